@@ -1,0 +1,93 @@
+// The Runtime: one selected device with its context, in-order queue and compiled kernels.
+// Created once, passed by reference; there are no globals. Compiles every cl_kernels/*.cl
+// program at start-up, through an on-disk cache of program binaries.
+//
+//   anycl::Runtime rt;                       // best device, or $ANYCL_DEVICE
+//   auto k = rt.kernel("activation", "bias_relu_forward");
+#pragma once
+
+#define BOOST_COMPUTE_THREAD_SAFE
+#define BOOST_COMPUTE_HAVE_THREAD_LOCAL
+#include <boost/compute/command_queue.hpp>
+#include <boost/compute/context.hpp>
+#include <boost/compute/device.hpp>
+#include <boost/compute/kernel.hpp>
+#include <boost/compute/program.hpp>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "anycl/device.hpp"
+
+namespace anycl {
+
+namespace compute = boost::compute;
+
+/// How a Runtime starts.
+struct RuntimeOptions {
+  std::string device_spec;  // "" → $ANYCL_DEVICE → the best device (see select_device)
+  bool profiling = false;   // create the queue with CL_QUEUE_PROFILING_ENABLE
+  std::function<void(const std::string&)> log;  // receives one line per compiled or cached program
+};
+
+/// What start-up compilation cost: a second start with a warm cache shows misses == 0.
+struct CompileStats {
+  size_t programs = 0;
+  size_t cache_hits = 0;
+  size_t cache_misses = 0;  // programs compiled from source
+  double seconds = 0.0;     // wall time spent loading/compiling programs
+  std::string cache_dir;    // empty when the disk cache is off
+};
+
+namespace detail {
+class DiskCache;
+}
+
+class Runtime {
+ public:
+  /// Selects the device, creates context and queue, compiles all embedded programs.
+  explicit Runtime(RuntimeOptions options = {});
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  /// The selected device's properties.
+  const DeviceInfo& info() const noexcept { return info_; }
+  /// The Boost.Compute handles (interoperate with raw cl_* through .get()).
+  const compute::device& device() const noexcept { return device_; }
+  compute::context& context() noexcept { return context_; }
+  compute::command_queue& queue() noexcept { return queue_; }
+
+  /// A new kernel object from a program compiled with the default options.
+  compute::kernel kernel(const std::string& program, const std::string& kernel_name);
+  /// A program compiled with the default options plus `extra_options` (compiled on first use).
+  const compute::program& program(const std::string& name, const std::string& extra_options = "");
+  /// Names of the programs built from cl_kernels/ (every file but common.cl).
+  std::vector<std::string> program_names() const;
+
+  /// Compile figures since start-up.
+  const CompileStats& stats() const noexcept { return stats_; }
+  /// A device buffer of at least `bytes`, reused between calls (CLBlast's temporary buffer).
+  compute::buffer& workspace(size_t bytes);
+  /// Blocks until everything queued has finished.
+  void finish();
+
+ private:
+  compute::program build(const std::string& name, const std::string& options);
+  void log(const std::string& line) const;
+
+  RuntimeOptions options_;
+  DeviceInfo info_;
+  compute::device device_;
+  compute::context context_;
+  compute::command_queue queue_;
+  std::map<std::pair<std::string, std::string>, compute::program> programs_;
+  std::unique_ptr<detail::DiskCache> cache_;
+  CompileStats stats_;
+  compute::buffer workspace_;
+};
+
+}  // namespace anycl

@@ -1,0 +1,57 @@
+// Tensor: a shape plus a float32 device buffer (and an element offset, so a tensor can be a
+// view of consecutive rows of another, as batching needs). Row-major.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "anycl/runtime.hpp"
+
+namespace anycl {
+
+class Tensor {
+ public:
+  Tensor() = default;
+  /// Allocates an uninitialised tensor of `shape` on the runtime's device.
+  Tensor(Runtime& rt, std::vector<size_t> shape);
+  /// A tensor holding a copy of `values` (values.size() must equal the shape's product).
+  static Tensor from_host(Runtime& rt, std::vector<size_t> shape, const std::vector<float>& values);
+
+  const std::vector<size_t>& shape() const noexcept { return shape_; }
+  /// Number of elements.
+  size_t size() const noexcept;
+  /// First dimension, and the product of the others (a matrix view of the tensor).
+  size_t rows() const noexcept { return shape_.empty() ? 0 : shape_[0]; }
+  size_t cols() const noexcept;
+  /// "(128, 784)".
+  std::string shape_string() const;
+
+  const compute::buffer& buffer() const noexcept { return buffer_; }
+  cl_mem mem() const noexcept { return buffer_.get(); }
+  /// Offset of element 0 in the buffer, in elements.
+  size_t offset() const noexcept { return offset_; }
+
+  /// Copies `n` floats from the host (blocking unless `blocking` is false; then `data` must
+  /// outlive the copy).
+  void upload(const float* data, size_t n, bool blocking = true);
+  void upload(const std::vector<float>& values) { upload(values.data(), values.size()); }
+  /// Copies the tensor to the host (blocking).
+  std::vector<float> download() const;
+  /// Sets every element to `value` (enqueued, no wait).
+  void fill(float value);
+
+  /// A view of rows [begin, begin+count) sharing this tensor's buffer.
+  Tensor rows(size_t begin, size_t count) const;
+  /// The same elements under another shape with the same element count.
+  Tensor reshaped(std::vector<size_t> shape) const;
+
+  Runtime& runtime() const { return *rt_; }
+
+ private:
+  Runtime* rt_ = nullptr;
+  std::vector<size_t> shape_;
+  compute::buffer buffer_;
+  size_t offset_ = 0;
+};
+
+}  // namespace anycl

@@ -1,0 +1,32 @@
+// On-disk cache of compiled program binaries, shared safely between processes: entries carry
+// a checksum and are written to a temporary file and renamed into place.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace anycl::detail {
+
+class DiskCache {
+ public:
+  /// The directory from $ANYCL_CACHE_DIR, $XDG_CACHE_HOME/anycl or ~/.cache/anycl; "" when
+  /// $ANYCL_CACHE=off.
+  static std::string default_dir();
+
+  explicit DiskCache(std::string dir);
+  const std::string& dir() const noexcept { return dir_; }
+
+  /// The payload stored under `key`, or nothing when absent or corrupt (a corrupt entry is removed).
+  std::optional<std::vector<unsigned char>> get(const std::string& key) const;
+  /// Stores `payload` atomically; returns false (and leaves the cache as it was) when it cannot.
+  bool put(const std::string& key, const std::vector<unsigned char>& payload) const;
+  /// The file that holds `key`.
+  std::string path(const std::string& key) const;
+
+ private:
+  std::string dir_;
+};
+
+}  // namespace anycl::detail

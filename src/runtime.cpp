@@ -1,0 +1,140 @@
+// Runtime start-up: device selection, context and queue, and compilation of every embedded
+// program through the disk cache (load binary → else build from source → store binary).
+#include "anycl/runtime.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "anycl/error.hpp"
+#include "disk_cache.hpp"
+#include "hash.hpp"
+#include "kernel_sources.hpp"
+
+namespace anycl {
+namespace {
+
+constexpr const char* kCommonProgram = "common";
+constexpr const char* kDefaultOptions = "-cl-std=CL1.2";
+
+std::string full_source(const std::vector<detail::KernelSource>& sources, const std::string& name) {
+  std::string common, own;
+  bool found = false;
+  for (const auto& s : sources) {
+    if (s.name == kCommonProgram) common = s.source;
+    if (s.name == name) own = s.source, found = true;
+  }
+  if (!found) throw ValidationError(fmt::format("no OpenCL program named '{}' in cl_kernels/", name));
+  // common.cl (RNG, helpers) is prepended so every program compiles alone.
+  return common + "\n#line 1\n" + own;
+}
+
+}  // namespace
+
+Runtime::Runtime(RuntimeOptions options) : options_(std::move(options)) {
+  info_ = select_device(options_.device_spec.empty() ? device_spec_from_env() : options_.device_spec);
+  device_ = compute::device(info_.id, /*retain=*/true);
+  cl_int status = CL_SUCCESS;
+  cl_device_id id = info_.id;
+  cl_context ctx = clCreateContext(nullptr, 1, &id, nullptr, nullptr, &status);
+  detail::check_cl(status, "clCreateContext", info_.name);
+  context_ = compute::context(ctx, /*retain=*/false);
+  const cl_command_queue_properties props = options_.profiling ? CL_QUEUE_PROFILING_ENABLE : 0;
+  cl_command_queue q = clCreateCommandQueue(ctx, id, props, &status);
+  detail::check_cl(status, "clCreateCommandQueue", info_.name);
+  queue_ = compute::command_queue(q, /*retain=*/false);
+
+  const std::string cache_dir = detail::DiskCache::default_dir();
+  if (!cache_dir.empty()) cache_ = std::make_unique<detail::DiskCache>(cache_dir);
+  stats_.cache_dir = cache_dir;
+
+  const auto start = std::chrono::steady_clock::now();
+  for (const auto& name : program_names()) program(name);
+  stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+Runtime::~Runtime() = default;
+
+std::vector<std::string> Runtime::program_names() const {
+  std::vector<std::string> names;
+  for (const auto& s : detail::embedded_kernel_sources())
+    if (s.name != kCommonProgram) names.push_back(s.name);
+  return names;
+}
+
+const compute::program& Runtime::program(const std::string& name, const std::string& extra_options) {
+  const std::string options =
+      extra_options.empty() ? kDefaultOptions : std::string(kDefaultOptions) + " " + extra_options;
+  auto key = std::make_pair(name, options);
+  auto it = programs_.find(key);
+  if (it == programs_.end()) it = programs_.emplace(key, build(name, options)).first;
+  return it->second;
+}
+
+compute::kernel Runtime::kernel(const std::string& program_name, const std::string& kernel_name) {
+  cl_int status = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(program(program_name).get(), kernel_name.c_str(), &status);
+  detail::check_cl(status, "clCreateKernel", fmt::format("{} (program {})", kernel_name, program_name));
+  return compute::kernel(k, /*retain=*/false);
+}
+
+compute::program Runtime::build(const std::string& name, const std::string& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string source = full_source(detail::kernel_sources(), name);
+  uint64_t h = detail::fnv1a(info_.platform_name);
+  for (const std::string* part : std::initializer_list<const std::string*>{
+           &info_.platform_version, &info_.name, &info_.driver_version, &options, &source})
+    h = detail::fnv1a(*part, h);
+  const std::string key = fmt::format("{}-{:016x}", name, h);
+  ++stats_.programs;
+  auto elapsed_ms = [&] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+
+  if (cache_) {
+    if (auto binary = cache_->get(key)) {
+      try {
+        compute::program p = compute::program::create_with_binary(*binary, context_);
+        p.build(options);
+        ++stats_.cache_hits;
+        log(fmt::format("program {}: loaded from cache {} ({:.1f} ms)", name, cache_->path(key), elapsed_ms()));
+        return p;
+      } catch (const compute::opencl_error&) {
+        log(fmt::format("program {}: cached binary did not load; rebuilding from source", name));
+      }
+    }
+  }
+
+  compute::program p = compute::program::create_with_source(source, context_);
+  const cl_int status = clBuildProgram(p.get(), 1, &info_.id, options.c_str(), nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    std::string build_log;
+    try {
+      build_log = p.build_log();
+    } catch (const compute::opencl_error&) {
+      build_log = "(no build log available)";
+    }
+    if (status == CL_BUILD_PROGRAM_FAILURE || status == CL_INVALID_BUILD_OPTIONS)
+      throw BuildError(name + ".cl", options, info_.name, build_log);
+    throw OpenCLError(status, "clBuildProgram", fmt::format("{}.cl on {}: {}", name, info_.name, build_log));
+  }
+  ++stats_.cache_misses;
+  std::string stored;
+  if (cache_) stored = cache_->put(key, p.binary()) ? " and cached" : " (cache not writable: " + cache_->dir() + ")";
+  log(fmt::format("program {}: compiled from source{} ({:.1f} ms)", name, stored, elapsed_ms()));
+  return p;
+}
+
+compute::buffer& Runtime::workspace(size_t bytes) {
+  if (workspace_.get() == nullptr || workspace_.size() < bytes)
+    workspace_ = compute::buffer(context_, std::max<size_t>(bytes, 1));
+  return workspace_;
+}
+
+void Runtime::finish() { detail::check_cl(clFinish(queue_.get()), "clFinish", info_.name); }
+
+void Runtime::log(const std::string& line) const {
+  if (options_.log) options_.log(line);
+}
+
+}  // namespace anycl

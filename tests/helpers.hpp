@@ -1,0 +1,48 @@
+// Shared test helpers: the per-process Runtime, element-wise comparison with a clear report,
+// seeded random inputs, and running the anycl command as a subprocess.
+#pragma once
+
+#include <anycl/runtime.hpp>
+
+#include <random>
+#include <string>
+#include <vector>
+
+namespace anycl::test {
+
+/// One Runtime for the whole test process (device from $ANYCL_DEVICE, else the best).
+Runtime& runtime();
+
+/// Checks |dev − ref| ≤ atol + rtol·|ref| element-wise; on failure reports the first bad index
+/// with both values (and how many elements failed).
+void check_close(const std::vector<float>& dev, const std::vector<float>& ref, double atol, double rtol,
+                 const std::string& what = "");
+
+/// `n` uniform floats in [lo, hi) from `seed`.
+std::vector<float> random_floats(size_t n, float lo, float hi, unsigned seed);
+/// `n` small integers in [lo, hi] as floats (products and sums stay exact).
+std::vector<float> random_ints(size_t n, int lo, int hi, unsigned seed);
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+/// Runs a shell command line and captures its output and exit code.
+CommandResult run_command(const std::string& command_line);
+/// The path of the built anycl command.
+std::string anycl_cli();
+
+/// A fresh empty directory under the system temp dir; removed when the object dies.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace anycl::test

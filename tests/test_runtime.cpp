@@ -1,0 +1,137 @@
+// Runtime start-up: kernels compile, the disk cache is hit by a second Runtime and by a new
+// process, corrupt entries are rebuilt, and a broken kernel reports the compiler's log.
+#include <anycl/error.hpp>
+#include <anycl/runtime.hpp>
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "disk_cache.hpp"
+#include "helpers.hpp"
+#include "kernel_sources.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Sets an environment variable for the lifetime of the object.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old, had_ = true;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() { had_ ? setenv(name_, old_.c_str(), 1) : unsetenv(name_); }
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
+};
+
+std::vector<fs::path> cache_entries(const std::string& dir) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".bin") files.push_back(e.path());
+  return files;
+}
+
+}  // namespace
+
+TEST_CASE("the runtime compiles every program and creates kernels") {
+  auto& rt = anycl::test::runtime();
+  CHECK(rt.stats().programs == rt.program_names().size());
+  CHECK(!rt.program_names().empty());
+  CHECK_NOTHROW(rt.kernel("init", "uniform_init"));
+  CHECK_THROWS_WITH_AS(rt.kernel("init", "no_such_kernel"), doctest::Contains("no_such_kernel"),
+                       anycl::OpenCLError);
+  CHECK_THROWS_AS(rt.program("no_such_program"), anycl::ValidationError);
+}
+
+TEST_CASE("a second runtime hits the disk cache; corrupt entries are rebuilt and replaced") {
+  anycl::test::TempDir dir;
+  ScopedEnv env("ANYCL_CACHE_DIR", dir.path());
+  const size_t programs = anycl::Runtime().stats().programs;
+  {
+    anycl::Runtime second;
+    CHECK(second.stats().cache_hits == programs);
+    CHECK(second.stats().cache_misses == 0);
+  }
+  const auto entries = cache_entries(dir.path());
+  REQUIRE(entries.size() == programs);
+
+  SUBCASE("flipped byte: checksum mismatch") {
+    for (const auto& path : entries) {
+      std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekg(40);
+      char c = 0;
+      f.get(c);
+      f.seekp(40);
+      f.put(char(c ^ 0x5a));
+    }
+  }
+  SUBCASE("truncated entry") {
+    for (const auto& path : entries) fs::resize_file(path, fs::file_size(path) / 2);
+  }
+  SUBCASE("valid checksum but a binary the driver cannot load") {
+    const anycl::detail::DiskCache cache(dir.path());
+    for (const auto& path : entries)
+      REQUIRE(cache.put(path.stem().string(), std::vector<unsigned char>(64, 0xab)));
+  }
+  {
+    anycl::Runtime rebuilt;
+    CHECK(rebuilt.stats().cache_misses == programs);
+    CHECK_NOTHROW(rebuilt.kernel("init", "uniform_init"));
+  }
+  anycl::Runtime after;
+  CHECK(after.stats().cache_hits == programs);
+}
+
+TEST_CASE("ANYCL_CACHE=off compiles from source and writes nothing") {
+  anycl::test::TempDir dir;
+  ScopedEnv cache_dir("ANYCL_CACHE_DIR", dir.path());
+  ScopedEnv off("ANYCL_CACHE", "off");
+  anycl::Runtime rt;
+  CHECK(rt.stats().cache_misses == rt.stats().programs);
+  CHECK(rt.stats().cache_dir.empty());
+  CHECK(fs::is_empty(dir.path()));
+}
+
+TEST_CASE("a new process hits the cache: `anycl devices --verbose` compiles nothing the second time") {
+  anycl::test::TempDir dir;
+  const std::string cmd = fmt::format("ANYCL_CACHE_DIR={} {} devices --verbose", dir.path(), anycl::test::anycl_cli());
+  const auto first = anycl::test::run_command(cmd);
+  REQUIRE_MESSAGE(first.exit_code == 0, first.output);
+  CHECK(first.output.find("0 from the disk cache") != std::string::npos);
+  const auto second = anycl::test::run_command(cmd);
+  REQUIRE_MESSAGE(second.exit_code == 0, second.output);
+  CHECK_MESSAGE(second.output.find(", 0 compiled,") != std::string::npos, second.output);
+}
+
+TEST_CASE("a broken kernel in ANYCL_KERNEL_DIR raises a build error with the compiler's log") {
+  anycl::test::TempDir dir;
+  for (const auto& s : anycl::detail::embedded_kernel_sources()) {
+    std::ofstream out(dir.path() + "/" + s.name + ".cl");
+    out << s.source;
+    if (s.name == "init") out << "\n__kernel void broken(__global float* x) { x[0] = undefined_symbol_xyz; }\n";
+  }
+  ScopedEnv env("ANYCL_KERNEL_DIR", dir.path());
+  try {
+    anycl::Runtime rt;
+    FAIL("the broken kernel should not build");
+  } catch (const anycl::BuildError& e) {
+    CHECK(e.log().find("undefined_symbol_xyz") != std::string::npos);
+    const std::string msg = e.what();
+    CHECK(msg.find("init.cl") != std::string::npos);
+    CHECK(msg.find("-cl-std=CL1.2") != std::string::npos);
+  }
+}
+
+TEST_CASE("ANYCL_KERNEL_DIR without a needed file says which") {
+  anycl::test::TempDir dir;
+  ScopedEnv env("ANYCL_KERNEL_DIR", dir.path());
+  CHECK_THROWS_WITH_AS(anycl::Runtime(), doctest::Contains("common.cl"), anycl::ValidationError);
+}

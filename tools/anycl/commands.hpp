@@ -1,0 +1,20 @@
+// The table of anycl subcommands: each is a function over (argc, argv) returning an exit code.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace anycl::cli {
+
+struct Command {
+  const char* name;
+  const char* summary;
+  int (*run)(int argc, char** argv);  // argv[1] is the command name
+};
+
+/// Every subcommand, in the order `anycl --help` lists them.
+const std::vector<Command>& commands();
+
+int run_devices(int argc, char** argv);
+
+}  // namespace anycl::cli

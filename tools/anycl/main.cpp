@@ -1,0 +1,51 @@
+// The anycl command: dispatches to subcommands and maps failures to exit codes
+// (0 ok, 1 runtime error, 2 usage error). The library itself never exits or prints.
+#include <fmt/format.h>
+
+#include <cstring>
+#include <exception>
+
+#include "anycl/error.hpp"
+#include "args.hpp"
+#include "commands.hpp"
+
+namespace {
+
+void print_help() {
+  fmt::print("anycl {} — portable OpenCL training\n\nusage: anycl <command> [flags]\n\ncommands:\n", ANYCL_VERSION);
+  for (const auto& c : anycl::cli::commands()) fmt::print("  {:<10} {}\n", c.name, c.summary);
+  fmt::print(
+      "\nDevice selection: --device SPEC or ANYCL_DEVICE=SPEC, where SPEC is an index (1), platform:device "
+      "(0:1),\na type (gpu, cpu, accelerator), a vendor (nvidia, amd, intel, pocl) or part of the device "
+      "name.\nRun `anycl <command> --help` for a command's flags.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    print_help();
+    return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    fmt::print("anycl {}\n", ANYCL_VERSION);
+    return 0;
+  }
+  for (const auto& command : anycl::cli::commands()) {
+    if (command.name != std::string(argv[1])) continue;
+    try {
+      return command.run(argc, argv);
+    } catch (const anycl::cli::UsageError& e) {
+      fmt::print(stderr, "anycl {}: {}\nRun `anycl {} --help` for usage.\n", argv[1], e.what(), argv[1]);
+      return 2;
+    } catch (const anycl::DeviceError& e) {
+      fmt::print(stderr, "anycl {}: error: {}\n", argv[1], e.what());
+      return 1;
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "anycl {}: error: {}\n", argv[1], e.what());
+      return 1;
+    }
+  }
+  fmt::print(stderr, "anycl: unknown command '{}'. Run `anycl --help` for the list.\n", argv[1]);
+  return 2;
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs what anycl needs on Debian 12 (as root; only what is missing) and builds it in
+# Release into build/. Idempotent and quiet on success; used by run-main.sh and run-tests.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(cmake g++ ninja-build pkg-config ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd
+          libclblast-dev libboost-dev libfmt-dev zlib1g-dev doctest-dev nlohmann-json3-dev
+          dataset-fashion-mnist)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: missing Debian packages: ${missing[*]} — run as root or: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "setup: installing ${missing[*]}" >&2
+  log=$(mktemp)
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "setup: apt-get failed (above); check the network and /etc/apt/sources.list" >&2
+    exit 1
+  fi
+  rm -f "$log"
+fi
+
+build_type=${ANYCL_BUILD_TYPE:-Release}
+log=$(mktemp)
+if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="$build_type" && cmake --build build --parallel; } >"$log" 2>&1; then
+  grep -E -B2 -A12 'error|Error' "$log" | head -80 >&2 || cat "$log" >&2
+  echo "setup: the build failed (full log: $log)" >&2
+  exit 1
+fi
+rm -f "$log"
