@@ -1,0 +1,13 @@
+// Builds a training batch on the device from the resident data set: rows picked through the
+// epoch's shuffled index list, pixels converted from bytes to floats in [0, 1].
+// images:(count, features) uchar; order: sample indices; x:(rows, features); y: labels as int.
+__kernel void gather_batch(__global const uchar* images, __global const uchar* labels,
+                           __global const uint* order, const uint first, const uint rows, const uint features,
+                           __global float* x, const uint x_off, __global int* y, const uint y_off) {
+  const uint i = get_global_id(0);
+  if (i >= rows * features) return;
+  const uint r = i / features, f = i % features;
+  const uint sample = order[first + r];
+  x[x_off + i] = convert_float(images[(ulong)sample * features + f]) * (1.0f / 255.0f);
+  if (f == 0) y[y_off + r] = labels[sample];
+}

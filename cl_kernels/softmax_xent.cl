@@ -1,0 +1,51 @@
+// Softmax + cross-entropy + its gradient in one kernel, with the batch's loss sum and count of
+// correct predictions reduced in the same launch into metrics[2·slot], metrics[2·slot+1].
+// One work-group of WG work-items strides over the rows; the fixed reduction order makes the
+// result deterministic. logits:(rows,classes); labels:(rows) ints; dlogits may be null
+// (with_grad = 0) for evaluation.
+#ifndef WG
+#define WG 256
+#endif
+
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void softmax_xent(__global const float* logits, const uint logits_off, __global const int* labels,
+                  const uint labels_off, __global float* dlogits, const uint dlogits_off, const uint rows,
+                  const uint classes, const float grad_scale, const int with_grad, __global float* metrics,
+                  const uint slot) {
+  __local float loss_part[WG];
+  __local float correct_part[WG];
+  const uint lid = get_local_id(0);
+  float loss = 0.0f, correct = 0.0f;
+  for (uint r = lid; r < rows; r += WG) {
+    __global const float* z = logits + logits_off + r * classes;
+    const int label = labels[labels_off + r];
+    float max_z = z[0];
+    uint argmax = 0;
+    for (uint c = 1; c < classes; ++c)
+      if (z[c] > max_z) max_z = z[c], argmax = c;
+    float sum = 0.0f;
+    for (uint c = 0; c < classes; ++c) sum += exp(z[c] - max_z);
+    loss += log(sum) - (z[label] - max_z);
+    correct += argmax == (uint)label ? 1.0f : 0.0f;
+    if (with_grad) {
+      const float inv_sum = 1.0f / sum;
+      __global float* dz = dlogits + dlogits_off + r * classes;
+      for (uint c = 0; c < classes; ++c)
+        dz[c] = (exp(z[c] - max_z) * inv_sum - (c == (uint)label ? 1.0f : 0.0f)) * grad_scale;
+    }
+  }
+  loss_part[lid] = loss;
+  correct_part[lid] = correct;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint stride = WG / 2; stride > 0; stride /= 2) {
+    if (lid < stride) {
+      loss_part[lid] += loss_part[lid + stride];
+      correct_part[lid] += correct_part[lid + stride];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0) {
+    metrics[2 * slot] = loss_part[0];
+    metrics[2 * slot + 1] = correct_part[0];
+  }
+}

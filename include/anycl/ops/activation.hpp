@@ -1,0 +1,31 @@
+// Bias + activation fused forward and backward (cl_kernels/activation.cl).
+#pragma once
+
+#include <string>
+
+#include "anycl/tensor.hpp"
+
+namespace anycl {
+
+enum class Activation { linear = 0, relu = 1, tanh = 2, sigmoid = 3 };
+
+/// "linear", "relu", "tanh" or "sigmoid".
+const char* to_string(Activation act) noexcept;
+/// Parses one of the names above; throws ValidationError naming the choices otherwise.
+Activation parse_activation(const std::string& name);
+
+class BiasActivation {
+ public:
+  explicit BiasActivation(Runtime& rt);
+  /// y = act(y + bias), in place.  y:(rows,cols) bias:(cols)
+  void forward(Tensor& y, const Tensor& bias, Activation act);
+  /// dy ← dy·act'(y) in place (act' taken from the output y); dbias = Σ_rows of the result.
+  /// y,dy:(rows,cols) dbias:(cols)
+  void backward(const Tensor& y, Tensor& dy, Tensor& dbias, Activation act);
+
+ private:
+  Runtime& rt_;
+  compute::kernel forward_, backward_;
+};
+
+}  // namespace anycl

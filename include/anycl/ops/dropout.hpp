@@ -1,0 +1,34 @@
+// Inverted dropout with a counter-based (Philox) mask: the same mask on every device, and the
+// backward pass regenerates it instead of storing it (cl_kernels/dropout.cl).
+#pragma once
+
+#include <cstdint>
+
+#include "anycl/tensor.hpp"
+
+namespace anycl {
+
+/// Which mask: element (r, c) is dropped with probability `rate`, decided by (seed, step,
+/// stream, (row_base + r)·cols + c).
+struct DropoutMask {
+  float rate = 0.f;       // in [0, 1)
+  uint64_t seed = 0;
+  uint32_t step = 0;      // the training step: a new mask every step
+  uint32_t stream = 0;    // one stream per dropout layer
+  uint32_t row_base = 0;  // global sample position of row 0 (data-parallel shards)
+};
+
+class DropoutOp {
+ public:
+  explicit DropoutOp(Runtime& rt);
+  /// y = x·mask/(1−rate).  x,y:(rows,cols), may be the same tensor.
+  void forward(const Tensor& x, Tensor& y, const DropoutMask& mask);
+  /// dy ← dy·mask/(1−rate), in place.
+  void backward(Tensor& dy, const DropoutMask& mask);
+
+ private:
+  Runtime& rt_;
+  compute::kernel forward_, backward_;
+};
+
+}  // namespace anycl

@@ -1,0 +1,31 @@
+// Softmax + cross-entropy + gradient in one kernel, with the batch's loss sum and number of
+// correct predictions written to a device-side metrics slot (cl_kernels/softmax_xent.cl), so
+// the host reads metrics only when it wants to show them.
+#pragma once
+
+#include "anycl/tensor.hpp"
+
+namespace anycl {
+
+/// Class labels of a batch on the device: int32, one per row.
+struct LabelsView {
+  const compute::buffer* buffer = nullptr;
+  size_t offset = 0;  // in elements
+};
+
+class SoftmaxCrossEntropy {
+ public:
+  explicit SoftmaxCrossEntropy(Runtime& rt);
+  /// For logits:(rows,classes): metrics[2·slot] = Σ_rows −log softmax(z)[label],
+  /// metrics[2·slot+1] = number of rows whose argmax is the label; when `dlogits` is given,
+  /// dlogits = (softmax(z) − onehot(label))·grad_scale (grad_scale = 1/batch for a mean loss).
+  void run(const Tensor& logits, LabelsView labels, Tensor* dlogits, float grad_scale, compute::buffer& metrics,
+           size_t slot);
+
+ private:
+  Runtime& rt_;
+  size_t work_group_;
+  compute::kernel kernel_;
+};
+
+}  // namespace anycl

@@ -1,0 +1,48 @@
+// Launchers for cl_kernels/activation.cl.
+#include "anycl/ops/activation.hpp"
+
+#include "anycl/error.hpp"
+#include "kernel_call.hpp"
+
+namespace anycl {
+
+const char* to_string(Activation act) noexcept {
+  switch (act) {
+    case Activation::relu: return "relu";
+    case Activation::tanh: return "tanh";
+    case Activation::sigmoid: return "sigmoid";
+    default: return "linear";
+  }
+}
+
+Activation parse_activation(const std::string& name) {
+  for (Activation a : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid})
+    if (name == to_string(a)) return a;
+  throw ValidationError("unknown activation '" + name + "' — choose relu, tanh, sigmoid or linear");
+}
+
+BiasActivation::BiasActivation(Runtime& rt)
+    : rt_(rt),
+      forward_(rt.kernel("activation", "bias_activation_forward")),
+      backward_(rt.kernel("activation", "bias_activation_backward")) {}
+
+void BiasActivation::forward(Tensor& y, const Tensor& bias, Activation act) {
+  if (bias.size() != y.cols())
+    throw ValidationError(fmt::format("bias {} does not fit output {}", bias.shape_string(), y.shape_string()));
+  using detail::u32;
+  detail::set_args(forward_, y.mem(), u32(y.offset(), "offset"), bias.mem(), u32(bias.offset(), "offset"),
+                   u32(y.rows(), "rows"), u32(y.cols(), "cols"), cl_int(act));
+  detail::launch_1d(rt_, forward_, y.size());
+}
+
+void BiasActivation::backward(const Tensor& y, Tensor& dy, Tensor& dbias, Activation act) {
+  if (y.shape() != dy.shape() || dbias.size() != y.cols())
+    throw ValidationError(fmt::format("bias_activation_backward: y {}, dy {}, dbias {} do not fit",
+                                      y.shape_string(), dy.shape_string(), dbias.shape_string()));
+  using detail::u32;
+  detail::set_args(backward_, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dbias.mem(),
+                   u32(dbias.offset(), "offset"), u32(y.rows(), "rows"), u32(y.cols(), "cols"), cl_int(act));
+  detail::launch_1d(rt_, backward_, y.cols(), 32);
+}
+
+}  // namespace anycl

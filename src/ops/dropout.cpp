@@ -1,0 +1,45 @@
+// Launchers for cl_kernels/dropout.cl: the rate becomes an exact 24-bit threshold.
+#include "anycl/ops/dropout.hpp"
+
+#include "anycl/error.hpp"
+#include "kernel_call.hpp"
+
+namespace anycl {
+namespace {
+struct MaskArgs {
+  cl_uint threshold;
+  cl_float scale;
+  cl_uint seed_lo, seed_hi;
+};
+MaskArgs mask_args(const DropoutMask& m) {
+  if (!(m.rate >= 0.f && m.rate < 1.f))
+    throw ValidationError(fmt::format("dropout rate must be in [0, 1), got {}", m.rate));
+  return {cl_uint(double(m.rate) * 16777216.0), 1.0f / (1.0f - m.rate), cl_uint(m.seed & 0xffffffffu),
+          cl_uint(m.seed >> 32)};
+}
+}  // namespace
+
+DropoutOp::DropoutOp(Runtime& rt)
+    : rt_(rt), forward_(rt.kernel("dropout", "dropout_forward")), backward_(rt.kernel("dropout", "dropout_backward")) {}
+
+void DropoutOp::forward(const Tensor& x, Tensor& y, const DropoutMask& m) {
+  if (x.shape() != y.shape())
+    throw ValidationError(fmt::format("dropout: x {} and y {} differ", x.shape_string(), y.shape_string()));
+  const MaskArgs a = mask_args(m);
+  using detail::u32;
+  detail::set_args(forward_, x.mem(), u32(x.offset(), "offset"), y.mem(), u32(y.offset(), "offset"),
+                   u32(x.size(), "size"), u32(x.cols(), "cols"), cl_uint(m.row_base), a.threshold, a.scale,
+                   a.seed_lo, a.seed_hi, cl_uint(m.step), cl_uint(m.stream));
+  detail::launch_1d(rt_, forward_, x.size());
+}
+
+void DropoutOp::backward(Tensor& dy, const DropoutMask& m) {
+  const MaskArgs a = mask_args(m);
+  using detail::u32;
+  detail::set_args(backward_, dy.mem(), u32(dy.offset(), "offset"), u32(dy.size(), "size"), u32(dy.cols(), "cols"),
+                   cl_uint(m.row_base), a.threshold, a.scale, a.seed_lo, a.seed_hi, cl_uint(m.step),
+                   cl_uint(m.stream));
+  detail::launch_1d(rt_, backward_, dy.size());
+}
+
+}  // namespace anycl

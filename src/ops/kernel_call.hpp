@@ -1,0 +1,51 @@
+// Setting kernel arguments and launching 1-D ranges with every status checked and the kernel
+// named in the error. Ops set their arguments and launch through these.
+#pragma once
+
+#include <CL/cl.h>
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <limits>
+
+#include "anycl/error.hpp"
+#include "anycl/runtime.hpp"
+
+namespace anycl::detail {
+
+/// A size as a kernel's uint argument; throws when it does not fit in 32 bits.
+inline cl_uint u32(size_t value, const char* what) {
+  if (value > std::numeric_limits<cl_uint>::max())
+    throw ValidationError(fmt::format("{} = {} does not fit the kernels' 32-bit indices", what, value));
+  return cl_uint(value);
+}
+
+inline void set_arg(compute::kernel& k, cl_uint index, const void* value, size_t size) {
+  const cl_int status = clSetKernelArg(k.get(), index, size, value);
+  if (status != CL_SUCCESS)
+    throw OpenCLError(status, "clSetKernelArg", fmt::format("{} argument {}", k.name(), index));
+}
+
+/// Sets arguments 0..n-1 in order (cl_mem, cl_uint, cl_int, cl_float values).
+template <typename... Args>
+void set_args(compute::kernel& k, const Args&... args) {
+  cl_uint index = 0;
+  (set_arg(k, index++, &args, sizeof(args)), ...);
+}
+
+/// Rounds n up to a multiple of `local`.
+inline size_t round_up(size_t n, size_t local) { return (n + local - 1) / local * local; }
+
+/// Enqueues `k` over n work-items (padded to the work-group size; kernels bound-check). No wait.
+inline void launch_1d(Runtime& rt, compute::kernel& k, size_t n, size_t local = 64) {
+  if (n == 0) return;
+  local = std::min(local, rt.info().max_work_group_size);
+  const size_t global = round_up(n, local);
+  const cl_int status =
+      clEnqueueNDRangeKernel(rt.queue().get(), k.get(), 1, nullptr, &global, &local, 0, nullptr, nullptr);
+  if (status != CL_SUCCESS)
+    throw OpenCLError(status, "clEnqueueNDRangeKernel",
+                      fmt::format("{} (global {}, local {}) on {}", k.name(), global, local, rt.info().name));
+}
+
+}  // namespace anycl::detail

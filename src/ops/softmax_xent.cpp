@@ -1,0 +1,41 @@
+// Launcher for cl_kernels/softmax_xent.cl: one work-group whose size fits the device.
+#include "anycl/ops/softmax_xent.hpp"
+
+#include "anycl/error.hpp"
+#include "kernel_call.hpp"
+
+namespace anycl {
+namespace {
+size_t pick_work_group(const DeviceInfo& info) {
+  size_t wg = 256;
+  while (wg > info.max_work_group_size) wg /= 2;
+  return wg;
+}
+}  // namespace
+
+SoftmaxCrossEntropy::SoftmaxCrossEntropy(Runtime& rt) : rt_(rt), work_group_(pick_work_group(rt.info())) {
+  const std::string options = work_group_ == 256 ? "" : fmt::format("-DWG={}", work_group_);
+  cl_int status = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(rt.program("softmax_xent", options).get(), "softmax_xent", &status);
+  detail::check_cl(status, "clCreateKernel", "softmax_xent");
+  kernel_ = compute::kernel(k, false);
+}
+
+void SoftmaxCrossEntropy::run(const Tensor& logits, LabelsView labels, Tensor* dlogits, float grad_scale,
+                              compute::buffer& metrics, size_t slot) {
+  if (dlogits && dlogits->shape() != logits.shape())
+    throw ValidationError(fmt::format("softmax_xent: dlogits {} differs from logits {}", dlogits->shape_string(),
+                                      logits.shape_string()));
+  if (!labels.buffer) throw ValidationError("softmax_xent: no labels");
+  if (metrics.size() < (slot + 1) * 2 * sizeof(float))
+    throw ValidationError(fmt::format("softmax_xent: metrics slot {} beyond the buffer", slot));
+  using detail::u32;
+  const cl_mem grad = dlogits ? dlogits->mem() : logits.mem();  // never written when with_grad == 0
+  detail::set_args(kernel_, logits.mem(), u32(logits.offset(), "offset"), labels.buffer->get(),
+                   u32(labels.offset, "offset"), grad, u32(dlogits ? dlogits->offset() : 0, "offset"),
+                   u32(logits.rows(), "rows"), u32(logits.cols(), "classes"), cl_float(grad_scale),
+                   cl_int(dlogits != nullptr), metrics.get(), u32(slot, "slot"));
+  detail::launch_1d(rt_, kernel_, work_group_, work_group_);
+}
+
+}  // namespace anycl
