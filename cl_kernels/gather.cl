@@ -1,5 +1,5 @@
 // Builds a training batch on the device from the resident data set: rows picked through the
-// epoch's shuffled index list, pixels converted from bytes to floats in [0, 1].
+// epoch's shuffled index list, pixels converted from bytes to floats v/255 in [0, 1].
 // images:(count, features) uchar; order: sample indices; x:(rows, features); y: labels as int.
 __kernel void gather_batch(__global const uchar* images, __global const uchar* labels,
                            __global const uint* order, const uint first, const uint rows, const uint features,
@@ -8,6 +8,11 @@ __kernel void gather_batch(__global const uchar* images, __global const uchar* l
   if (i >= rows * features) return;
   const uint r = i / features, f = i % features;
   const uint sample = order[first + r];
-  x[x_off + i] = convert_float(images[(ulong)sample * features + f]) * (1.0f / 255.0f);
+  // v·(1/255) alone differs from v/255 in the last bit for about half the byte values; one fma
+  // correction (exact residual, then re-scale) gives the correctly rounded v/255 — the value the
+  // host's Dataset::normalized computes — without relying on the device's division accuracy.
+  const float v = convert_float(images[(ulong)sample * features + f]);
+  const float q = v * (1.0f / 255.0f);
+  x[x_off + i] = fma(fma(-q, 255.0f, v), 1.0f / 255.0f, q);
   if (f == 0) y[y_off + r] = labels[sample];
 }

@@ -15,7 +15,8 @@ __kernel void sgd_update(__global float* w, __global const float* g, __global fl
   w[i] += nesterov ? momentum * vi - lr * g[i] : vi;
 }
 
-// RMSprop: a = ρ·a + (1−ρ)·g², w −= lr·g / (√a + ε).
+// RMSprop: a = ρ·a + (1−ρ)·g², w −= lr·g / √(a + ε) — ε inside the root, as Keras has it (outside,
+// a tiny gradient takes a far larger step: 10× Keras' for |g| = 1e-4 on the first step).
 __kernel void rmsprop_update(__global float* w, __global const float* g, __global float* a, const uint n,
                              const float lr, const float rho, const float epsilon) {
   const uint i = get_global_id(0);
@@ -23,7 +24,7 @@ __kernel void rmsprop_update(__global float* w, __global const float* g, __globa
   const float gi = g[i];
   const float ai = rho * a[i] + (1.0f - rho) * gi * gi;
   a[i] = ai;
-  w[i] -= lr * gi / (sqrt(ai) + epsilon);
+  w[i] -= lr * gi / sqrt(ai + epsilon);
 }
 
 // Adam / AdamW: m = β1·m + (1−β1)·g, v = β2·v + (1−β2)·g², w −= lr_t·m / (√v + ε) where the host

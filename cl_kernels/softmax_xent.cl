@@ -49,3 +49,18 @@ void softmax_xent(__global const float* logits, const uint logits_off, __global 
     metrics[2 * slot + 1] = correct_part[0];
   }
 }
+
+// Row-wise softmax probabilities (prediction): one work-item per row.  logits,probs:(rows,classes)
+__kernel void softmax_forward(__global const float* logits, const uint logits_off, __global float* probs,
+                              const uint probs_off, const uint rows, const uint classes) {
+  const uint r = get_global_id(0);
+  if (r >= rows) return;
+  __global const float* z = logits + logits_off + r * classes;
+  __global float* p = probs + probs_off + r * classes;
+  float max_z = z[0];
+  for (uint c = 1; c < classes; ++c) max_z = fmax(max_z, z[c]);
+  float sum = 0.0f;
+  for (uint c = 0; c < classes; ++c) sum += exp(z[c] - max_z);
+  const float inv_sum = 1.0f / sum;
+  for (uint c = 0; c < classes; ++c) p[c] = exp(z[c] - max_z) * inv_sum;
+}

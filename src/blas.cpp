@@ -28,6 +28,7 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
                                                ldb, c_off, ldc, &queue, temp_bytes);
   if (status != clblast::StatusCode::kSuccess)
     throw OpenCLError(int(status), "clblast::GemmTempBufferSize", where());
+  ++rt.counters().gemm_calls;
   cl_mem temp = temp_bytes ? rt.workspace(temp_bytes).get() : nullptr;
   status = clblast::Gemm<T>(layout, to_clblast(ta), to_clblast(tb), m, n, k, alpha, a.get(), a_off, lda, b.get(),
                             b_off, ldb, beta, c.get(), c_off, ldc, &queue, nullptr, temp);

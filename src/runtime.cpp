@@ -131,7 +131,9 @@ compute::buffer& Runtime::workspace(size_t bytes) {
   return workspace_;
 }
 
-void Runtime::finish() { detail::check_cl(clFinish(queue_.get()), "clFinish", info_.name); }
+void Runtime::finish() {
+  ++counters_.host_waits;
+  detail::check_cl(clFinish(queue_.get()), "clFinish", info_.name); }
 
 void Runtime::log(const std::string& line) const {
   if (options_.log) options_.log(line);

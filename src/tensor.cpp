@@ -44,6 +44,7 @@ void Tensor::upload(const float* data, size_t n, bool blocking) {
   if (n != size())
     throw ValidationError(fmt::format("upload: {} values for tensor {}", n, shape_string()));
   if (n == 0) return;
+  if (blocking) ++rt_->counters().host_waits;
   detail::check_cl(clEnqueueWriteBuffer(rt_->queue().get(), mem(), blocking ? CL_TRUE : CL_FALSE,
                                         offset_ * sizeof(float), n * sizeof(float), data, 0, nullptr, nullptr),
                    "clEnqueueWriteBuffer", "tensor " + shape_string());
@@ -52,6 +53,7 @@ void Tensor::upload(const float* data, size_t n, bool blocking) {
 std::vector<float> Tensor::download() const {
   std::vector<float> out(size());
   if (out.empty()) return out;
+  ++rt_->counters().host_waits;
   detail::check_cl(clEnqueueReadBuffer(rt_->queue().get(), mem(), CL_TRUE, offset_ * sizeof(float),
                                        out.size() * sizeof(float), out.data(), 0, nullptr, nullptr),
                    "clEnqueueReadBuffer", "tensor " + shape_string());

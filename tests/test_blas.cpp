@@ -83,7 +83,7 @@ TEST_CASE("gemm with beta 0 ignores NaN already in C") {
   anycl::test::check_close(dc.download(), ref, 0, 0, "gemm over NaN-poisoned C");
 }
 
-TEST_CASE("matmul rejects shapes that do not fit, naming them") {
+TEST_CASE("matmul rejects shapes that do not fit - naming them") {
   auto& rt = anycl::test::runtime();
   anycl::Tensor a(rt, {4, 3}), b(rt, {4, 2}), c(rt, {4, 2});
   CHECK_THROWS_WITH_AS(anycl::matmul(a, Trans::no, b, Trans::no, c), doctest::Contains("(4, 3)"),

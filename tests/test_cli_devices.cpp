@@ -31,7 +31,7 @@ TEST_CASE("anycl devices --json parses and matches list_devices") {
   CHECK(selected == 1);
 }
 
-TEST_CASE("anycl devices shows the PoCL device; --version and --help work") {
+TEST_CASE("anycl devices shows the PoCL device - --version and --help work") {
   auto r = run_command(anycl_cli() + " devices");
   CHECK(r.exit_code == 0);
   CHECK(r.output.find("Portable Computing Language") != std::string::npos);

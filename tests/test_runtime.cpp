@@ -51,7 +51,7 @@ TEST_CASE("the runtime compiles every program and creates kernels") {
   CHECK_THROWS_AS(rt.program("no_such_program"), anycl::ValidationError);
 }
 
-TEST_CASE("a second runtime hits the disk cache; corrupt entries are rebuilt and replaced") {
+TEST_CASE("a second runtime hits the disk cache - corrupt entries are rebuilt and replaced") {
   anycl::test::TempDir dir;
   ScopedEnv env("ANYCL_CACHE_DIR", dir.path());
   const size_t programs = anycl::Runtime().stats().programs;

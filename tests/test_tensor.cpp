@@ -16,7 +16,7 @@ TEST_CASE("tensor upload/download round-trips exactly") {
   }
 }
 
-TEST_CASE("tensor fill, row views and reshape") {
+TEST_CASE("tensor fill - row views and reshape") {
   auto& rt = anycl::test::runtime();
   const auto values = anycl::test::random_floats(6 * 5, -1.f, 1.f, 3);
   Tensor t = Tensor::from_host(rt, {6, 5}, values);

@@ -42,6 +42,13 @@ struct CompileStats {
   std::string cache_dir;    // empty when the disk cache is off
 };
 
+/// What the runtime has been asked to do: the figures behind "launches and host waits per step".
+struct RuntimeCounters {
+  uint64_t kernel_launches = 0;  // anycl's own kernels
+  uint64_t gemm_calls = 0;       // CLBlast GEMM calls (each is one or more CLBlast kernels)
+  uint64_t host_waits = 0;       // blocking calls: finish, blocking reads and writes
+};
+
 namespace detail {
 class DiskCache;
 }
@@ -70,6 +77,8 @@ class Runtime {
 
   /// Compile figures since start-up.
   const CompileStats& stats() const noexcept { return stats_; }
+  /// Counters of launches and host waits since start-up (mutable: ops count through it).
+  RuntimeCounters& counters() noexcept { return counters_; }
   /// A device buffer of at least `bytes`, reused between calls (CLBlast's temporary buffer).
   compute::buffer& workspace(size_t bytes);
   /// Blocks until everything queued has finished.
@@ -87,6 +96,7 @@ class Runtime {
   std::map<std::pair<std::string, std::string>, compute::program> programs_;
   std::unique_ptr<detail::DiskCache> cache_;
   CompileStats stats_;
+  RuntimeCounters counters_;
   compute::buffer workspace_;
 };
 

@@ -43,6 +43,7 @@ inline void launch_1d(Runtime& rt, compute::kernel& k, size_t n, size_t local = 
   const size_t global = round_up(n, local);
   const cl_int status =
       clEnqueueNDRangeKernel(rt.queue().get(), k.get(), 1, nullptr, &global, &local, 0, nullptr, nullptr);
+  ++rt.counters().kernel_launches;
   if (status != CL_SUCCESS)
     throw OpenCLError(status, "clEnqueueNDRangeKernel",
                       fmt::format("{} (global {}, local {}) on {}", k.name(), global, local, rt.info().name));

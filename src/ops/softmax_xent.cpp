@@ -19,6 +19,17 @@ SoftmaxCrossEntropy::SoftmaxCrossEntropy(Runtime& rt) : rt_(rt), work_group_(pic
   cl_kernel k = clCreateKernel(rt.program("softmax_xent", options).get(), "softmax_xent", &status);
   detail::check_cl(status, "clCreateKernel", "softmax_xent");
   kernel_ = compute::kernel(k, false);
+  softmax_ = rt.kernel("softmax_xent", "softmax_forward");
+}
+
+void SoftmaxCrossEntropy::probabilities(const Tensor& logits, Tensor& probs) {
+  if (probs.shape() != logits.shape())
+    throw ValidationError(fmt::format("softmax: probs {} differs from logits {}", probs.shape_string(),
+                                      logits.shape_string()));
+  using detail::u32;
+  detail::set_args(softmax_, logits.mem(), u32(logits.offset(), "offset"), probs.mem(), u32(probs.offset(), "offset"),
+                   u32(logits.rows(), "rows"), u32(logits.cols(), "classes"));
+  detail::launch_1d(rt_, softmax_, logits.rows(), 32);
 }
 
 void SoftmaxCrossEntropy::run(const Tensor& logits, LabelsView labels, Tensor* dlogits, float grad_scale,

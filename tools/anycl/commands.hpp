@@ -16,5 +16,8 @@ struct Command {
 const std::vector<Command>& commands();
 
 int run_devices(int argc, char** argv);
+int run_train(int argc, char** argv);
+int run_eval(int argc, char** argv);
+int run_predict(int argc, char** argv);
 
 }  // namespace anycl::cli

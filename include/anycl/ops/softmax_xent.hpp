@@ -21,11 +21,13 @@ class SoftmaxCrossEntropy {
   /// dlogits = (softmax(z) − onehot(label))·grad_scale (grad_scale = 1/batch for a mean loss).
   void run(const Tensor& logits, LabelsView labels, Tensor* dlogits, float grad_scale, compute::buffer& metrics,
            size_t slot);
+  /// probs = softmax(logits) row-wise.  logits,probs:(rows,classes)
+  void probabilities(const Tensor& logits, Tensor& probs);
 
  private:
   Runtime& rt_;
   size_t work_group_;
-  compute::kernel kernel_;
+  compute::kernel kernel_, softmax_;
 };
 
 }  // namespace anycl

@@ -1,0 +1,71 @@
+// Sequential: a stack of layers over one flat parameter buffer and one flat gradient buffer,
+// so an optimizer updates every layer in one launch. The output layer produces logits; the
+// softmax is applied by the loss (training) or by predict().
+//
+//   anycl::Sequential model(784);
+//   model.dense(512, Activation::relu).dropout(0.2f).dense(512, Activation::relu).dropout(0.2f).dense(10);
+//   model.build(rt, 128);
+//   model.initialize(seed);
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "anycl/nn/layer.hpp"
+
+namespace anycl {
+
+/// A model's architecture: what a model file stores besides the weights.
+struct ModelSpec {
+  size_t input_features = 0;
+  std::vector<LayerSpec> layers;
+};
+
+class Sequential {
+ public:
+  explicit Sequential(size_t input_features);
+  /// Builds the layers a spec describes (not yet on a device).
+  explicit Sequential(const ModelSpec& spec);
+
+  /// Appends a Dense layer. Returns *this for chaining.
+  Sequential& dense(size_t units, Activation activation = Activation::linear, Init init = Init::glorot_uniform);
+  /// Appends a Dropout layer.
+  Sequential& dropout(float rate);
+  /// Appends any layer.
+  Sequential& add(std::unique_ptr<Layer> layer);
+
+  /// Allocates parameters, gradients and per-layer buffers for batches of up to `max_batch` rows.
+  void build(Runtime& rt, size_t max_batch);
+  bool built() const noexcept { return rt_ != nullptr; }
+  /// Initialises every layer's parameters from the seed (the same on every device).
+  void initialize(uint64_t seed);
+
+  /// x:(batch,input_features) → logits:(batch,output_features).
+  Tensor forward(const Tensor& x, const StepContext& ctx);
+  /// dlogits:(batch,output_features), overwritten → fills gradients().
+  void backward(Tensor& dlogits, const StepContext& ctx);
+
+  /// All parameters, layer by layer (W then b per Dense), flat.
+  Tensor& parameters() { return params_; }
+  /// Gradients, same layout as parameters().
+  Tensor& gradients() { return grads_; }
+  size_t parameter_count() const;
+  size_t input_features() const noexcept { return input_features_; }
+  size_t output_features() const;
+  size_t max_batch() const noexcept { return max_batch_; }
+  const std::vector<std::unique_ptr<Layer>>& layers() const noexcept { return layers_; }
+  ModelSpec spec() const;
+  /// A Keras-style table: layer (type), output shape, parameter count, and the totals.
+  std::string summary() const;
+  Runtime& runtime() const;
+
+ private:
+  size_t input_features_;
+  std::vector<std::unique_ptr<Layer>> layers_;
+  Runtime* rt_ = nullptr;
+  size_t max_batch_ = 0;
+  Tensor params_, grads_;
+};
+
+}  // namespace anycl

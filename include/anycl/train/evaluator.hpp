@@ -1,0 +1,46 @@
+// Evaluation and prediction with a built model (dropout off): loss and accuracy reduced on the
+// device, or class probabilities brought back to the host.
+#pragma once
+
+#include <vector>
+
+#include "anycl/nn/sequential.hpp"
+#include "anycl/ops/gather.hpp"
+#include "anycl/ops/softmax_xent.hpp"
+#include "anycl/train/device_dataset.hpp"
+
+namespace anycl {
+
+/// Loss and accuracy over a data set.
+struct EvalStats {
+  double loss = 0, accuracy = 0;
+  size_t count = 0;
+};
+
+class Evaluator {
+ public:
+  /// Works in batches of `batch` rows (at most the model's max_batch).
+  Evaluator(Sequential& model, size_t batch);
+  /// Mean cross-entropy and accuracy of the model on `data`; one host wait at the end.
+  EvalStats evaluate(const DeviceDataset& data);
+  /// Softmax probabilities for samples [first, first+count): (count, classes) row-major.
+  std::vector<float> probabilities(const DeviceDataset& data, size_t first, size_t count);
+
+ private:
+  void check(const DeviceDataset& data) const;
+  const compute::buffer& identity_order(size_t count);
+
+  Sequential& model_;
+  size_t batch_;
+  Runtime& rt_;
+  GatherBatch gather_;
+  SoftmaxCrossEntropy loss_;
+  Tensor x_, probs_;
+  compute::buffer labels_, metrics_, order_;
+  size_t order_count_ = 0;
+};
+
+/// Blocking read of `slots` (loss, correct) metric pairs, summed in double.
+std::pair<double, double> read_metric_sums(Runtime& rt, const compute::buffer& metrics, size_t slots);
+
+}  // namespace anycl

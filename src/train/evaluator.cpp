@@ -1,0 +1,92 @@
+// Evaluation over resident data: gather → forward (dropout off) → loss/accuracy slots, or
+// → softmax → download for predictions.
+#include "anycl/train/evaluator.hpp"
+
+#include <fmt/format.h>
+
+#include <numeric>
+
+#include "anycl/error.hpp"
+
+namespace anycl {
+
+std::pair<double, double> read_metric_sums(Runtime& rt, const compute::buffer& metrics, size_t slots) {
+  std::vector<float> values(slots * 2);
+  ++rt.counters().host_waits;
+  detail::check_cl(clEnqueueReadBuffer(rt.queue().get(), metrics.get(), CL_TRUE, 0, values.size() * sizeof(float),
+                                       values.data(), 0, nullptr, nullptr),
+                   "clEnqueueReadBuffer", "metrics");
+  double loss = 0, correct = 0;
+  for (size_t s = 0; s < slots; ++s) loss += values[2 * s], correct += values[2 * s + 1];
+  return {loss, correct};
+}
+
+Evaluator::Evaluator(Sequential& model, size_t batch)
+    : model_(model), batch_(std::min(batch, model.max_batch())), rt_(model.runtime()), gather_(rt_), loss_(rt_) {
+  if (batch_ == 0) throw ValidationError("evaluation batch must be at least 1");
+  x_ = Tensor(rt_, {batch_, model.input_features()});
+  probs_ = Tensor(rt_, {batch_, model.output_features()});
+  labels_ = compute::buffer(rt_.context(), batch_ * sizeof(cl_int));
+}
+
+void Evaluator::check(const DeviceDataset& data) const {
+  if (data.features() != model_.input_features())
+    throw ValidationError(fmt::format("the model takes {} input features but the data has {} — use data of the "
+                                      "shape the model was trained on",
+                                      model_.input_features(), data.features()));
+  if (data.num_classes() > model_.output_features())
+    throw ValidationError(fmt::format("the data has {} classes but the model has {} outputs", data.num_classes(),
+                                      model_.output_features()));
+}
+
+const compute::buffer& Evaluator::identity_order(size_t count) {
+  if (order_count_ != count) {
+    std::vector<uint32_t> identity(count);
+    std::iota(identity.begin(), identity.end(), 0u);
+    cl_int status = CL_SUCCESS;
+    cl_mem mem = clCreateBuffer(rt_.context().get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                                std::max<size_t>(count, 1) * sizeof(cl_uint), identity.data(), &status);
+    detail::check_cl(status, "clCreateBuffer", "evaluation order");
+    order_ = compute::buffer(mem, false);
+    order_count_ = count;
+  }
+  return order_;
+}
+
+EvalStats Evaluator::evaluate(const DeviceDataset& data) {
+  check(data);
+  const size_t steps = (data.count() + batch_ - 1) / batch_;
+  if (metrics_.get() == nullptr || metrics_.size() < steps * 2 * sizeof(float))
+    metrics_ = compute::buffer(rt_.context(), steps * 2 * sizeof(float));
+  const compute::buffer& order = identity_order(data.count());
+  const StepContext ctx;  // training = false: dropout is the identity
+  for (size_t s = 0; s < steps; ++s) {
+    const size_t first = s * batch_, rows = std::min(batch_, data.count() - first);
+    Tensor x = x_.rows(0, rows);
+    gather_.run(data.images(), data.labels(), order, first, x, labels_);
+    loss_.run(model_.forward(x, ctx), {&labels_, 0}, nullptr, 0.f, metrics_, s);
+  }
+  const auto [loss, correct] = read_metric_sums(rt_, metrics_, steps);
+  return {loss / double(data.count()), correct / double(data.count()), data.count()};
+}
+
+std::vector<float> Evaluator::probabilities(const DeviceDataset& data, size_t first, size_t count) {
+  check(data);
+  if (first + count > data.count())
+    throw ValidationError(fmt::format("samples [{}, {}) requested from a set of {}", first, first + count, data.count()));
+  const compute::buffer& order = identity_order(data.count());
+  std::vector<float> out;
+  out.reserve(count * model_.output_features());
+  const StepContext ctx;
+  for (size_t done = 0; done < count; done += batch_) {
+    const size_t rows = std::min(batch_, count - done);
+    Tensor x = x_.rows(0, rows), probs = probs_.rows(0, rows);
+    gather_.run(data.images(), data.labels(), order, first + done, x, labels_);
+    loss_.probabilities(model_.forward(x, ctx), probs);
+    const std::vector<float> part = probs.download();
+    out.insert(out.end(), part.begin(), part.end());
+  }
+  return out;
+}
+
+}  // namespace anycl

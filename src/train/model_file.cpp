@@ -1,0 +1,192 @@
+// Model file writer and validating reader. Layout (docs/model-format.md):
+//   "ANYCLMDL" | u32 version | u32 L | L bytes architecture text | u64 N | N × f32 | u64 FNV-1a
+// All integers and floats little-endian; the checksum covers every byte before it.
+#include "anycl/train/model_file.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "anycl/error.hpp"
+#include "atomic_file.hpp"
+#include "hash.hpp"
+
+namespace anycl {
+namespace {
+
+constexpr char kMagic[8] = {'A', 'N', 'Y', 'C', 'L', 'M', 'D', 'L'};
+constexpr size_t kMaxArchitectureBytes = 1 << 20;
+
+void put_le(std::vector<unsigned char>& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back((unsigned char)(v >> (8 * i)));
+}
+
+std::string architecture_text(const ModelSpec& spec, size_t num_classes) {
+  std::string text = fmt::format("input {}\nclasses {}\n", spec.input_features, num_classes);
+  for (const LayerSpec& l : spec.layers) {
+    if (l.kind == LayerSpec::Kind::dense)
+      text += fmt::format("dense {} {} {}\n", l.units, to_string(l.activation), to_string(l.init));
+    else
+      text += fmt::format("dropout {}\n", l.rate);
+  }
+  return text;
+}
+
+// Reads little-endian fields from the file's bytes, failing with the file's name when short.
+class Reader {
+ public:
+  Reader(const std::string& path, const std::vector<unsigned char>& bytes) : path_(path), bytes_(bytes) {}
+  uint64_t le(int n, const char* what) {
+    need(size_t(n), what);
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= uint64_t(bytes_[pos_ + size_t(i)]) << (8 * i);
+    pos_ += size_t(n);
+    return v;
+  }
+  std::string text(size_t n, const char* what) {
+    need(n, what);
+    std::string s(bytes_.begin() + long(pos_), bytes_.begin() + long(pos_ + n));
+    pos_ += n;
+    return s;
+  }
+  void need(size_t n, const char* what) const {
+    if (bytes_.size() - pos_ < n)
+      throw DataError(fmt::format("model file '{}' is truncated: it ends inside the {} ({} bytes) — re-save the model",
+                                  path_, what, bytes_.size()));
+  }
+  size_t pos() const { return pos_; }
+
+ private:
+  const std::string& path_;
+  const std::vector<unsigned char>& bytes_;
+  size_t pos_ = 0;
+};
+
+ModelSpec parse_architecture(const std::string& path, const std::string& text, size_t& num_classes) {
+  auto bad = [&](const std::string& line, const std::string& why) {
+    return DataError(fmt::format("model file '{}' has an invalid architecture line '{}': {}", path, line, why));
+  };
+  ModelSpec spec;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string kind;
+    words >> kind;
+    if (kind == "input") {
+      if (!(words >> spec.input_features) || spec.input_features == 0) throw bad(line, "expected a positive size");
+    } else if (kind == "classes") {
+      if (!(words >> num_classes) || num_classes == 0) throw bad(line, "expected a positive class count");
+    } else if (kind == "dense") {
+      LayerSpec l;
+      std::string act, init;
+      if (!(words >> l.units >> act >> init) || l.units == 0 || l.units > (1u << 24))
+        throw bad(line, "expected: dense UNITS ACTIVATION INIT");
+      try {
+        l.activation = parse_activation(act);
+        l.init = parse_init(init);
+      } catch (const ValidationError& e) {
+        throw bad(line, e.what());
+      }
+      spec.layers.push_back(l);
+    } else if (kind == "dropout") {
+      LayerSpec l;
+      l.kind = LayerSpec::Kind::dropout;
+      if (!(words >> l.rate) || !(l.rate >= 0.f && l.rate < 1.f)) throw bad(line, "expected a rate in [0, 1)");
+      spec.layers.push_back(l);
+    } else if (!kind.empty()) {
+      throw bad(line, "unknown layer kind");
+    }
+  }
+  if (spec.input_features == 0 || num_classes == 0 || spec.layers.empty() ||
+      spec.layers.back().kind != LayerSpec::Kind::dense)
+    throw DataError(fmt::format("model file '{}' has an incomplete architecture (needs input, classes and a final "
+                                "dense layer)",
+                                path));
+  return spec;
+}
+
+}  // namespace
+
+void save_model(const std::string& path, Sequential& model, size_t num_classes) {
+  const std::vector<float> params = model.parameters().download();
+  const std::string arch = architecture_text(model.spec(), num_classes);
+  std::vector<unsigned char> out(kMagic, kMagic + sizeof(kMagic));
+  put_le(out, kModelFormatVersion, 4);
+  put_le(out, arch.size(), 4);
+  out.insert(out.end(), arch.begin(), arch.end());
+  put_le(out, params.size(), 8);
+  for (float f : params) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    put_le(out, bits, 4);
+  }
+  put_le(out, detail::fnv1a(out.data(), out.size()), 8);
+  detail::write_file_atomically(path, out);
+}
+
+SavedModel read_model(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DataError(fmt::format("cannot open model file '{}': {}", path, std::strerror(errno)));
+  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Reader r(path, bytes);
+  if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
+    throw DataError(fmt::format("'{}' is not an anycl model file (it does not start with ANYCLMDL) — pass a file "
+                                "written by `anycl train --save`",
+                                path));
+  r.text(sizeof(kMagic), "magic");
+  const uint64_t version = r.le(4, "format version");
+  if (version > kModelFormatVersion)
+    throw DataError(fmt::format("model file '{}' uses format version {}, newer than this anycl reads ({}) — "
+                                "upgrade anycl",
+                                path, version, kModelFormatVersion));
+  if (version == 0) throw DataError(fmt::format("model file '{}' has an invalid format version 0", path));
+  const uint64_t arch_size = r.le(4, "architecture length");
+  if (arch_size > kMaxArchitectureBytes)
+    throw DataError(fmt::format("model file '{}' claims a {}-byte architecture; the file is corrupt", path, arch_size));
+  const std::string arch = r.text(arch_size, "architecture");
+  const uint64_t n = r.le(8, "parameter count");
+  if (n > (bytes.size() - r.pos()) / 4)
+    throw DataError(fmt::format("model file '{}' is truncated: it declares {} weights but holds fewer — re-save the "
+                                "model",
+                                path, n));
+  // Checksum before interpreting the weights: a flipped bit anywhere is reported as such.
+  const size_t body = r.pos() + size_t(n) * 4;
+  Reader tail(path, bytes);
+  tail.text(body, "weights");
+  const uint64_t stored = tail.le(8, "checksum");
+  if (tail.pos() != bytes.size())
+    throw DataError(fmt::format("model file '{}' has {} unexpected bytes after the checksum", path,
+                                bytes.size() - tail.pos()));
+  if (stored != detail::fnv1a(bytes.data(), body))
+    throw DataError(fmt::format("model file '{}' failed its checksum: the file is corrupt — re-save or re-copy it",
+                                path));
+  SavedModel saved;
+  saved.spec = parse_architecture(path, arch, saved.num_classes);
+  saved.parameters.resize(size_t(n));
+  for (auto& f : saved.parameters) {
+    const uint32_t bits = uint32_t(r.le(4, "weights"));
+    std::memcpy(&f, &bits, 4);
+  }
+  const Sequential shape_check(saved.spec);
+  if (shape_check.parameter_count() != n)
+    throw DataError(fmt::format("model file '{}' holds {} weights but its architecture needs {}", path, n,
+                                shape_check.parameter_count()));
+  if (shape_check.output_features() < saved.num_classes)
+    throw DataError(fmt::format("model file '{}' declares {} classes but the last layer has {} units", path,
+                                saved.num_classes, shape_check.output_features()));
+  return saved;
+}
+
+std::unique_ptr<Sequential> instantiate(const SavedModel& saved, Runtime& rt, size_t max_batch) {
+  auto model = std::make_unique<Sequential>(saved.spec);
+  model->build(rt, max_batch);
+  model->parameters().upload(saved.parameters);
+  return model;
+}
+
+}  // namespace anycl

@@ -1,0 +1,158 @@
+// Fused bias + activation against tests/reference/activation.hpp (views at offsets, awkward
+// sizes, untouched padding) and its backward pass against central finite differences.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <anycl/error.hpp>
+#include <anycl/ops/activation.hpp>
+
+#include <cmath>
+
+#include "helpers.hpp"
+#include "reference/activation.hpp"
+
+using anycl::Activation;
+
+namespace {
+
+const Activation kActs[] = {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid};
+constexpr float kSentinel = -777.f;  // padding around views: must survive every kernel
+
+struct Shape {
+  size_t rows, cols;
+};
+const Shape kShapes[] = {{1, 1}, {7, 31}, {31, 7}, {65, 65}, {1025, 3}, {3, 1025}};
+
+// A (rows, cols) view two rows into a sentinel-filled (rows+4, cols) tensor.
+anycl::Tensor padded_view(anycl::Tensor& whole, size_t rows) { return whole.rows(2, rows); }
+
+}  // namespace
+
+TEST_CASE("bias_activation_forward matches the reference on views with padding untouched") {
+  auto& rt = anycl::test::runtime();
+  anycl::BiasActivation op(rt);
+  unsigned seed = 100;
+  for (Shape s : kShapes)
+    for (Activation act : kActs) {
+      const auto z = anycl::test::random_floats(s.rows * s.cols, -3.f, 3.f, seed++);
+      const auto b = anycl::test::random_floats(s.cols, -1.f, 1.f, seed++);
+      anycl::Tensor y_all(rt, {s.rows + 4, s.cols});
+      y_all.fill(kSentinel);
+      anycl::Tensor y = padded_view(y_all, s.rows);
+      y.upload(z);
+      // The bias is a slice of a larger flat buffer (as in the model's parameter vector).
+      const size_t bias_off = 13;
+      std::vector<float> flat(bias_off + s.cols + 5, kSentinel);
+      std::copy(b.begin(), b.end(), flat.begin() + bias_off);
+      auto flat_t = anycl::Tensor::from_host(rt, {flat.size()}, flat);
+      op.forward(y, flat_t.rows(bias_off, s.cols), act);
+
+      std::vector<float> ref_all(y_all.size(), kSentinel);
+      std::copy(z.begin(), z.end(), ref_all.begin() + 2 * s.cols);
+      anycl::reference::bias_activation_forward(ref_all.data() + 2 * s.cols, b.data(), s.rows, s.cols, act);
+      anycl::test::check_close(y_all.download(), ref_all, 1e-6, 2e-6,
+                               fmt::format("forward {} ({}, {})", anycl::to_string(act), s.rows, s.cols));
+      anycl::test::check_close(flat_t.download(), flat, 0, 0, "bias buffer unchanged");
+    }
+}
+
+TEST_CASE("bias_activation_backward matches the reference and writes only its dbias slice") {
+  auto& rt = anycl::test::runtime();
+  anycl::BiasActivation op(rt);
+  unsigned seed = 200;
+  for (Shape s : kShapes)
+    for (Activation act : kActs) {
+      auto y_host = anycl::test::random_floats(s.rows * s.cols, -3.f, 3.f, seed++);
+      const auto b = anycl::test::random_floats(s.cols, -1.f, 1.f, seed++);
+      anycl::reference::bias_activation_forward(y_host.data(), b.data(), s.rows, s.cols,
+                                                act);  // a real output
+      const auto dy_host = anycl::test::random_floats(s.rows * s.cols, -2.f, 2.f, seed++);
+
+      anycl::Tensor y_all(rt, {s.rows + 4, s.cols}), dy_all(rt, {s.rows + 4, s.cols});
+      y_all.fill(kSentinel);
+      dy_all.fill(kSentinel);
+      anycl::Tensor y = padded_view(y_all, s.rows), dy = padded_view(dy_all, s.rows);
+      y.upload(y_host);
+      dy.upload(dy_host);
+      const size_t db_off = 9;
+      anycl::Tensor db_flat(rt, {db_off + s.cols + 3});
+      db_flat.fill(std::nanf(""));  // poisoned: every dbias element must be written
+      anycl::Tensor db = db_flat.rows(db_off, s.cols);
+      op.backward(y, dy, db, act);
+
+      std::vector<float> dz_ref = dy_host, db_ref(s.cols);
+      anycl::reference::bias_activation_backward(y_host.data(), dz_ref.data(), db_ref.data(), s.rows, s.cols,
+                                                 act);
+      const std::string what = fmt::format("backward {} ({}, {})", anycl::to_string(act), s.rows, s.cols);
+      anycl::test::check_close(dy.download(), dz_ref, 1e-6, 1e-5, what + " dz");
+      anycl::test::check_close(db.download(), db_ref, 1e-4, 1e-4, what + " dbias");
+      // Padding rows of dy and the rest of the dbias buffer stay as they were.
+      const auto dy_pad = dy_all.rows(0, 2).download();
+      anycl::test::check_close(dy_pad, std::vector<float>(dy_pad.size(), kSentinel), 0, 0,
+                               what + " dy padding");
+      const auto db_all = db_flat.download();
+      for (size_t i = 0; i < db_all.size(); ++i)
+        if (i < db_off || i >= db_off + s.cols)
+          CHECK_MESSAGE(std::isnan(db_all[i]), what, " wrote dbias index ", i);
+    }
+}
+
+// L(z, b) = Σ r·act(z + b) for fixed random r: dL/dz = r·act'(·) (the kernel's dz with dy = r)
+// and dL/db = Σ_rows dL/dz. Central differences in double from the reference forward.
+TEST_CASE("bias_activation_backward agrees with finite differences") {
+  auto& rt = anycl::test::runtime();
+  anycl::BiasActivation op(rt);
+  const size_t rows = 9, cols = 6;
+  unsigned seed = 300;
+  for (Activation act : kActs) {
+    auto z = anycl::test::random_floats(rows * cols, -2.f, 2.f, seed++);
+    const auto b = anycl::test::random_floats(cols, -0.5f, 0.5f, seed++);
+    const auto r = anycl::test::random_floats(rows * cols, -1.f, 1.f, seed++);
+    for (size_t i = 0; i < z.size(); ++i)  // keep z + b away from relu's kink
+      if (std::abs(z[i] + b[i % cols]) < 0.05f) z[i] += 0.2f;
+
+    const std::vector<double> zd(z.begin(), z.end()), bd(b.begin(), b.end());
+    auto loss = [&](const std::vector<double>& zz, const std::vector<double>& bb) {
+      std::vector<double> y = zz;
+      anycl::reference::bias_activation_forward(y.data(), bb.data(), rows, cols, act);
+      double sum = 0;
+      for (size_t i = 0; i < y.size(); ++i) sum += double(r[i]) * y[i];
+      return sum;
+    };
+    const double h = 1e-5;
+    std::vector<float> fd_dz(z.size()), fd_db(cols);
+    for (size_t i = 0; i < z.size(); ++i) {
+      auto zp = zd, zm = zd;
+      zp[i] += h, zm[i] -= h;
+      fd_dz[i] = float((loss(zp, bd) - loss(zm, bd)) / (2 * h));
+    }
+    for (size_t j = 0; j < cols; ++j) {
+      auto bp = bd, bm = bd;
+      bp[j] += h, bm[j] -= h;
+      fd_db[j] = float((loss(zd, bp) - loss(zd, bm)) / (2 * h));
+    }
+
+    auto y = anycl::Tensor::from_host(rt, {rows, cols}, z);
+    auto bias = anycl::Tensor::from_host(rt, {cols}, b);
+    op.forward(y, bias, act);
+    auto dy = anycl::Tensor::from_host(rt, {rows, cols}, r);
+    anycl::Tensor db(rt, {cols});
+    db.fill(std::nanf(""));
+    op.backward(y, dy, db, act);
+    anycl::test::check_close(dy.download(), fd_dz, 1e-5, 1e-4,
+                             fmt::format("{} dz vs FD", anycl::to_string(act)));
+    anycl::test::check_close(db.download(), fd_db, 1e-5, 1e-4,
+                             fmt::format("{} dbias vs FD", anycl::to_string(act)));
+  }
+}
+
+TEST_CASE("activation names parse and misfits are rejected") {
+  for (Activation act : kActs) CHECK(anycl::parse_activation(anycl::to_string(act)) == act);
+  CHECK_THROWS_WITH_AS(anycl::parse_activation("gelu"), doctest::Contains("relu, tanh, sigmoid"),
+                       anycl::ValidationError);
+  auto& rt = anycl::test::runtime();
+  anycl::BiasActivation op(rt);
+  anycl::Tensor y(rt, {4, 3}), bias(rt, {4}), db(rt, {3});
+  CHECK_THROWS_AS(op.forward(y, bias, Activation::relu), anycl::ValidationError);
+  anycl::Tensor dy(rt, {3, 4});
+  CHECK_THROWS_AS(op.backward(y, dy, db, Activation::relu), anycl::ValidationError);
+}

@@ -1,0 +1,162 @@
+// Counter-based dropout against the host Philox reference: bit-identical masks, the same mask
+// forward and backward, the kept fraction and scale, and a fresh mask per step/stream/seed.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <anycl/error.hpp>
+#include <anycl/ops/dropout.hpp>
+
+#include <cmath>
+
+#include "helpers.hpp"
+#include "reference/dropout.hpp"
+#include "reference/philox.hpp"
+
+using anycl::DropoutMask;
+
+namespace {
+
+// Nonzero inputs, so y == 0 exactly where the mask dropped the element.
+std::vector<float> nonzero_floats(size_t n, unsigned seed) {
+  auto v = anycl::test::random_floats(n, 0.5f, 2.f, seed);
+  for (size_t i = 0; i < n; i += 2) v[i] = -v[i];
+  return v;
+}
+
+std::vector<float> device_forward(const std::vector<float>& x, size_t rows, size_t cols,
+                                  const DropoutMask& m) {
+  auto& rt = anycl::test::runtime();
+  anycl::DropoutOp op(rt);
+  auto xt = anycl::Tensor::from_host(rt, {rows, cols}, x);
+  anycl::Tensor y(rt, {rows, cols});
+  y.fill(std::nanf(""));
+  op.forward(xt, y, m);
+  return y.download();
+}
+
+size_t count_diff_mask(const std::vector<float>& a, const std::vector<float>& b) {
+  size_t diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff += (a[i] == 0.f) != (b[i] == 0.f);
+  return diff;
+}
+
+}  // namespace
+
+// Known-answer vectors published with Random123 (kat_vectors): pins the algorithm itself.
+TEST_CASE("reference Philox4x32-10 matches the Random123 known answers") {
+  using anycl::reference::philox4x32;
+  CHECK(philox4x32({0, 0, 0, 0}, {0, 0}) ==
+        anycl::reference::Philox4{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8});
+  const uint32_t f = 0xffffffffu;
+  CHECK(philox4x32({f, f, f, f}, {f, f}) ==
+        anycl::reference::Philox4{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd});
+  CHECK(philox4x32({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, {0xa4093822, 0x299f31d0}) ==
+        anycl::reference::Philox4{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1});
+}
+
+TEST_CASE("dropout forward is bit-identical to the reference on views at offsets") {
+  auto& rt = anycl::test::runtime();
+  anycl::DropoutOp op(rt);
+  unsigned seed = 10;
+  for (auto [rows, cols] : {std::pair<size_t, size_t>{1, 1}, {7, 31}, {31, 7}, {65, 65}, {1025, 7}})
+    for (float rate : {0.f, 0.1f, 0.5f, 0.9f}) {
+      const DropoutMask m{rate, 0x123456789abcull + seed, 7u + seed, 3u, 11u};
+      const auto x = nonzero_floats(rows * cols, seed++);
+      // x and y are views at different offsets of their own padded buffers.
+      anycl::Tensor x_all(rt, {rows + 3, cols}), y_all(rt, {rows + 5, cols});
+      x_all.fill(1.f);
+      y_all.fill(std::nanf(""));
+      anycl::Tensor xv = x_all.rows(1, rows), yv = y_all.rows(4, rows);
+      xv.upload(x);
+      op.forward(xv, yv, m);
+      std::vector<float> ref(x.size());
+      anycl::reference::dropout_forward(x.data(), ref.data(), rows, cols, m);
+      const std::string what = fmt::format("dropout ({}, {}) rate {}", rows, cols, rate);
+      anycl::test::check_close(yv.download(), ref, 0, 0, what);
+      const auto before = y_all.rows(0, 4).download();
+      for (float v : before) CHECK_MESSAGE(std::isnan(v), what, " wrote before its view");
+    }
+}
+
+TEST_CASE("dropout backward applies the forward mask (backward of dy equals forward of dy)") {
+  auto& rt = anycl::test::runtime();
+  anycl::DropoutOp op(rt);
+  const size_t rows = 65, cols = 31;
+  const DropoutMask m{0.3f, 42, 5, 1, 0};
+  const auto x = nonzero_floats(rows * cols, 1), dy_host = nonzero_floats(rows * cols, 2);
+  const auto y = device_forward(x, rows, cols, m);
+  const auto fwd_of_dy = device_forward(dy_host, rows, cols, m);
+
+  anycl::Tensor dy_all(rt, {rows + 2, cols});
+  dy_all.fill(-5.f);
+  anycl::Tensor dy = dy_all.rows(2, rows);
+  dy.upload(dy_host);
+  op.backward(dy, m);
+  const auto dx = dy.download();
+  anycl::test::check_close(dx, fwd_of_dy, 0, 0, "backward vs forward of dy");
+  std::vector<float> ref = dy_host;
+  anycl::reference::dropout_backward(ref.data(), rows, cols, m);
+  anycl::test::check_close(dx, ref, 0, 0, "backward vs reference");
+  CHECK(count_diff_mask(dx, y) == 0);  // the same elements dropped as in forward
+  const auto pad = dy_all.rows(0, 2).download();
+  anycl::test::check_close(pad, std::vector<float>(pad.size(), -5.f), 0, 0, "dy padding");
+}
+
+TEST_CASE("dropout keeps about 1-rate of a large tensor and scales kept values by 1 over 1-rate") {
+  const size_t rows = 1024, cols = 1025;  // ~1M elements: σ of the kept fraction ≈ 5e-4
+  const auto x = nonzero_floats(rows * cols, 3);
+  for (float rate : {0.2f, 0.5f}) {
+    const DropoutMask m{rate, 2024, 1, 0, 0};
+    const auto y = device_forward(x, rows, cols, m);
+    const float scale = 1.0f / (1.0f - rate);
+    size_t kept = 0, bad_scale = 0;
+    for (size_t i = 0; i < y.size(); ++i)
+      if (y[i] != 0.f) {
+        ++kept;
+        bad_scale += y[i] != x[i] * scale;
+      }
+    CHECK(bad_scale == 0);
+    CHECK(double(kept) / double(y.size()) == doctest::Approx(1.0 - rate).epsilon(0.005));
+  }
+}
+
+TEST_CASE("dropout draws a different mask for another step or stream or seed and rate 0 is identity") {
+  const size_t rows = 64, cols = 100;
+  const auto x = nonzero_floats(rows * cols, 4);
+  const DropoutMask base{0.5f, 77, 1, 0, 0};
+  const auto y0 = device_forward(x, rows, cols, base);
+  CHECK(count_diff_mask(y0, device_forward(x, rows, cols, base)) == 0);  // deterministic
+  DropoutMask step = base, stream = base, seed = base, seed_hi = base;
+  step.step = 2, stream.stream = 1, seed.seed = 78, seed_hi.seed = 77 + (1ull << 32);
+  for (const DropoutMask* other : {&step, &stream, &seed, &seed_hi})
+    CHECK(count_diff_mask(y0, device_forward(x, rows, cols, *other)) > x.size() / 3);  // ~half differ
+
+  anycl::test::check_close(device_forward(x, rows, cols, {0.f, 77, 1, 0, 0}), x, 0, 0, "rate 0");
+}
+
+TEST_CASE("a shard with row_base sees the same mask as the whole batch") {
+  auto& rt = anycl::test::runtime();
+  anycl::DropoutOp op(rt);
+  const size_t rows = 10, cols = 33;
+  const auto x = nonzero_floats(rows * cols, 5);
+  const DropoutMask whole{0.4f, 9, 3, 2, 0};
+  const auto y_whole = device_forward(x, rows, cols, whole);
+  auto t = anycl::Tensor::from_host(rt, {rows, cols}, x);
+  for (auto [begin, count] : {std::pair<size_t, size_t>{0, 4}, {4, 6}}) {
+    DropoutMask shard = whole;
+    shard.row_base = uint32_t(begin);
+    anycl::Tensor v = t.rows(begin, count);
+    op.forward(v, v, shard);  // in place
+  }
+  anycl::test::check_close(t.download(), y_whole, 0, 0, "sharded, in place");
+}
+
+TEST_CASE("dropout rejects rates outside 0 to 1 and mismatched shapes") {
+  auto& rt = anycl::test::runtime();
+  anycl::DropoutOp op(rt);
+  anycl::Tensor x(rt, {4, 3}), y(rt, {4, 3}), z(rt, {3, 4});
+  for (float rate : {1.f, -0.1f, std::nanf("")}) {
+    CHECK_THROWS_WITH_AS(op.forward(x, y, {rate}), doctest::Contains("[0, 1)"), anycl::ValidationError);
+    CHECK_THROWS_AS(op.backward(y, {rate}), anycl::ValidationError);
+  }
+  CHECK_THROWS_AS(op.forward(x, z, {0.5f}), anycl::ValidationError);
+}

@@ -1,0 +1,118 @@
+// `anycl eval` and `anycl predict`: a saved model on a data set's test split (loss, accuracy,
+// per-class accuracy, confusion matrix) or on an IDX image file (predicted classes).
+#include <fmt/format.h>
+
+#include "anycl/data/dataset.hpp"
+#include "anycl/data/idx.hpp"
+#include "anycl/error.hpp"
+#include "anycl/train/evaluator.hpp"
+#include "anycl/train/model_file.hpp"
+#include "args.hpp"
+#include "commands.hpp"
+#include "device_flag.hpp"
+
+namespace anycl::cli {
+namespace {
+
+constexpr size_t kBatch = 256;
+
+void print_confusion(const std::vector<uint8_t>& labels, const std::vector<size_t>& predicted, size_t classes) {
+  std::vector<size_t> matrix(classes * classes, 0), totals(classes, 0);
+  for (size_t i = 0; i < labels.size(); ++i) ++matrix[labels[i] * classes + predicted[i]], ++totals[labels[i]];
+  fmt::print("\nper-class accuracy:\n");
+  for (size_t c = 0; c < classes; ++c)
+    fmt::print("  class {:>3}: {:.4f}  ({} samples)\n", c, totals[c] ? double(matrix[c * classes + c]) / double(totals[c]) : 0.0,
+               totals[c]);
+  fmt::print("\nconfusion matrix (rows: true class, columns: predicted):\n      ");
+  for (size_t c = 0; c < classes; ++c) fmt::print("{:>6}", c);
+  fmt::print("\n");
+  for (size_t r = 0; r < classes; ++r) {
+    fmt::print("{:>6}", r);
+    for (size_t c = 0; c < classes; ++c) fmt::print("{:>6}", matrix[r * classes + c]);
+    fmt::print("\n");
+  }
+}
+
+std::vector<size_t> argmax_rows(const std::vector<float>& probs, size_t classes) {
+  std::vector<size_t> out(probs.size() / classes);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const float* row = probs.data() + i * classes;
+    out[i] = size_t(std::max_element(row, row + classes) - row);
+  }
+  return out;
+}
+
+std::string required(const Args& args, const char* flag) {
+  const std::string v = args.get(flag);
+  if (v.empty()) throw UsageError(fmt::format("{} FILE is required", flag));
+  return v;
+}
+
+}  // namespace
+
+int run_eval(int argc, char** argv) {
+  const Args args(argc, argv, 2, {"--model", "--data", "--device"}, {"--help"});
+  if (args.has("--help"))
+    return fmt::print("usage: anycl eval --model FILE [--data DIR] [--device SPEC]\n"
+                      "  Test loss and accuracy, per-class accuracy and the confusion matrix of a saved model\n"
+                      "  on the test split of DIR (default: Fashion-MNIST).\n"),
+           0;
+  if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
+  const std::string model_path = required(args, "--model");
+  const DeviceInfo device = select_device_or_usage_error(args);
+  const SavedModel saved = read_model(model_path);
+  data::LoadOptions load;
+  load.num_classes = saved.num_classes;
+  const data::DataSplits splits = data::load_folder(args.get("--data"), load);
+  RuntimeOptions options;
+  options.device_spec = std::to_string(device.index);
+  Runtime rt(options);
+  auto model = instantiate(saved, rt, kBatch);
+  const DeviceDataset test(rt, splits.test);
+  Evaluator evaluator(*model, kBatch);
+  const EvalStats stats = evaluator.evaluate(test);
+  fmt::print("model: {}  data: {} ({} test samples)  device: {}\n", model_path, splits.dir, test.count(), rt.info().name);
+  fmt::print("Test loss: {:.4f} - Test accuracy: {:.4f}\n", stats.loss, stats.accuracy);
+  const auto predicted = argmax_rows(evaluator.probabilities(test, 0, test.count()), model->output_features());
+  print_confusion(test.host_labels(), predicted, saved.num_classes);
+  return 0;
+}
+
+int run_predict(int argc, char** argv) {
+  const Args args(argc, argv, 2, {"--model", "--images", "--first", "--device"}, {"--help"});
+  if (args.has("--help"))
+    return fmt::print("usage: anycl predict --model FILE --images IDX3_FILE [--first N] [--device SPEC]\n"
+                      "  Prints the predicted class and its probability for each image (default: the first 10).\n"),
+           0;
+  if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
+  const std::string model_path = required(args, "--model"), images_path = required(args, "--images");
+  const size_t first_n = size_t(args.get_int("--first", 10, 1, 1ll << 40));
+  const DeviceInfo device = select_device_or_usage_error(args);
+  const SavedModel saved = read_model(model_path);
+  const data::IdxArray idx = data::read_idx(images_path);
+  if (idx.dims.size() != 3)
+    throw DataError(fmt::format("'{}' holds {} dimensions; predict needs an images file (idx3: count, rows, cols)",
+                                images_path, idx.dims.size()));
+  data::Dataset images;
+  images.count = std::min<size_t>(idx.dims[0], first_n);
+  images.rows = idx.dims[1];
+  images.cols = idx.dims[2];
+  images.num_classes = saved.num_classes;
+  images.pixels.assign(idx.data.begin(), idx.data.begin() + long(images.count * images.features()));
+  images.labels.assign(images.count, 0);
+  RuntimeOptions options;
+  options.device_spec = std::to_string(device.index);
+  Runtime rt(options);
+  auto model = instantiate(saved, rt, kBatch);
+  const DeviceDataset data(rt, images);
+  Evaluator evaluator(*model, kBatch);
+  const size_t classes = model->output_features();
+  const std::vector<float> probs = evaluator.probabilities(data, 0, data.count());
+  const auto predicted = argmax_rows(probs, classes);
+  fmt::print("image,class,probability\n");
+  for (size_t i = 0; i < predicted.size(); ++i)
+    fmt::print("{},{},{:.6f}\n", i, predicted[i], probs[i * classes + predicted[i]]);
+  return 0;
+}
+
+}  // namespace anycl::cli
