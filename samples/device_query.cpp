@@ -1,8 +1,8 @@
 // Sample: discover OpenCL devices and print their properties, the way TensorFlow logs
 // "Found device 0 with properties". Usage: device_query
+#include <fmt/format.h>
 #include <anycl/device.hpp>
 #include <anycl/error.hpp>
-#include <fmt/format.h>
 
 int main() try {
   // list_devices() asks every installed OpenCL platform (NVIDIA, AMD, Intel, PoCL, ...) for

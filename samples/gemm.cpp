@@ -1,11 +1,11 @@
 // Sample: the classic GPU walk-through — allocate on the device, copy in, multiply with
 // CLBlast, copy out, synchronise — and check the result against a plain host loop.
 // Usage: gemm [M N K]   (device from ANYCL_DEVICE; default 512 512 512)
+#include <fmt/format.h>
 #include <anycl/blas.hpp>
 #include <anycl/error.hpp>
 #include <anycl/runtime.hpp>
 #include <anycl/tensor.hpp>
-#include <fmt/format.h>
 
 #include <chrono>
 #include <cmath>
@@ -44,7 +44,8 @@ int main(int argc, char** argv) try {
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < repeats; ++i) anycl::matmul(da, anycl::Trans::no, db, anycl::Trans::no, dc);
   rt.finish();  // GEMMs are asynchronous: synchronise before reading the clock
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / repeats;
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / repeats;
 
   // 5. Copy the result out and compare with a host loop.
   const std::vector<float> c = dc.download();

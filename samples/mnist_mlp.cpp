@@ -2,13 +2,13 @@
 // Trains 784-512-512-10 (ReLU, dropout 0.2, softmax) with RMSprop on Fashion-MNIST (or the
 // MNIST-format folder given as the first argument) and prints the test accuracy.
 // Usage: mnist_mlp [DATA_DIR] [EPOCHS]      device: ANYCL_DEVICE, else the best one
+#include <fmt/format.h>
 #include <anycl/data/dataset.hpp>
 #include <anycl/error.hpp>
 #include <anycl/nn/sequential.hpp>
 #include <anycl/optim/optimizer.hpp>
 #include <anycl/runtime.hpp>
 #include <anycl/train/trainer.hpp>
-#include <fmt/format.h>
 
 #include <cstdlib>
 
@@ -50,8 +50,9 @@ int main(int argc, char** argv) try {
   options.batch = batch_size;
   anycl::Trainer trainer(model, *optimizer, options);
   trainer.on_epoch_end = [&](const anycl::EpochStats& s) {
-    fmt::print("Epoch {}/{} - {:.1f}s - loss: {:.4f} - accuracy: {:.4f} - val_loss: {:.4f} - val_accuracy: {:.4f}\n",
-               s.epoch, epochs, s.seconds, s.train_loss, s.train_accuracy, s.eval.loss, s.eval.accuracy);
+    fmt::print(
+        "Epoch {}/{} - {:.1f}s - loss: {:.4f} - accuracy: {:.4f} - val_loss: {:.4f} - val_accuracy: {:.4f}\n",
+        s.epoch, epochs, s.seconds, s.train_loss, s.train_accuracy, s.eval.loss, s.eval.accuracy);
   };
   trainer.fit(train, &test);
 

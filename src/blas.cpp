@@ -9,7 +9,9 @@
 namespace anycl {
 namespace {
 
-clblast::Transpose to_clblast(Trans t) { return t == Trans::yes ? clblast::Transpose::kYes : clblast::Transpose::kNo; }
+clblast::Transpose to_clblast(Trans t) {
+  return t == Trans::yes ? clblast::Transpose::kYes : clblast::Transpose::kNo;
+}
 const char* name(Trans t) { return t == Trans::yes ? "T" : "N"; }
 
 template <typename T>
@@ -17,39 +19,41 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
                const compute::buffer& a, size_t a_off, size_t lda, const compute::buffer& b, size_t b_off,
                size_t ldb, T beta, compute::buffer& c, size_t c_off, size_t ldc) {
   auto where = [&] {
-    return fmt::format("{} {}{} m={} n={} k={} lda={} ldb={} ldc={} offsets={},{},{} on {}", routine, name(ta),
-                       name(tb), m, n, k, lda, ldb, ldc, a_off, b_off, c_off, rt.info().name);
+    return fmt::format("{} {}{} m={} n={} k={} lda={} ldb={} ldc={} offsets={},{},{} on {}", routine,
+                       name(ta), name(tb), m, n, k, lda, ldb, ldc, a_off, b_off, c_off, rt.info().name);
   };
   if (m == 0 || n == 0) return;
   const auto layout = clblast::Layout::kRowMajor;
   cl_command_queue queue = rt.queue().get();
   size_t temp_bytes = 0;
-  auto status = clblast::GemmTempBufferSize<T>(layout, to_clblast(ta), to_clblast(tb), m, n, k, a_off, lda, b_off,
-                                               ldb, c_off, ldc, &queue, temp_bytes);
+  auto status = clblast::GemmTempBufferSize<T>(layout, to_clblast(ta), to_clblast(tb), m, n, k, a_off, lda,
+                                               b_off, ldb, c_off, ldc, &queue, temp_bytes);
   if (status != clblast::StatusCode::kSuccess)
     throw OpenCLError(int(status), "clblast::GemmTempBufferSize", where());
   ++rt.counters().gemm_calls;
   cl_mem temp = temp_bytes ? rt.workspace(temp_bytes).get() : nullptr;
-  status = clblast::Gemm<T>(layout, to_clblast(ta), to_clblast(tb), m, n, k, alpha, a.get(), a_off, lda, b.get(),
-                            b_off, ldb, beta, c.get(), c_off, ldc, &queue, nullptr, temp);
+  status = clblast::Gemm<T>(layout, to_clblast(ta), to_clblast(tb), m, n, k, alpha, a.get(), a_off, lda,
+                            b.get(), b_off, ldb, beta, c.get(), c_off, ldc, &queue, nullptr, temp);
   if (status != clblast::StatusCode::kSuccess) throw OpenCLError(int(status), "clblast::Gemm", where());
 }
 
 }  // namespace
 
-void gemm(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, float alpha, const compute::buffer& a,
-          size_t a_offset, size_t lda, const compute::buffer& b, size_t b_offset, size_t ldb, float beta,
-          compute::buffer& c, size_t c_offset, size_t ldc) {
-  gemm_impl<float>("SGEMM", rt, ta, tb, m, n, k, alpha, a, a_offset, lda, b, b_offset, ldb, beta, c, c_offset, ldc);
+void gemm(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, float alpha,
+          const compute::buffer& a, size_t a_offset, size_t lda, const compute::buffer& b, size_t b_offset,
+          size_t ldb, float beta, compute::buffer& c, size_t c_offset, size_t ldc) {
+  gemm_impl<float>("SGEMM", rt, ta, tb, m, n, k, alpha, a, a_offset, lda, b, b_offset, ldb, beta, c, c_offset,
+                   ldc);
 }
 
-void gemm(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, double alpha, const compute::buffer& a,
-          size_t a_offset, size_t lda, const compute::buffer& b, size_t b_offset, size_t ldb, double beta,
-          compute::buffer& c, size_t c_offset, size_t ldc) {
+void gemm(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, double alpha,
+          const compute::buffer& a, size_t a_offset, size_t lda, const compute::buffer& b, size_t b_offset,
+          size_t ldb, double beta, compute::buffer& c, size_t c_offset, size_t ldc) {
   if (!rt.info().fp64)
-    throw ValidationError(fmt::format("DGEMM needs fp64, which '{}' does not support — use float", rt.info().name));
-  gemm_impl<double>("DGEMM", rt, ta, tb, m, n, k, alpha, a, a_offset, lda, b, b_offset, ldb, beta, c, c_offset,
-                    ldc);
+    throw ValidationError(
+        fmt::format("DGEMM needs fp64, which '{}' does not support — use float", rt.info().name));
+  gemm_impl<double>("DGEMM", rt, ta, tb, m, n, k, alpha, a, a_offset, lda, b, b_offset, ldb, beta, c,
+                    c_offset, ldc);
 }
 
 void matmul(const Tensor& a, Trans ta, const Tensor& b, Trans tb, Tensor& c, float alpha, float beta) {
@@ -57,11 +61,11 @@ void matmul(const Tensor& a, Trans ta, const Tensor& b, Trans tb, Tensor& c, flo
   const size_t kb = tb == Trans::no ? b.rows() : b.cols(), n = tb == Trans::no ? b.cols() : b.rows();
   if (k != kb || c.rows() != m || c.cols() != n)
     throw ValidationError(fmt::format("matmul shapes do not fit: a{}{} · b{}{} → c{}", a.shape_string(),
-                                      ta == Trans::yes ? "ᵀ" : "", b.shape_string(), tb == Trans::yes ? "ᵀ" : "",
-                                      c.shape_string()));
+                                      ta == Trans::yes ? "ᵀ" : "", b.shape_string(),
+                                      tb == Trans::yes ? "ᵀ" : "", c.shape_string()));
   compute::buffer c_buffer = c.buffer();
-  gemm(c.runtime(), ta, tb, m, n, k, alpha, a.buffer(), a.offset(), a.cols(), b.buffer(), b.offset(), b.cols(),
-       beta, c_buffer, c.offset(), c.cols());
+  gemm(c.runtime(), ta, tb, m, n, k, alpha, a.buffer(), a.offset(), a.cols(), b.buffer(), b.offset(),
+       b.cols(), beta, c_buffer, c.offset(), c.cols());
 }
 
 void gemm_warmup(Runtime& rt, const std::vector<std::pair<Trans, Trans>>& transposes,

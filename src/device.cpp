@@ -87,10 +87,14 @@ DeviceInfo query(cl_platform_id platform, cl_device_id id, size_t p, size_t d) {
 bool better(const DeviceInfo& a, const DeviceInfo& b) {
   auto rank = [](DeviceType t) {
     switch (t) {
-      case DeviceType::gpu: return 0;
-      case DeviceType::accelerator: return 1;
-      case DeviceType::cpu: return 2;
-      default: return 3;
+      case DeviceType::gpu:
+        return 0;
+      case DeviceType::accelerator:
+        return 1;
+      case DeviceType::cpu:
+        return 2;
+      default:
+        return 3;
     }
   };
   if (rank(a.type) != rank(b.type)) return rank(a.type) < rank(b.type);
@@ -119,10 +123,14 @@ bool matches_vendor(const DeviceInfo& d, const std::string& spec) {
 
 const char* to_string(DeviceType type) noexcept {
   switch (type) {
-    case DeviceType::gpu: return "gpu";
-    case DeviceType::cpu: return "cpu";
-    case DeviceType::accelerator: return "accelerator";
-    default: return "other";
+    case DeviceType::gpu:
+      return "gpu";
+    case DeviceType::cpu:
+      return "cpu";
+    case DeviceType::accelerator:
+      return "accelerator";
+    default:
+      return "other";
   }
 }
 
@@ -159,9 +167,9 @@ std::vector<DeviceInfo> list_devices() {
 std::string describe_devices(const std::vector<DeviceInfo>& devices) {
   std::string out;
   for (const auto& d : devices)
-    out += fmt::format("  {} ({}:{})  {}  [{}, {}, {} CUs, {} MiB]\n", d.index, d.platform_index,
-                       d.device_index, d.name, to_string(d.type), d.platform_name, d.compute_units,
-                       d.global_mem_bytes >> 20);
+    out +=
+        fmt::format("  {} ({}:{})  {}  [{}, {}, {} CUs, {} MiB]\n", d.index, d.platform_index, d.device_index,
+                    d.name, to_string(d.type), d.platform_name, d.compute_units, d.global_mem_bytes >> 20);
   return out;
 }
 

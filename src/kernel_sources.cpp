@@ -19,9 +19,10 @@ std::vector<KernelSource> kernel_sources() {
     const std::string path = fmt::format("{}/{}.cl", dir, embedded.name);
     std::ifstream in(path, std::ios::binary);
     if (!in)
-      throw ValidationError(fmt::format("ANYCL_KERNEL_DIR={} has no readable {}.cl ({}) — copy cl_kernels/ "
-                                        "there or unset ANYCL_KERNEL_DIR",
-                                        dir, embedded.name, path));
+      throw ValidationError(
+          fmt::format("ANYCL_KERNEL_DIR={} has no readable {}.cl ({}) — copy cl_kernels/ "
+                      "there or unset ANYCL_KERNEL_DIR",
+                      dir, embedded.name, path));
     std::ostringstream text;
     text << in.rdbuf();
     sources.push_back({embedded.name, text.str()});

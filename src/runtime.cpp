@@ -97,7 +97,8 @@ compute::program Runtime::build(const std::string& name, const std::string& opti
         compute::program p = compute::program::create_with_binary(*binary, context_);
         p.build(options);
         ++stats_.cache_hits;
-        log(fmt::format("program {}: loaded from cache {} ({:.1f} ms)", name, cache_->path(key), elapsed_ms()));
+        log(fmt::format("program {}: loaded from cache {} ({:.1f} ms)", name, cache_->path(key),
+                        elapsed_ms()));
         return p;
       } catch (const compute::opencl_error&) {
         log(fmt::format("program {}: cached binary did not load; rebuilding from source", name));
@@ -120,7 +121,8 @@ compute::program Runtime::build(const std::string& name, const std::string& opti
   }
   ++stats_.cache_misses;
   std::string stored;
-  if (cache_) stored = cache_->put(key, p.binary()) ? " and cached" : " (cache not writable: " + cache_->dir() + ")";
+  if (cache_)
+    stored = cache_->put(key, p.binary()) ? " and cached" : " (cache not writable: " + cache_->dir() + ")";
   log(fmt::format("program {}: compiled from source{} ({:.1f} ms)", name, stored, elapsed_ms()));
   return p;
 }
@@ -133,7 +135,8 @@ compute::buffer& Runtime::workspace(size_t bytes) {
 
 void Runtime::finish() {
   ++counters_.host_waits;
-  detail::check_cl(clFinish(queue_.get()), "clFinish", info_.name); }
+  detail::check_cl(clFinish(queue_.get()), "clFinish", info_.name);
+}
 
 void Runtime::log(const std::string& line) const {
   if (options_.log) options_.log(line);

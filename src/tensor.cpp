@@ -22,7 +22,8 @@ Tensor::Tensor(Runtime& rt, std::vector<size_t> shape) : rt_(&rt), shape_(std::m
         "tensor {} needs {} MiB but '{}' allows at most {} MiB in one buffer — use a smaller batch or layer",
         shape_string(), bytes >> 20, rt.info().name, rt.info().max_alloc_bytes >> 20));
   cl_int status = CL_SUCCESS;
-  cl_mem mem = clCreateBuffer(rt.context().get(), CL_MEM_READ_WRITE, std::max<size_t>(bytes, 4), nullptr, &status);
+  cl_mem mem =
+      clCreateBuffer(rt.context().get(), CL_MEM_READ_WRITE, std::max<size_t>(bytes, 4), nullptr, &status);
   detail::check_cl(status, "clCreateBuffer", fmt::format("tensor {} ({} bytes)", shape_string(), bytes));
   buffer_ = compute::buffer(mem, /*retain=*/false);
 }
@@ -41,13 +42,13 @@ size_t Tensor::cols() const noexcept { return shape_.empty() ? 0 : product(shape
 std::string Tensor::shape_string() const { return fmt::format("({})", fmt::join(shape_, ", ")); }
 
 void Tensor::upload(const float* data, size_t n, bool blocking) {
-  if (n != size())
-    throw ValidationError(fmt::format("upload: {} values for tensor {}", n, shape_string()));
+  if (n != size()) throw ValidationError(fmt::format("upload: {} values for tensor {}", n, shape_string()));
   if (n == 0) return;
   if (blocking) ++rt_->counters().host_waits;
-  detail::check_cl(clEnqueueWriteBuffer(rt_->queue().get(), mem(), blocking ? CL_TRUE : CL_FALSE,
-                                        offset_ * sizeof(float), n * sizeof(float), data, 0, nullptr, nullptr),
-                   "clEnqueueWriteBuffer", "tensor " + shape_string());
+  detail::check_cl(
+      clEnqueueWriteBuffer(rt_->queue().get(), mem(), blocking ? CL_TRUE : CL_FALSE, offset_ * sizeof(float),
+                           n * sizeof(float), data, 0, nullptr, nullptr),
+      "clEnqueueWriteBuffer", "tensor " + shape_string());
 }
 
 std::vector<float> Tensor::download() const {
@@ -62,14 +63,15 @@ std::vector<float> Tensor::download() const {
 
 void Tensor::fill(float value) {
   if (size() == 0) return;
-  detail::check_cl(clEnqueueFillBuffer(rt_->queue().get(), mem(), &value, sizeof(value), offset_ * sizeof(float),
-                                       size() * sizeof(float), 0, nullptr, nullptr),
+  detail::check_cl(clEnqueueFillBuffer(rt_->queue().get(), mem(), &value, sizeof(value),
+                                       offset_ * sizeof(float), size() * sizeof(float), 0, nullptr, nullptr),
                    "clEnqueueFillBuffer", "tensor " + shape_string());
 }
 
 Tensor Tensor::rows(size_t begin, size_t count) const {
   if (shape_.empty() || begin + count > shape_[0])
-    throw ValidationError(fmt::format("rows({}, {}) out of range for tensor {}", begin, count, shape_string()));
+    throw ValidationError(
+        fmt::format("rows({}, {}) out of range for tensor {}", begin, count, shape_string()));
   Tensor view = *this;
   view.shape_[0] = count;
   view.offset_ = offset_ + begin * cols();

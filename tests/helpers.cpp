@@ -26,8 +26,8 @@ void check_close(const std::vector<float>& dev, const std::vector<float>& ref, d
     if (!ok && bad++ == 0) first = i;
   }
   if (bad)
-    FAIL_CHECK(fmt::format("{}: {} of {} elements differ; first at index {}: device {} vs reference {}", what, bad,
-                           dev.size(), first, dev[first], ref[first]));
+    FAIL_CHECK(fmt::format("{}: {} of {} elements differ; first at index {}: device {} vs reference {}", what,
+                           bad, dev.size(), first, dev[first], ref[first]));
 }
 
 std::vector<float> random_floats(size_t n, float lo, float hi, unsigned seed) {

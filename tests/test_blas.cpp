@@ -1,9 +1,9 @@
 // CLBlast GEMM against a host loop: all four transposes, awkward sizes, offsets and leading
 // dimensions larger than the width, alpha/beta. Integer-valued inputs make results exact.
-#include <anycl/blas.hpp>
-#include <anycl/error.hpp>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <anycl/blas.hpp>
+#include <anycl/error.hpp>
 
 #include <cmath>
 
@@ -34,15 +34,16 @@ void check_gemm(Trans ta, Trans tb, Case s, float alpha, float beta, unsigned se
   auto db = anycl::Tensor::from_host(rt, {b.size()}, b);
   auto dc = anycl::Tensor::from_host(rt, {c.size()}, c);
   anycl::compute::buffer c_buffer = dc.buffer();
-  anycl::gemm(rt, ta, tb, s.m, s.n, s.k, alpha, da.buffer(), a_off, lda, db.buffer(), b_off, ldb, beta, c_buffer,
-              c_off, ldc);
+  anycl::gemm(rt, ta, tb, s.m, s.n, s.k, alpha, da.buffer(), a_off, lda, db.buffer(), b_off, ldb, beta,
+              c_buffer, c_off, ldc);
   const auto got = dc.download();
 
   anycl::reference::gemm(ta == Trans::yes, tb == Trans::yes, s.m, s.n, s.k, alpha, a.data() + a_off, lda,
                          b.data() + b_off, ldb, beta, c.data() + c_off, ldc);
-  anycl::test::check_close(got, c, 0, 0,
-                           fmt::format("gemm {}{} m={} n={} k={} alpha={} beta={}", ta == Trans::yes ? 'T' : 'N',
-                                       tb == Trans::yes ? 'T' : 'N', s.m, s.n, s.k, alpha, beta));
+  anycl::test::check_close(
+      got, c, 0, 0,
+      fmt::format("gemm {}{} m={} n={} k={} alpha={} beta={}", ta == Trans::yes ? 'T' : 'N',
+                  tb == Trans::yes ? 'T' : 'N', s.m, s.n, s.k, alpha, beta));
 }
 
 const Trans kTrans[] = {Trans::no, Trans::yes};
@@ -93,6 +94,32 @@ TEST_CASE("matmul rejects shapes that do not fit - naming them") {
 
 TEST_CASE("gemm warm-up compiles every transpose pair without error") {
   auto& rt = anycl::test::runtime();
-  CHECK_NOTHROW(anycl::gemm_warmup(rt, {{Trans::no, Trans::no}, {Trans::yes, Trans::no}, {Trans::no, Trans::yes}},
-                                   {16}));
+  CHECK_NOTHROW(anycl::gemm_warmup(
+      rt, {{Trans::no, Trans::no}, {Trans::yes, Trans::no}, {Trans::no, Trans::yes}}, {16}));
+}
+
+TEST_CASE("double-precision gemm matches the host where the device has fp64") {
+  auto& rt = anycl::test::runtime();
+  if (!rt.info().fp64) return;
+  const size_t m = 19, n = 23, k = 31;
+  std::vector<double> a(m * k), b(k * n), c(m * n, 0.0);
+  const auto ia = anycl::test::random_ints(a.size(), -3, 3, 21),
+             ib = anycl::test::random_ints(b.size(), -3, 3, 22);
+  std::copy(ia.begin(), ia.end(), a.begin());
+  std::copy(ib.begin(), ib.end(), b.begin());
+  auto make = [&](std::vector<double>& host) {
+    return anycl::compute::buffer(rt.context(), host.size() * sizeof(double),
+                                  anycl::compute::buffer::read_write | anycl::compute::buffer::copy_host_ptr,
+                                  host.data());
+  };
+  auto da = make(a), db = make(b), dc = make(c);
+  anycl::gemm(rt, Trans::no, Trans::no, m, n, k, 1.0, da, 0, k, db, 0, n, 0.0, dc, 0, n);
+  std::vector<double> got(m * n);
+  rt.queue().enqueue_read_buffer(dc, 0, got.size() * sizeof(double), got.data());
+  for (size_t i = 0; i < m; ++i)
+    for (size_t j = 0; j < n; ++j) {
+      double ref = 0;
+      for (size_t p = 0; p < k; ++p) ref += a[i * k + p] * b[p * n + j];
+      CHECK(got[i * n + j] == ref);
+    }
 }

@@ -1,8 +1,8 @@
 // The `anycl devices` command as a user runs it: JSON that parses and matches list_devices,
 // exit codes for bad specs and for a machine with no OpenCL platform.
-#include <anycl/device.hpp>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <anycl/device.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -46,7 +46,7 @@ TEST_CASE("anycl devices shows the PoCL device - --version and --help work") {
 TEST_CASE("a device spec that matches nothing exits 2 listing the devices") {
   const auto devices = anycl::list_devices();
   for (const std::string& cmd : std::vector<std::string>{"ANYCL_DEVICE=nosuch " + anycl_cli() + " devices",
-                                anycl_cli() + " devices --device nosuch"}) {
+                                                         anycl_cli() + " devices --device nosuch"}) {
     CAPTURE(cmd);
     const auto r = run_command(cmd);
     CHECK(r.exit_code == 2);

@@ -26,8 +26,8 @@ std::string slurp(const std::string& path) {
 TEST_CASE("train → save → eval → predict on Fashion-MNIST") {
   anycl::test::TempDir dir;
   const std::string model = dir.file("m.anycl"), csv = dir.file("run.csv"), jsonl = dir.file("run.jsonl");
-  auto r = run_command(fmt::format("{} train --limit 600 --epochs 2 --layers 64 --save {} --metrics {}", anycl_cli(),
-                                   model, csv));
+  auto r = run_command(fmt::format("{} train --limit 600 --epochs 2 --layers 64 --save {} --metrics {}",
+                                   anycl_cli(), model, csv));
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   CHECK(r.output.find("Total params: 50,890") != std::string::npos);  // 784·64+64 + 64·10+10
   CHECK(r.output.find("Epoch 2/2") != std::string::npos);
@@ -43,14 +43,16 @@ TEST_CASE("train → save → eval → predict on Fashion-MNIST") {
   CHECK(r.output.find("confusion matrix") != std::string::npos);
   CHECK(r.output.find("class   9:") != std::string::npos);
 
-  r = run_command(fmt::format("{} predict --model {} --images {} --first 3", anycl_cli(), model, kTestImages));
+  r = run_command(
+      fmt::format("{} predict --model {} --images {} --first 3", anycl_cli(), model, kTestImages));
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   CHECK(r.output.find("image,class,probability\n0,") != std::string::npos);
   CHECK(r.output.find("\n2,") != std::string::npos);
   CHECK(r.output.find("\n3,") == std::string::npos);
 
-  r = run_command(fmt::format("{} train --limit 200 --epochs 1 --layers none --quiet --validation-split 0.25 --metrics {}",
-                              anycl_cli(), jsonl));
+  r = run_command(fmt::format(
+      "{} train --limit 200 --epochs 1 --layers none --quiet --validation-split 0.25 --metrics {}",
+      anycl_cli(), jsonl));
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   CHECK(slurp(jsonl).rfind("{\"epoch\": 1, \"train_loss\": ", 0) == 0);
   CHECK(slurp(jsonl).find("\"val_acc\"") != std::string::npos);
@@ -58,15 +60,24 @@ TEST_CASE("train → save → eval → predict on Fashion-MNIST") {
 
 TEST_CASE("bad flags exit 2 and name the flag") {
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"--epochs 0", "--epochs"},          {"--epochs -3", "--epochs"},
-      {"--batch 0", "--batch"},            {"--batch abc", "--batch"},
-      {"--lr nan", "--lr"},                {"--lr -0.1", "--lr"},
-      {"--lr 1e9", "--lr"},                {"--optimizer adagrad", "adagrad"},
-      {"--activation swish", "swish"},     {"--dropout 1", "--dropout"},
-      {"--dropout -0.1", "--dropout"},     {"--layers 512,0", "--layers"},
-      {"--layers x", "--layers"},          {"--bogus 1", "--bogus"},
-      {"--device nosuch", "--device"},     {"--validation-split 1", "--validation-split"},
-      {"--metrics run.txt", "--metrics"},  {"--epochs", "--epochs needs a value"},
+      {"--epochs 0", "--epochs"},
+      {"--epochs -3", "--epochs"},
+      {"--batch 0", "--batch"},
+      {"--batch abc", "--batch"},
+      {"--lr nan", "--lr"},
+      {"--lr -0.1", "--lr"},
+      {"--lr 1e9", "--lr"},
+      {"--optimizer adagrad", "adagrad"},
+      {"--activation swish", "swish"},
+      {"--dropout 1", "--dropout"},
+      {"--dropout -0.1", "--dropout"},
+      {"--layers 512,0", "--layers"},
+      {"--layers x", "--layers"},
+      {"--bogus 1", "--bogus"},
+      {"--device nosuch", "--device"},
+      {"--validation-split 1", "--validation-split"},
+      {"--metrics run.txt", "--metrics"},
+      {"--epochs", "--epochs needs a value"},
   };
   for (const auto& [flags, words] : cases) {
     CAPTURE(flags);
@@ -86,7 +97,8 @@ TEST_CASE("a missing data folder or model exits 1 naming the path") {
   r = run_command(fmt::format("{} eval --model {}/none.anycl", anycl_cli(), dir.path()));
   CHECK(r.exit_code == 1);
   CHECK(r.output.find("none.anycl") != std::string::npos);
-  r = run_command(fmt::format("{} predict --model {}/none.anycl --images {}", anycl_cli(), dir.path(), kTestImages));
+  r = run_command(
+      fmt::format("{} predict --model {}/none.anycl --images {}", anycl_cli(), dir.path(), kTestImages));
   CHECK(r.exit_code == 1);
   CHECK(std::filesystem::is_empty(dir.path()));
 }

@@ -1,7 +1,7 @@
 // Device discovery and every form of device spec, on the PoCL CPU device.
+#include <doctest/doctest.h>
 #include <anycl/device.hpp>
 #include <anycl/error.hpp>
-#include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cctype>
@@ -37,9 +37,9 @@ TEST_CASE("every spec form selects the PoCL device") {
   const auto d = pocl_device();
   std::string upper_part = d.name.substr(0, 6);
   std::transform(upper_part.begin(), upper_part.end(), upper_part.begin(), ::toupper);
-  for (const std::string& spec : std::vector<std::string>{std::to_string(d.index),
-                                 std::to_string(d.platform_index) + ":" + std::to_string(d.device_index), "pocl",
-                                 upper_part}) {
+  for (const std::string& spec : std::vector<std::string>{
+           std::to_string(d.index), std::to_string(d.platform_index) + ":" + std::to_string(d.device_index),
+           "pocl", upper_part}) {
     CAPTURE(spec);
     CHECK(anycl::select_device(spec).id == d.id);
   }

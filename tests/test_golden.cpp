@@ -1,11 +1,11 @@
 // Golden trajectory: a small MLP trained by anycl's Trainer on a fixed Fashion-MNIST subset
 // follows the host reference (tests/reference/mlp.hpp) step by step, and two device runs are
 // bit-identical. One step per epoch, so each epoch's training loss is one step's loss.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <anycl/data/dataset.hpp>
 #include <anycl/train/batch_order.hpp>
 #include <anycl/train/trainer.hpp>
-#include <doctest/doctest.h>
-#include <fmt/format.h>
 
 #include "helpers.hpp"
 #include "reference/gather.hpp"
@@ -49,8 +49,8 @@ std::vector<double> reference_losses(const anycl::data::Dataset& data, const any
   std::vector<int> y(kSamples);
   for (uint32_t step = 0; step < kSteps; ++step) {
     const auto order = anycl::epoch_order(kSamples, kSeed, step);
-    anycl::reference::gather_batch(data.pixels.data(), data.labels.data(), order.data(), 0, kSamples, 784, x.data(),
-                                   y.data());
+    anycl::reference::gather_batch(data.pixels.data(), data.labels.data(), order.data(), 0, kSamples, 784,
+                                   x.data(), y.data());
     losses.push_back(mlp.train_step(x, y, kSamples, kSeed, step, opt) / double(kSamples));
   }
   return losses;
@@ -72,7 +72,7 @@ TEST_CASE("golden trajectory - the device follows the host reference for 20 step
     const auto b = device_losses(data, config, &params_b);
     const auto ref = reference_losses(data, config);
     REQUIRE(a.size() == kSteps);
-    CHECK(a == b);                // bit-identical on the same device
+    CHECK(a == b);  // bit-identical on the same device
     CHECK(params_a == params_b);
     CHECK(ref.back() < ref.front() * 0.8);  // the trajectory goes somewhere
     for (size_t s = 0; s < kSteps; ++s) {

@@ -1,8 +1,8 @@
 // Model files: save → load gives identical predictions; every kind of damaged file is refused
 // with a message naming the fault.
+#include <doctest/doctest.h>
 #include <anycl/error.hpp>
 #include <anycl/train/model_file.hpp>
-#include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
@@ -13,7 +13,10 @@ namespace {
 
 std::unique_ptr<anycl::Sequential> small_model(anycl::Runtime& rt) {
   auto model = std::make_unique<anycl::Sequential>(12);
-  model->dense(9, anycl::Activation::tanh).dropout(0.3f).dense(4, anycl::Activation::relu, anycl::Init::he_uniform).dense(3);
+  model->dense(9, anycl::Activation::tanh)
+      .dropout(0.3f)
+      .dense(4, anycl::Activation::relu, anycl::Init::he_uniform)
+      .dense(3);
   model->build(rt, 16);
   model->initialize(77);
   return model;
@@ -30,7 +33,8 @@ std::vector<unsigned char> read_bytes(const std::string& path) {
 }
 
 void write_bytes(const std::string& path, const std::vector<unsigned char>& bytes) {
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), long(bytes.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), long(bytes.size()));
 }
 
 }  // namespace

@@ -1,9 +1,9 @@
 // Runtime start-up: kernels compile, the disk cache is hit by a second Runtime and by a new
 // process, corrupt entries are rebuilt, and a broken kernel reports the compiler's log.
-#include <anycl/error.hpp>
-#include <anycl/runtime.hpp>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <anycl/error.hpp>
+#include <anycl/runtime.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -102,7 +102,8 @@ TEST_CASE("ANYCL_CACHE=off compiles from source and writes nothing") {
 
 TEST_CASE("a new process hits the cache: `anycl devices --verbose` compiles nothing the second time") {
   anycl::test::TempDir dir;
-  const std::string cmd = fmt::format("ANYCL_CACHE_DIR={} {} devices --verbose", dir.path(), anycl::test::anycl_cli());
+  const std::string cmd =
+      fmt::format("ANYCL_CACHE_DIR={} {} devices --verbose", dir.path(), anycl::test::anycl_cli());
   const auto first = anycl::test::run_command(cmd);
   REQUIRE_MESSAGE(first.exit_code == 0, first.output);
   CHECK(first.output.find("0 from the disk cache") != std::string::npos);
@@ -116,7 +117,8 @@ TEST_CASE("a broken kernel in ANYCL_KERNEL_DIR raises a build error with the com
   for (const auto& s : anycl::detail::embedded_kernel_sources()) {
     std::ofstream out(dir.path() + "/" + s.name + ".cl");
     out << s.source;
-    if (s.name == "init") out << "\n__kernel void broken(__global float* x) { x[0] = undefined_symbol_xyz; }\n";
+    if (s.name == "init")
+      out << "\n__kernel void broken(__global float* x) { x[0] = undefined_symbol_xyz; }\n";
   }
   ScopedEnv env("ANYCL_KERNEL_DIR", dir.path());
   try {

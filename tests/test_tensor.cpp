@@ -1,7 +1,7 @@
 // Tensor transfers, fill and row views on the device.
+#include <doctest/doctest.h>
 #include <anycl/error.hpp>
 #include <anycl/tensor.hpp>
-#include <doctest/doctest.h>
 
 #include "helpers.hpp"
 

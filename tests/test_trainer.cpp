@@ -1,8 +1,8 @@
 // Training on real Fashion-MNIST samples: it learns, it is deterministic, the last partial
 // batch counts, and no step makes the host wait.
+#include <doctest/doctest.h>
 #include <anycl/data/dataset.hpp>
 #include <anycl/train/trainer.hpp>
-#include <doctest/doctest.h>
 
 #include <cmath>
 #include <map>
@@ -31,12 +31,16 @@ const anycl::data::DataSplits& fashion(size_t limit) {
 }
 
 // The reference architecture (784-512-512-10, ReLU, dropout 0.2) unless `hidden` says otherwise.
-Run train(size_t limit, size_t epochs, uint64_t seed, const std::string& optimizer = "rmsprop", size_t batch = 128,
-          size_t hidden = 512) {
+Run train(size_t limit, size_t epochs, uint64_t seed, const std::string& optimizer = "rmsprop",
+          size_t batch = 128, size_t hidden = 512) {
   auto& rt = anycl::test::runtime();
   const auto& data = fashion(limit);
   anycl::Sequential model(784);
-  model.dense(hidden, anycl::Activation::relu).dropout(0.2f).dense(hidden, anycl::Activation::relu).dropout(0.2f).dense(10);
+  model.dense(hidden, anycl::Activation::relu)
+      .dropout(0.2f)
+      .dense(hidden, anycl::Activation::relu)
+      .dropout(0.2f)
+      .dense(10);
   model.build(rt, batch);
   model.initialize(seed);
   auto opt = anycl::make_optimizer(rt, model.parameter_count(), {optimizer});
@@ -91,6 +95,7 @@ TEST_CASE("every sample is used each epoch - the last batch partial - no host wa
   const double correct = run.history[0].train_accuracy * 300;
   CHECK(correct == doctest::Approx(std::round(correct)).epsilon(1e-9));
   CHECK(run.step_counters.host_waits == 0);
-  CHECK(run.step_counters.kernel_launches == 6 * 13);  // gather, 3 bias+act, 2 dropout, loss, 3+2 backward, update
-  CHECK(run.step_counters.gemm_calls == 6 * 8);        // 3 forward, 3 dW, 2 dX
+  CHECK(run.step_counters.kernel_launches ==
+        6 * 13);                                 // gather, 3 bias+act, 2 dropout, loss, 3+2 backward, update
+  CHECK(run.step_counters.gemm_calls == 6 * 8);  // 3 forward, 3 dW, 2 dX
 }

@@ -9,7 +9,8 @@
 
 namespace anycl {
 
-Dense::Dense(size_t units, Activation activation, Init init) : units_(units), activation_(activation), init_(init) {
+Dense::Dense(size_t units, Activation activation, Init init)
+    : units_(units), activation_(activation), init_(init) {
   if (units == 0) throw ValidationError("a Dense layer needs at least one unit");
 }
 
@@ -44,7 +45,8 @@ void Dense::initialize(uint64_t seed) {
 // x:(batch,in) w:(in,out) y:(batch,out)
 Tensor Dense::forward(const Tensor& x, const StepContext&) {
   if (x.cols() != in_)
-    throw ValidationError(fmt::format("Dense({}) expects {} input features, got {}", units_, in_, x.shape_string()));
+    throw ValidationError(
+        fmt::format("Dense({}) expects {} input features, got {}", units_, in_, x.shape_string()));
   Tensor y = y_.rows(0, x.rows());
   matmul(x, Trans::no, w_, Trans::no, y);
   bias_act_->forward(y, b_, activation_);

@@ -12,7 +12,8 @@ namespace anycl {
 constexpr uint32_t kDropoutStreamBase = 0x10000;
 
 Dropout::Dropout(float rate) : rate_(rate) {
-  if (!(rate >= 0.f && rate < 1.f)) throw ValidationError(fmt::format("dropout rate must be in [0, 1), got {}", rate));
+  if (!(rate >= 0.f && rate < 1.f))
+    throw ValidationError(fmt::format("dropout rate must be in [0, 1), got {}", rate));
 }
 
 LayerSpec Dropout::spec() const {

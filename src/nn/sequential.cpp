@@ -75,7 +75,8 @@ void Sequential::build(Runtime& rt, size_t max_batch) {
   size_t offset = 0, in = input_features_;
   for (size_t i = 0; i < layers_.size(); ++i) {
     const size_t count = layers_[i]->parameter_count(in);
-    layers_[i]->build(rt, in, max_batch, params_.rows(offset, count), grads_.rows(offset, count), uint32_t(i));
+    layers_[i]->build(rt, in, max_batch, params_.rows(offset, count), grads_.rows(offset, count),
+                      uint32_t(i));
     offset += count;
     in = layers_[i]->output_features(in);
   }
@@ -90,7 +91,8 @@ void Sequential::initialize(uint64_t seed) {
 
 Tensor Sequential::forward(const Tensor& x, const StepContext& ctx) {
   if (x.rows() > max_batch_)
-    throw ValidationError(fmt::format("batch of {} rows exceeds the {} the model was built for", x.rows(), max_batch_));
+    throw ValidationError(
+        fmt::format("batch of {} rows exceeds the {} the model was built for", x.rows(), max_batch_));
   Tensor h = x;
   for (auto& l : layers_) h = l->forward(h, ctx);
   return h;
@@ -113,13 +115,14 @@ std::string Sequential::summary() const {
     std::string kind = l->kind();
     if (is_dense && l->spec().activation != Activation::linear)
       kind += fmt::format(", {}", to_string(l->spec().activation));
-    out += fmt::format("{:<28}{:<24}{:>12}\n", fmt::format("{} ({})", name, kind),
-                       fmt::format("(None, {})", l->output_features(in)), with_commas(l->parameter_count(in)));
+    out +=
+        fmt::format("{:<28}{:<24}{:>12}\n", fmt::format("{} ({})", name, kind),
+                    fmt::format("(None, {})", l->output_features(in)), with_commas(l->parameter_count(in)));
     in = l->output_features(in);
   }
   out += std::string(64, '=') + "\n";
-  out += fmt::format("Total params: {}\nTrainable params: {}\nNon-trainable params: 0\n", with_commas(parameter_count()),
-                     with_commas(parameter_count()));
+  out += fmt::format("Total params: {}\nTrainable params: {}\nNon-trainable params: 0\n",
+                     with_commas(parameter_count()), with_commas(parameter_count()));
   return out;
 }
 

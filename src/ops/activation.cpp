@@ -8,10 +8,14 @@ namespace anycl {
 
 const char* to_string(Activation act) noexcept {
   switch (act) {
-    case Activation::relu: return "relu";
-    case Activation::tanh: return "tanh";
-    case Activation::sigmoid: return "sigmoid";
-    default: return "linear";
+    case Activation::relu:
+      return "relu";
+    case Activation::tanh:
+      return "tanh";
+    case Activation::sigmoid:
+      return "sigmoid";
+    default:
+      return "linear";
   }
 }
 
@@ -28,7 +32,8 @@ BiasActivation::BiasActivation(Runtime& rt)
 
 void BiasActivation::forward(Tensor& y, const Tensor& bias, Activation act) {
   if (bias.size() != y.cols())
-    throw ValidationError(fmt::format("bias {} does not fit output {}", bias.shape_string(), y.shape_string()));
+    throw ValidationError(
+        fmt::format("bias {} does not fit output {}", bias.shape_string(), y.shape_string()));
   using detail::u32;
   detail::set_args(forward_, y.mem(), u32(y.offset(), "offset"), bias.mem(), u32(bias.offset(), "offset"),
                    u32(y.rows(), "rows"), u32(y.cols(), "cols"), cl_int(act));
@@ -40,8 +45,9 @@ void BiasActivation::backward(const Tensor& y, Tensor& dy, Tensor& dbias, Activa
     throw ValidationError(fmt::format("bias_activation_backward: y {}, dy {}, dbias {} do not fit",
                                       y.shape_string(), dy.shape_string(), dbias.shape_string()));
   using detail::u32;
-  detail::set_args(backward_, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dbias.mem(),
-                   u32(dbias.offset(), "offset"), u32(y.rows(), "rows"), u32(y.cols(), "cols"), cl_int(act));
+  detail::set_args(backward_, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"),
+                   dbias.mem(), u32(dbias.offset(), "offset"), u32(y.rows(), "rows"), u32(y.cols(), "cols"),
+                   cl_int(act));
   detail::launch_1d(rt_, backward_, y.cols(), 32);
 }
 

@@ -20,7 +20,9 @@ MaskArgs mask_args(const DropoutMask& m) {
 }  // namespace
 
 DropoutOp::DropoutOp(Runtime& rt)
-    : rt_(rt), forward_(rt.kernel("dropout", "dropout_forward")), backward_(rt.kernel("dropout", "dropout_backward")) {}
+    : rt_(rt),
+      forward_(rt.kernel("dropout", "dropout_forward")),
+      backward_(rt.kernel("dropout", "dropout_backward")) {}
 
 void DropoutOp::forward(const Tensor& x, Tensor& y, const DropoutMask& m) {
   if (x.shape() != y.shape())
@@ -36,9 +38,9 @@ void DropoutOp::forward(const Tensor& x, Tensor& y, const DropoutMask& m) {
 void DropoutOp::backward(Tensor& dy, const DropoutMask& m) {
   const MaskArgs a = mask_args(m);
   using detail::u32;
-  detail::set_args(backward_, dy.mem(), u32(dy.offset(), "offset"), u32(dy.size(), "size"), u32(dy.cols(), "cols"),
-                   cl_uint(m.row_base), a.threshold, a.scale, a.seed_lo, a.seed_hi, cl_uint(m.step),
-                   cl_uint(m.stream));
+  detail::set_args(backward_, dy.mem(), u32(dy.offset(), "offset"), u32(dy.size(), "size"),
+                   u32(dy.cols(), "cols"), cl_uint(m.row_base), a.threshold, a.scale, a.seed_lo, a.seed_hi,
+                   cl_uint(m.step), cl_uint(m.stream));
   detail::launch_1d(rt_, backward_, dy.size());
 }
 

@@ -8,7 +8,9 @@
 
 namespace anycl {
 
-const char* to_string(Init init) noexcept { return init == Init::he_uniform ? "he_uniform" : "glorot_uniform"; }
+const char* to_string(Init init) noexcept {
+  return init == Init::he_uniform ? "he_uniform" : "glorot_uniform";
+}
 
 Init parse_init(const std::string& name) {
   if (name == "glorot_uniform" || name == "glorot") return Init::glorot_uniform;

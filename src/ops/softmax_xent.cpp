@@ -24,19 +24,19 @@ SoftmaxCrossEntropy::SoftmaxCrossEntropy(Runtime& rt) : rt_(rt), work_group_(pic
 
 void SoftmaxCrossEntropy::probabilities(const Tensor& logits, Tensor& probs) {
   if (probs.shape() != logits.shape())
-    throw ValidationError(fmt::format("softmax: probs {} differs from logits {}", probs.shape_string(),
-                                      logits.shape_string()));
+    throw ValidationError(
+        fmt::format("softmax: probs {} differs from logits {}", probs.shape_string(), logits.shape_string()));
   using detail::u32;
-  detail::set_args(softmax_, logits.mem(), u32(logits.offset(), "offset"), probs.mem(), u32(probs.offset(), "offset"),
-                   u32(logits.rows(), "rows"), u32(logits.cols(), "classes"));
+  detail::set_args(softmax_, logits.mem(), u32(logits.offset(), "offset"), probs.mem(),
+                   u32(probs.offset(), "offset"), u32(logits.rows(), "rows"), u32(logits.cols(), "classes"));
   detail::launch_1d(rt_, softmax_, logits.rows(), 32);
 }
 
 void SoftmaxCrossEntropy::run(const Tensor& logits, LabelsView labels, Tensor* dlogits, float grad_scale,
                               compute::buffer& metrics, size_t slot) {
   if (dlogits && dlogits->shape() != logits.shape())
-    throw ValidationError(fmt::format("softmax_xent: dlogits {} differs from logits {}", dlogits->shape_string(),
-                                      logits.shape_string()));
+    throw ValidationError(fmt::format("softmax_xent: dlogits {} differs from logits {}",
+                                      dlogits->shape_string(), logits.shape_string()));
   if (!labels.buffer) throw ValidationError("softmax_xent: no labels");
   if (metrics.size() < (slot + 1) * 2 * sizeof(float))
     throw ValidationError(fmt::format("softmax_xent: metrics slot {} beyond the buffer", slot));

@@ -27,12 +27,18 @@ void check_sizes(const Tensor& params, const Tensor& grads, size_t n) {
 class Sgd final : public Optimizer {
  public:
   Sgd(Runtime& rt, size_t n, float lr, float momentum, bool nesterov, std::string name)
-      : rt_(rt), n_(n), lr_(lr), momentum_(momentum), nesterov_(nesterov), name_(std::move(name)),
-        velocity_(zeroed(rt, momentum > 0 ? n : 1)), kernel_(rt.kernel("optimizer", "sgd_update")) {}
+      : rt_(rt),
+        n_(n),
+        lr_(lr),
+        momentum_(momentum),
+        nesterov_(nesterov),
+        name_(std::move(name)),
+        velocity_(zeroed(rt, momentum > 0 ? n : 1)),
+        kernel_(rt.kernel("optimizer", "sgd_update")) {}
   void step(Tensor& params, const Tensor& grads) override {
     check_sizes(params, grads, n_);
-    detail::set_args(kernel_, params.mem(), grads.mem(), velocity_.mem(), u32(n_, "parameters"), cl_float(lr_),
-                     cl_float(momentum_), cl_int(nesterov_));
+    detail::set_args(kernel_, params.mem(), grads.mem(), velocity_.mem(), u32(n_, "parameters"),
+                     cl_float(lr_), cl_float(momentum_), cl_int(nesterov_));
     detail::launch_1d(rt_, kernel_, n_);
     ++iterations_;
   }
@@ -53,12 +59,17 @@ class Sgd final : public Optimizer {
 class RmsProp final : public Optimizer {
  public:
   RmsProp(Runtime& rt, size_t n, const OptimizerConfig& c, float lr)
-      : rt_(rt), n_(n), lr_(lr), rho_(c.rho), epsilon_(c.epsilon), mean_square_(zeroed(rt, n)),
+      : rt_(rt),
+        n_(n),
+        lr_(lr),
+        rho_(c.rho),
+        epsilon_(c.epsilon),
+        mean_square_(zeroed(rt, n)),
         kernel_(rt.kernel("optimizer", "rmsprop_update")) {}
   void step(Tensor& params, const Tensor& grads) override {
     check_sizes(params, grads, n_);
-    detail::set_args(kernel_, params.mem(), grads.mem(), mean_square_.mem(), u32(n_, "parameters"), cl_float(lr_),
-                     cl_float(rho_), cl_float(epsilon_));
+    detail::set_args(kernel_, params.mem(), grads.mem(), mean_square_.mem(), u32(n_, "parameters"),
+                     cl_float(lr_), cl_float(rho_), cl_float(epsilon_));
     detail::launch_1d(rt_, kernel_, n_);
     ++iterations_;
   }
@@ -77,15 +88,24 @@ class RmsProp final : public Optimizer {
 class Adam final : public Optimizer {
  public:
   Adam(Runtime& rt, size_t n, const OptimizerConfig& c, float lr, bool decoupled_decay)
-      : rt_(rt), n_(n), lr_(lr), beta1_(c.beta1), beta2_(c.beta2), epsilon_(c.epsilon),
-        decay_(decoupled_decay ? lr * c.weight_decay : 0.f), adamw_(decoupled_decay), m_(zeroed(rt, n)),
-        v_(zeroed(rt, n)), kernel_(rt.kernel("optimizer", "adam_update")) {}
+      : rt_(rt),
+        n_(n),
+        lr_(lr),
+        beta1_(c.beta1),
+        beta2_(c.beta2),
+        epsilon_(c.epsilon),
+        decay_(decoupled_decay ? lr * c.weight_decay : 0.f),
+        adamw_(decoupled_decay),
+        m_(zeroed(rt, n)),
+        v_(zeroed(rt, n)),
+        kernel_(rt.kernel("optimizer", "adam_update")) {}
   void step(Tensor& params, const Tensor& grads) override {
     check_sizes(params, grads, n_);
     const double t = double(iterations_ + 1);
     const float lr_t = float(lr_ * std::sqrt(1.0 - std::pow(beta2_, t)) / (1.0 - std::pow(beta1_, t)));
-    detail::set_args(kernel_, params.mem(), grads.mem(), m_.mem(), v_.mem(), u32(n_, "parameters"), cl_float(lr_t),
-                     cl_float(beta1_), cl_float(beta2_), cl_float(epsilon_), cl_float(decay_));
+    detail::set_args(kernel_, params.mem(), grads.mem(), m_.mem(), v_.mem(), u32(n_, "parameters"),
+                     cl_float(lr_t), cl_float(beta1_), cl_float(beta2_), cl_float(epsilon_),
+                     cl_float(decay_));
     detail::launch_1d(rt_, kernel_, n_);
     ++iterations_;
   }

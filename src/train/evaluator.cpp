@@ -13,8 +13,8 @@ namespace anycl {
 std::pair<double, double> read_metric_sums(Runtime& rt, const compute::buffer& metrics, size_t slots) {
   std::vector<float> values(slots * 2);
   ++rt.counters().host_waits;
-  detail::check_cl(clEnqueueReadBuffer(rt.queue().get(), metrics.get(), CL_TRUE, 0, values.size() * sizeof(float),
-                                       values.data(), 0, nullptr, nullptr),
+  detail::check_cl(clEnqueueReadBuffer(rt.queue().get(), metrics.get(), CL_TRUE, 0,
+                                       values.size() * sizeof(float), values.data(), 0, nullptr, nullptr),
                    "clEnqueueReadBuffer", "metrics");
   double loss = 0, correct = 0;
   for (size_t s = 0; s < slots; ++s) loss += values[2 * s], correct += values[2 * s + 1];
@@ -22,7 +22,11 @@ std::pair<double, double> read_metric_sums(Runtime& rt, const compute::buffer& m
 }
 
 Evaluator::Evaluator(Sequential& model, size_t batch)
-    : model_(model), batch_(std::min(batch, model.max_batch())), rt_(model.runtime()), gather_(rt_), loss_(rt_) {
+    : model_(model),
+      batch_(std::min(batch, model.max_batch())),
+      rt_(model.runtime()),
+      gather_(rt_),
+      loss_(rt_) {
   if (batch_ == 0) throw ValidationError("evaluation batch must be at least 1");
   x_ = Tensor(rt_, {batch_, model.input_features()});
   probs_ = Tensor(rt_, {batch_, model.output_features()});
@@ -31,12 +35,13 @@ Evaluator::Evaluator(Sequential& model, size_t batch)
 
 void Evaluator::check(const DeviceDataset& data) const {
   if (data.features() != model_.input_features())
-    throw ValidationError(fmt::format("the model takes {} input features but the data has {} — use data of the "
-                                      "shape the model was trained on",
-                                      model_.input_features(), data.features()));
+    throw ValidationError(
+        fmt::format("the model takes {} input features but the data has {} — use data of the "
+                    "shape the model was trained on",
+                    model_.input_features(), data.features()));
   if (data.num_classes() > model_.output_features())
-    throw ValidationError(fmt::format("the data has {} classes but the model has {} outputs", data.num_classes(),
-                                      model_.output_features()));
+    throw ValidationError(fmt::format("the data has {} classes but the model has {} outputs",
+                                      data.num_classes(), model_.output_features()));
 }
 
 const compute::buffer& Evaluator::identity_order(size_t count) {
@@ -73,7 +78,8 @@ EvalStats Evaluator::evaluate(const DeviceDataset& data) {
 std::vector<float> Evaluator::probabilities(const DeviceDataset& data, size_t first, size_t count) {
   check(data);
   if (first + count > data.count())
-    throw ValidationError(fmt::format("samples [{}, {}) requested from a set of {}", first, first + count, data.count()));
+    throw ValidationError(
+        fmt::format("samples [{}, {}) requested from a set of {}", first, first + count, data.count()));
   const compute::buffer& order = identity_order(data.count());
   std::vector<float> out;
   out.reserve(count * model_.output_features());

@@ -25,14 +25,17 @@ MetricsFile::MetricsFile(const std::string& path) : path_(path), jsonl_(ends_wit
 void MetricsFile::write(const EpochStats& s) {
   const std::string e = s.has_eval ? s.eval_name : "test";
   if (jsonl_) {
-    out_ << fmt::format("{{\"epoch\": {}, \"train_loss\": {:.6f}, \"train_acc\": {:.6f}", s.epoch, s.train_loss,
-                        s.train_accuracy);
-    if (s.has_eval) out_ << fmt::format(", \"{0}_loss\": {1:.6f}, \"{0}_acc\": {2:.6f}", e, s.eval.loss, s.eval.accuracy);
-    out_ << fmt::format(", \"seconds\": {:.3f}, \"samples_per_s\": {:.1f}}}\n", s.seconds, s.samples_per_second);
+    out_ << fmt::format("{{\"epoch\": {}, \"train_loss\": {:.6f}, \"train_acc\": {:.6f}", s.epoch,
+                        s.train_loss, s.train_accuracy);
+    if (s.has_eval)
+      out_ << fmt::format(", \"{0}_loss\": {1:.6f}, \"{0}_acc\": {2:.6f}", e, s.eval.loss, s.eval.accuracy);
+    out_ << fmt::format(", \"seconds\": {:.3f}, \"samples_per_s\": {:.1f}}}\n", s.seconds,
+                        s.samples_per_second);
   } else {
     if (!header_written_)
-      out_ << (s.has_eval ? fmt::format("epoch,train_loss,train_acc,{0}_loss,{0}_acc,seconds,samples_per_s\n", e)
-                          : "epoch,train_loss,train_acc,seconds,samples_per_s\n");
+      out_ << (s.has_eval
+                   ? fmt::format("epoch,train_loss,train_acc,{0}_loss,{0}_acc,seconds,samples_per_s\n", e)
+                   : "epoch,train_loss,train_acc,seconds,samples_per_s\n");
     out_ << fmt::format("{},{:.6f},{:.6f}", s.epoch, s.train_loss, s.train_accuracy);
     if (s.has_eval) out_ << fmt::format(",{:.6f},{:.6f}", s.eval.loss, s.eval.accuracy);
     out_ << fmt::format(",{:.3f},{:.1f}\n", s.seconds, s.samples_per_second);

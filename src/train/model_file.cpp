@@ -55,8 +55,9 @@ class Reader {
   }
   void need(size_t n, const char* what) const {
     if (bytes_.size() - pos_ < n)
-      throw DataError(fmt::format("model file '{}' is truncated: it ends inside the {} ({} bytes) — re-save the model",
-                                  path_, what, bytes_.size()));
+      throw DataError(
+          fmt::format("model file '{}' is truncated: it ends inside the {} ({} bytes) — re-save the model",
+                      path_, what, bytes_.size()));
   }
   size_t pos() const { return pos_; }
 
@@ -68,7 +69,8 @@ class Reader {
 
 ModelSpec parse_architecture(const std::string& path, const std::string& text, size_t& num_classes) {
   auto bad = [&](const std::string& line, const std::string& why) {
-    return DataError(fmt::format("model file '{}' has an invalid architecture line '{}': {}", path, line, why));
+    return DataError(
+        fmt::format("model file '{}' has an invalid architecture line '{}': {}", path, line, why));
   };
   ModelSpec spec;
   std::istringstream lines(text);
@@ -78,7 +80,8 @@ ModelSpec parse_architecture(const std::string& path, const std::string& text, s
     std::string kind;
     words >> kind;
     if (kind == "input") {
-      if (!(words >> spec.input_features) || spec.input_features == 0) throw bad(line, "expected a positive size");
+      if (!(words >> spec.input_features) || spec.input_features == 0)
+        throw bad(line, "expected a positive size");
     } else if (kind == "classes") {
       if (!(words >> num_classes) || num_classes == 0) throw bad(line, "expected a positive class count");
     } else if (kind == "dense") {
@@ -96,7 +99,8 @@ ModelSpec parse_architecture(const std::string& path, const std::string& text, s
     } else if (kind == "dropout") {
       LayerSpec l;
       l.kind = LayerSpec::Kind::dropout;
-      if (!(words >> l.rate) || !(l.rate >= 0.f && l.rate < 1.f)) throw bad(line, "expected a rate in [0, 1)");
+      if (!(words >> l.rate) || !(l.rate >= 0.f && l.rate < 1.f))
+        throw bad(line, "expected a rate in [0, 1)");
       spec.layers.push_back(l);
     } else if (!kind.empty()) {
       throw bad(line, "unknown layer kind");
@@ -104,9 +108,10 @@ ModelSpec parse_architecture(const std::string& path, const std::string& text, s
   }
   if (spec.input_features == 0 || num_classes == 0 || spec.layers.empty() ||
       spec.layers.back().kind != LayerSpec::Kind::dense)
-    throw DataError(fmt::format("model file '{}' has an incomplete architecture (needs input, classes and a final "
-                                "dense layer)",
-                                path));
+    throw DataError(
+        fmt::format("model file '{}' has an incomplete architecture (needs input, classes and a final "
+                    "dense layer)",
+                    path));
   return spec;
 }
 
@@ -132,28 +137,33 @@ void save_model(const std::string& path, Sequential& model, size_t num_classes) 
 SavedModel read_model(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw DataError(fmt::format("cannot open model file '{}': {}", path, std::strerror(errno)));
-  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),
+                                         std::istreambuf_iterator<char>());
   Reader r(path, bytes);
   if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
-    throw DataError(fmt::format("'{}' is not an anycl model file (it does not start with ANYCLMDL) — pass a file "
-                                "written by `anycl train --save`",
-                                path));
+    throw DataError(
+        fmt::format("'{}' is not an anycl model file (it does not start with ANYCLMDL) — pass a file "
+                    "written by `anycl train --save`",
+                    path));
   r.text(sizeof(kMagic), "magic");
   const uint64_t version = r.le(4, "format version");
   if (version > kModelFormatVersion)
-    throw DataError(fmt::format("model file '{}' uses format version {}, newer than this anycl reads ({}) — "
-                                "upgrade anycl",
-                                path, version, kModelFormatVersion));
+    throw DataError(
+        fmt::format("model file '{}' uses format version {}, newer than this anycl reads ({}) — "
+                    "upgrade anycl",
+                    path, version, kModelFormatVersion));
   if (version == 0) throw DataError(fmt::format("model file '{}' has an invalid format version 0", path));
   const uint64_t arch_size = r.le(4, "architecture length");
   if (arch_size > kMaxArchitectureBytes)
-    throw DataError(fmt::format("model file '{}' claims a {}-byte architecture; the file is corrupt", path, arch_size));
+    throw DataError(
+        fmt::format("model file '{}' claims a {}-byte architecture; the file is corrupt", path, arch_size));
   const std::string arch = r.text(arch_size, "architecture");
   const uint64_t n = r.le(8, "parameter count");
   if (n > (bytes.size() - r.pos()) / 4)
-    throw DataError(fmt::format("model file '{}' is truncated: it declares {} weights but holds fewer — re-save the "
-                                "model",
-                                path, n));
+    throw DataError(
+        fmt::format("model file '{}' is truncated: it declares {} weights but holds fewer — re-save the "
+                    "model",
+                    path, n));
   // Checksum before interpreting the weights: a flipped bit anywhere is reported as such.
   const size_t body = r.pos() + size_t(n) * 4;
   Reader tail(path, bytes);
@@ -163,8 +173,8 @@ SavedModel read_model(const std::string& path) {
     throw DataError(fmt::format("model file '{}' has {} unexpected bytes after the checksum", path,
                                 bytes.size() - tail.pos()));
   if (stored != detail::fnv1a(bytes.data(), body))
-    throw DataError(fmt::format("model file '{}' failed its checksum: the file is corrupt — re-save or re-copy it",
-                                path));
+    throw DataError(fmt::format(
+        "model file '{}' failed its checksum: the file is corrupt — re-save or re-copy it", path));
   SavedModel saved;
   saved.spec = parse_architecture(path, arch, saved.num_classes);
   saved.parameters.resize(size_t(n));

@@ -17,7 +17,12 @@ size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
 }  // namespace
 
 Trainer::Trainer(Sequential& model, Optimizer& optimizer, TrainOptions options)
-    : model_(model), optimizer_(optimizer), options_(options), rt_(model.runtime()), gather_(rt_), loss_(rt_),
+    : model_(model),
+      optimizer_(optimizer),
+      options_(options),
+      rt_(model.runtime()),
+      gather_(rt_),
+      loss_(rt_),
       evaluator_(model, options.batch) {
   if (options_.batch == 0 || options_.batch > model.max_batch())
     throw ValidationError(fmt::format("batch {} must be in [1, {}] (the size the model was built for)",
@@ -55,8 +60,8 @@ std::vector<EpochStats> Trainer::fit(const DeviceDataset& train, const DeviceDat
     throw ValidationError(fmt::format("the model takes {} input features but the data has {}",
                                       model_.input_features(), train.features()));
   if (train.num_classes() > model_.output_features())
-    throw ValidationError(fmt::format("the data has {} classes but the model has {} outputs", train.num_classes(),
-                                      model_.output_features()));
+    throw ValidationError(fmt::format("the data has {} classes but the model has {} outputs",
+                                      train.num_classes(), model_.output_features()));
   const size_t steps = ceil_div(train.count(), options_.batch);
   if (metrics_.get() == nullptr || metrics_.size() < steps * 2 * sizeof(float))
     metrics_ = compute::buffer(rt_.context(), steps * 2 * sizeof(float));
@@ -68,15 +73,15 @@ std::vector<EpochStats> Trainer::fit(const DeviceDataset& train, const DeviceDat
     auto last_progress = start;
     // The previous epoch ended with a blocking read, so the last upload from host_order_ is done.
     host_order_ = epoch_order(train.count(), options_.seed, uint32_t(epoch - 1));
-    detail::check_cl(clEnqueueWriteBuffer(rt_.queue().get(), order_.get(), CL_FALSE, 0,
-                                          host_order_.size() * sizeof(cl_uint), host_order_.data(), 0, nullptr,
-                                          nullptr),
-                     "clEnqueueWriteBuffer", "epoch order");
+    detail::check_cl(
+        clEnqueueWriteBuffer(rt_.queue().get(), order_.get(), CL_FALSE, 0,
+                             host_order_.size() * sizeof(cl_uint), host_order_.data(), 0, nullptr, nullptr),
+        "clEnqueueWriteBuffer", "epoch order");
     for (size_t s = 0; s < steps; ++s) {
       const size_t first = s * options_.batch, rows = std::min(options_.batch, train.count() - first);
       train_step(train, order_, first, rows, s);
-      if (on_progress && options_.progress_interval_s > 0 && since(last_progress) >= options_.progress_interval_s &&
-          s + 1 < steps) {
+      if (on_progress && options_.progress_interval_s > 0 &&
+          since(last_progress) >= options_.progress_interval_s && s + 1 < steps) {
         const auto [loss, correct] = read_metric_sums(rt_, metrics_, s + 1);
         const size_t samples = first + rows;
         on_progress({epoch, options_.epochs, s + 1, steps, samples, since(start), loss / double(samples),

@@ -29,7 +29,8 @@ class Mlp {
     for (size_t i = 0; i < slots_.size(); ++i)
       if (spec.layers[i].kind == LayerSpec::Kind::dense)
         uniform_init(&params_[slots_[i].offset], slots_[i].in * slots_[i].out,
-                     reference::init_limit(spec.layers[i].init, slots_[i].in, slots_[i].out), seed, uint32_t(i));
+                     reference::init_limit(spec.layers[i].init, slots_[i].in, slots_[i].out), seed,
+                     uint32_t(i));
   }
 
   /// One training step on x:(rows,in) with labels; returns the summed loss (as the device's
@@ -40,9 +41,12 @@ class Mlp {
     for (size_t i = 0; i < slots_.size(); ++i) acts.push_back(forward(i, acts.back(), rows, seed, step));
     const size_t classes = slots_.back().out;
     std::vector<float> grad(rows * classes);
-    const double loss = softmax_xent(acts.back().data(), labels.data(), rows, classes, 1.0 / double(rows), grad.data()).loss_sum;
+    const double loss =
+        softmax_xent(acts.back().data(), labels.data(), rows, classes, 1.0 / double(rows), grad.data())
+            .loss_sum;
     std::vector<float> grads(params_.size(), 0.f);
-    for (size_t i = slots_.size(); i-- > 0;) grad = backward(i, acts[i], acts[i + 1], grad, rows, seed, step, grads);
+    for (size_t i = slots_.size(); i-- > 0;)
+      grad = backward(i, acts[i], acts[i + 1], grad, rows, seed, step, grads);
     opt.step(params_, grads);
     return loss;
   }
@@ -64,7 +68,8 @@ class Mlp {
   }
 
   // x:(rows,in) → y:(rows,out)
-  std::vector<float> forward(size_t i, const std::vector<float>& x, size_t rows, uint64_t seed, uint32_t step) {
+  std::vector<float> forward(size_t i, const std::vector<float>& x, size_t rows, uint64_t seed,
+                             uint32_t step) {
     const Slot& s = slots_[i];
     const LayerSpec& l = spec_.layers[i];
     std::vector<float> y(rows * s.out);
@@ -73,14 +78,16 @@ class Mlp {
       dropout_forward(x.data(), y.data(), rows, s.out, mask(i, seed, step));
       return y;
     }
-    gemm(false, false, rows, s.out, s.in, 1.f, x.data(), s.in, &params_[s.offset], s.out, 0.f, y.data(), s.out);
+    gemm(false, false, rows, s.out, s.in, 1.f, x.data(), s.in, &params_[s.offset], s.out, 0.f, y.data(),
+         s.out);
     bias_activation_forward(y.data(), &params_[s.offset + s.in * s.out], rows, s.out, l.activation);
     return y;
   }
 
   // dy:(rows,out) → dx:(rows,in); writes the layer's slice of grads.
-  std::vector<float> backward(size_t i, const std::vector<float>& x, const std::vector<float>& y, std::vector<float> dy,
-                              size_t rows, uint64_t seed, uint32_t step, std::vector<float>& grads) {
+  std::vector<float> backward(size_t i, const std::vector<float>& x, const std::vector<float>& y,
+                              std::vector<float> dy, size_t rows, uint64_t seed, uint32_t step,
+                              std::vector<float>& grads) {
     const Slot& s = slots_[i];
     const LayerSpec& l = spec_.layers[i];
     if (l.kind == LayerSpec::Kind::dropout) {
@@ -90,7 +97,8 @@ class Mlp {
     bias_activation_backward(y.data(), dy.data(), &grads[s.offset + s.in * s.out], rows, s.out, l.activation);
     gemm(true, false, s.in, s.out, rows, 1.f, x.data(), s.in, dy.data(), s.out, 0.f, &grads[s.offset], s.out);
     std::vector<float> dx(rows * s.in);
-    gemm(false, true, rows, s.in, s.out, 1.f, dy.data(), s.out, &params_[s.offset], s.out, 0.f, dx.data(), s.in);
+    gemm(false, true, rows, s.in, s.out, 1.f, dy.data(), s.out, &params_[s.offset], s.out, 0.f, dx.data(),
+         s.in);
     return dx;
   }
 

@@ -9,7 +9,8 @@
 
 namespace anycl::cli {
 
-Args::Args(int argc, char** argv, int first, std::set<std::string> value_flags, std::set<std::string> switches) {
+Args::Args(int argc, char** argv, int first, std::set<std::string> value_flags,
+           std::set<std::string> switches) {
   for (int i = first; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.rfind("--", 0) != 0 || arg == "--") {

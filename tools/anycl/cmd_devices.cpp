@@ -17,15 +17,17 @@ void print_json(const std::vector<DeviceInfo>& devices, size_t selected) {
   fmt::print("[\n");
   for (const auto& d : devices) {
     fmt::print(
-        "  {{\"index\": {}, \"platform_index\": {}, \"device_index\": {}, \"selected\": {}, \"platform_name\": {}, "
+        "  {{\"index\": {}, \"platform_index\": {}, \"device_index\": {}, \"selected\": {}, "
+        "\"platform_name\": {}, "
         "\"platform_version\": {}, \"name\": {}, \"vendor\": {}, \"vendor_id\": {}, \"type\": \"{}\", "
         "\"driver_version\": {}, \"opencl_c_version\": {}, \"compute_units\": {}, \"max_clock_mhz\": {}, "
-        "\"global_mem_bytes\": {}, \"local_mem_bytes\": {}, \"max_alloc_bytes\": {}, \"max_work_group_size\": {}, "
+        "\"global_mem_bytes\": {}, \"local_mem_bytes\": {}, \"max_alloc_bytes\": {}, "
+        "\"max_work_group_size\": {}, "
         "\"preferred_float_vector_width\": {}, \"fp16\": {}, \"fp64\": {}, \"unified_memory\": {}}}{}\n",
         d.index, d.platform_index, d.device_index, d.index == selected, json_string(d.platform_name),
-        json_string(d.platform_version), json_string(d.name), json_string(d.vendor), d.vendor_id, to_string(d.type),
-        json_string(d.driver_version), json_string(d.opencl_c_version), d.compute_units, d.max_clock_mhz,
-        d.global_mem_bytes, d.local_mem_bytes, d.max_alloc_bytes, d.max_work_group_size,
+        json_string(d.platform_version), json_string(d.name), json_string(d.vendor), d.vendor_id,
+        to_string(d.type), json_string(d.driver_version), json_string(d.opencl_c_version), d.compute_units,
+        d.max_clock_mhz, d.global_mem_bytes, d.local_mem_bytes, d.max_alloc_bytes, d.max_work_group_size,
         d.preferred_float_vector_width, d.fp16, d.fp64, d.unified_memory, &d == &devices.back() ? "" : ",");
   }
   fmt::print("]\n");
@@ -38,10 +40,11 @@ void print_table(const std::vector<DeviceInfo>& devices, size_t selected) {
     fmt::print("    platform        {} ({})\n", d.platform_name, d.platform_version);
     fmt::print("    vendor          {} (id 0x{:x}), type {}\n", d.vendor, d.vendor_id, to_string(d.type));
     fmt::print("    driver          {}, {}\n", d.driver_version, d.opencl_c_version);
-    fmt::print("    compute         {} units at {} MHz, max work-group {}, float vector width {}\n", d.compute_units,
-               d.max_clock_mhz, d.max_work_group_size, d.preferred_float_vector_width);
+    fmt::print("    compute         {} units at {} MHz, max work-group {}, float vector width {}\n",
+               d.compute_units, d.max_clock_mhz, d.max_work_group_size, d.preferred_float_vector_width);
     fmt::print("    memory          {} MiB global, {} KiB local, {} MiB max allocation, unified: {}\n",
-               d.global_mem_bytes >> 20, d.local_mem_bytes >> 10, d.max_alloc_bytes >> 20, yes_no(d.unified_memory));
+               d.global_mem_bytes >> 20, d.local_mem_bytes >> 10, d.max_alloc_bytes >> 20,
+               yes_no(d.unified_memory));
     fmt::print("    fp16 / fp64     {} / {}\n", yes_no(d.fp16), yes_no(d.fp64));
   }
   fmt::print("* = selected (--device / ANYCL_DEVICE, else the best device)\n");
@@ -75,8 +78,9 @@ int run_devices(int argc, char** argv) {
     fmt::print(stderr, "starting the runtime on device {} ({}):\n", selected.index, selected.name);
     Runtime rt(options);
     const CompileStats& s = rt.stats();
-    fmt::print(stderr, "runtime ready: {} programs, {} from the disk cache, {} compiled, {:.3f} s; cache: {}\n",
-               s.programs, s.cache_hits, s.cache_misses, s.seconds, s.cache_dir.empty() ? "off" : s.cache_dir);
+    fmt::print(
+        stderr, "runtime ready: {} programs, {} from the disk cache, {} compiled, {:.3f} s; cache: {}\n",
+        s.programs, s.cache_hits, s.cache_misses, s.seconds, s.cache_dir.empty() ? "off" : s.cache_dir);
   }
   return 0;
 }

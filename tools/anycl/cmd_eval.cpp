@@ -16,13 +16,15 @@ namespace {
 
 constexpr size_t kBatch = 256;
 
-void print_confusion(const std::vector<uint8_t>& labels, const std::vector<size_t>& predicted, size_t classes) {
+void print_confusion(const std::vector<uint8_t>& labels, const std::vector<size_t>& predicted,
+                     size_t classes) {
   std::vector<size_t> matrix(classes * classes, 0), totals(classes, 0);
-  for (size_t i = 0; i < labels.size(); ++i) ++matrix[labels[i] * classes + predicted[i]], ++totals[labels[i]];
+  for (size_t i = 0; i < labels.size(); ++i)
+    ++matrix[labels[i] * classes + predicted[i]], ++totals[labels[i]];
   fmt::print("\nper-class accuracy:\n");
   for (size_t c = 0; c < classes; ++c)
-    fmt::print("  class {:>3}: {:.4f}  ({} samples)\n", c, totals[c] ? double(matrix[c * classes + c]) / double(totals[c]) : 0.0,
-               totals[c]);
+    fmt::print("  class {:>3}: {:.4f}  ({} samples)\n", c,
+               totals[c] ? double(matrix[c * classes + c]) / double(totals[c]) : 0.0, totals[c]);
   fmt::print("\nconfusion matrix (rows: true class, columns: predicted):\n      ");
   for (size_t c = 0; c < classes; ++c) fmt::print("{:>6}", c);
   fmt::print("\n");
@@ -53,9 +55,10 @@ std::string required(const Args& args, const char* flag) {
 int run_eval(int argc, char** argv) {
   const Args args(argc, argv, 2, {"--model", "--data", "--device"}, {"--help"});
   if (args.has("--help"))
-    return fmt::print("usage: anycl eval --model FILE [--data DIR] [--device SPEC]\n"
-                      "  Test loss and accuracy, per-class accuracy and the confusion matrix of a saved model\n"
-                      "  on the test split of DIR (default: Fashion-MNIST).\n"),
+    return fmt::print(
+               "usage: anycl eval --model FILE [--data DIR] [--device SPEC]\n"
+               "  Test loss and accuracy, per-class accuracy and the confusion matrix of a saved model\n"
+               "  on the test split of DIR (default: Fashion-MNIST).\n"),
            0;
   if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
   const std::string model_path = required(args, "--model");
@@ -71,9 +74,11 @@ int run_eval(int argc, char** argv) {
   const DeviceDataset test(rt, splits.test);
   Evaluator evaluator(*model, kBatch);
   const EvalStats stats = evaluator.evaluate(test);
-  fmt::print("model: {}  data: {} ({} test samples)  device: {}\n", model_path, splits.dir, test.count(), rt.info().name);
+  fmt::print("model: {}  data: {} ({} test samples)  device: {}\n", model_path, splits.dir, test.count(),
+             rt.info().name);
   fmt::print("Test loss: {:.4f} - Test accuracy: {:.4f}\n", stats.loss, stats.accuracy);
-  const auto predicted = argmax_rows(evaluator.probabilities(test, 0, test.count()), model->output_features());
+  const auto predicted =
+      argmax_rows(evaluator.probabilities(test, 0, test.count()), model->output_features());
   print_confusion(test.host_labels(), predicted, saved.num_classes);
   return 0;
 }
@@ -81,8 +86,9 @@ int run_eval(int argc, char** argv) {
 int run_predict(int argc, char** argv) {
   const Args args(argc, argv, 2, {"--model", "--images", "--first", "--device"}, {"--help"});
   if (args.has("--help"))
-    return fmt::print("usage: anycl predict --model FILE --images IDX3_FILE [--first N] [--device SPEC]\n"
-                      "  Prints the predicted class and its probability for each image (default: the first 10).\n"),
+    return fmt::print(
+               "usage: anycl predict --model FILE --images IDX3_FILE [--first N] [--device SPEC]\n"
+               "  Prints the predicted class and its probability for each image (default: the first 10).\n"),
            0;
   if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
   const std::string model_path = required(args, "--model"), images_path = required(args, "--images");
@@ -91,8 +97,9 @@ int run_predict(int argc, char** argv) {
   const SavedModel saved = read_model(model_path);
   const data::IdxArray idx = data::read_idx(images_path);
   if (idx.dims.size() != 3)
-    throw DataError(fmt::format("'{}' holds {} dimensions; predict needs an images file (idx3: count, rows, cols)",
-                                images_path, idx.dims.size()));
+    throw DataError(
+        fmt::format("'{}' holds {} dimensions; predict needs an images file (idx3: count, rows, cols)",
+                    images_path, idx.dims.size()));
   data::Dataset images;
   images.count = std::min<size_t>(idx.dims[0], first_n);
   images.rows = idx.dims[1];

@@ -68,10 +68,11 @@ auto as_usage_error(const char* flag, F&& parse) {
 }  // namespace
 
 int run_train(int argc, char** argv) {
-  const Args args(argc, argv, 2,
-                  {"--data", "--device", "--epochs", "--batch", "--layers", "--activation", "--init", "--dropout",
-                   "--optimizer", "--lr", "--seed", "--limit", "--validation-split", "--save", "--metrics"},
-                  {"--quiet", "--help"});
+  const Args args(
+      argc, argv, 2,
+      {"--data", "--device", "--epochs", "--batch", "--layers", "--activation", "--init", "--dropout",
+       "--optimizer", "--lr", "--seed", "--limit", "--validation-split", "--save", "--metrics"},
+      {"--quiet", "--help"});
   if (args.has("--help")) return fmt::print("{}", kUsage), 0;
   if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
 
@@ -81,8 +82,10 @@ int run_train(int argc, char** argv) {
   train.batch = size_t(args.get_int("--batch", 128, 1, 1ll << 31));
   train.seed = uint64_t(args.get_int("--seed", 1, 0, (1ll << 62)));
   const auto hidden = parse_layers(args.get("--layers", "512,512"));
-  const Activation activation = as_usage_error("--activation", [&] { return parse_activation(args.get("--activation", "relu")); });
-  const Init init = as_usage_error("--init", [&] { return parse_init(args.get("--init", "glorot_uniform")); });
+  const Activation activation =
+      as_usage_error("--activation", [&] { return parse_activation(args.get("--activation", "relu")); });
+  const Init init =
+      as_usage_error("--init", [&] { return parse_init(args.get("--init", "glorot_uniform")); });
   const float dropout = float(args.get_double("--dropout", 0.2, 0.0, 0.999999));
   OptimizerConfig opt;
   opt.name = args.get("--optimizer", "rmsprop");
@@ -93,8 +96,9 @@ int run_train(int argc, char** argv) {
   const bool quiet = args.has("--quiet");
   const std::string save_path = args.get("--save"), metrics_path = args.get("--metrics");
   if (args.has("--save") && save_path.empty()) throw UsageError("--save needs a file name");
-  if (!metrics_path.empty() && !(metrics_path.size() > 4 && (metrics_path.rfind(".csv") == metrics_path.size() - 4 ||
-                                                              metrics_path.rfind(".jsonl") == metrics_path.size() - 6)))
+  if (!metrics_path.empty() &&
+      !(metrics_path.size() > 4 && (metrics_path.rfind(".csv") == metrics_path.size() - 4 ||
+                                    metrics_path.rfind(".jsonl") == metrics_path.size() - 6)))
     throw UsageError("--metrics must name a .csv or .jsonl file, got '" + metrics_path + "'");
   const DeviceInfo device = select_device_or_usage_error(args);
 
@@ -118,9 +122,9 @@ int run_train(int argc, char** argv) {
   model.initialize(train.seed);
 
   if (!quiet) {
-    fmt::print("device: {} ({}, driver {})\ndata: {} — {} training, {} {} samples, {} classes\n", rt.info().name,
-               rt.info().platform_name, rt.info().driver_version, splits.dir, splits.train.count,
-               splits.validation.count ? splits.validation.count : splits.test.count,
+    fmt::print("device: {} ({}, driver {})\ndata: {} — {} training, {} {} samples, {} classes\n",
+               rt.info().name, rt.info().platform_name, rt.info().driver_version, splits.dir,
+               splits.train.count, splits.validation.count ? splits.validation.count : splits.test.count,
                splits.validation.count ? "validation" : "test", splits.train.num_classes);
     fmt::print("{}optimizer: {} (lr {}), batch {}, epochs {}, seed {}\n", model.summary(), optimizer->name(),
                optimizer->learning_rate(), train.batch, train.epochs, train.seed);
@@ -130,7 +134,9 @@ int run_train(int argc, char** argv) {
   const DeviceDataset train_data(rt, splits.train), test_data(rt, splits.test);
   std::unique_ptr<DeviceDataset> val_data;
   if (splits.validation.count) val_data = std::make_unique<DeviceDataset>(rt, splits.validation);
-  gemm_warmup(rt, {{Trans::no, Trans::no}, {Trans::yes, Trans::no}, {Trans::no, Trans::yes}});  // compile before timing
+  gemm_warmup(
+      rt,
+      {{Trans::no, Trans::no}, {Trans::yes, Trans::no}, {Trans::no, Trans::yes}});  // compile before timing
 
   const bool live = !quiet && isatty(STDERR_FILENO);
   train.progress_interval_s = live ? 0.25 : 0.0;
@@ -149,8 +155,10 @@ int run_train(int argc, char** argv) {
   if (!quiet) {
     const RuntimeCounters& c = trainer.step_counters();
     const double steps = double(trainer.steps_done());
-    fmt::print("per training step: {:.1f} anycl kernel launches + {:.1f} CLBlast GEMM calls, {:.1f} blocking host waits\n",
-               double(c.kernel_launches) / steps, double(c.gemm_calls) / steps, double(c.host_waits) / steps);
+    fmt::print(
+        "per training step: {:.1f} anycl kernel launches + {:.1f} CLBlast GEMM calls, {:.1f} blocking host "
+        "waits\n",
+        double(c.kernel_launches) / steps, double(c.gemm_calls) / steps, double(c.host_waits) / steps);
   }
   if (!save_path.empty()) {
     save_model(save_path, model, splits.train.num_classes);

@@ -12,7 +12,8 @@
 namespace {
 
 void print_help() {
-  fmt::print("anycl {} — portable OpenCL training\n\nusage: anycl <command> [flags]\n\ncommands:\n", ANYCL_VERSION);
+  fmt::print("anycl {} — portable OpenCL training\n\nusage: anycl <command> [flags]\n\ncommands:\n",
+             ANYCL_VERSION);
   for (const auto& c : anycl::cli::commands()) fmt::print("  {:<10} {}\n", c.name, c.summary);
   fmt::print(
       "\nDevice selection: --device SPEC or ANYCL_DEVICE=SPEC, where SPEC is an index (1), platform:device "
@@ -23,7 +24,8 @@ void print_help() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
+      !std::strcmp(argv[1], "help")) {
     print_help();
     return argc < 2 ? 2 : 0;
   }

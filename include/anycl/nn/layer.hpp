@@ -22,10 +22,10 @@ struct StepContext {
 /// A layer's architecture, as stored in model files.
 struct LayerSpec {
   enum class Kind { dense, dropout } kind = Kind::dense;
-  size_t units = 0;                        // dense
+  size_t units = 0;                            // dense
   Activation activation = Activation::linear;  // dense
   Init init = Init::glorot_uniform;            // dense
-  float rate = 0.f;                        // dropout
+  float rate = 0.f;                            // dropout
 };
 
 class Layer {

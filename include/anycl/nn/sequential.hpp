@@ -29,7 +29,8 @@ class Sequential {
   explicit Sequential(const ModelSpec& spec);
 
   /// Appends a Dense layer. Returns *this for chaining.
-  Sequential& dense(size_t units, Activation activation = Activation::linear, Init init = Init::glorot_uniform);
+  Sequential& dense(size_t units, Activation activation = Activation::linear,
+                    Init init = Init::glorot_uniform);
   /// Appends a Dropout layer.
   Sequential& dropout(float rate);
   /// Appends any layer.

@@ -11,7 +11,7 @@ namespace anycl {
 /// Which mask: element (r, c) is dropped with probability `rate`, decided by (seed, step,
 /// stream, (row_base + r)·cols + c).
 struct DropoutMask {
-  float rate = 0.f;       // in [0, 1)
+  float rate = 0.f;  // in [0, 1)
   uint64_t seed = 0;
   uint32_t step = 0;      // the training step: a new mask every step
   uint32_t stream = 0;    // one stream per dropout layer

@@ -18,9 +18,9 @@ namespace anycl {
 struct OptimizerConfig {
   std::string name = "rmsprop";  // sgd, momentum, nesterov, rmsprop, adam, adamw
   float lr = 0.f;
-  float momentum = 0.9f;     // momentum, nesterov
-  float rho = 0.9f;          // rmsprop
-  float epsilon = 1e-7f;     // rmsprop, adam
+  float momentum = 0.9f;               // momentum, nesterov
+  float rho = 0.9f;                    // rmsprop
+  float epsilon = 1e-7f;               // rmsprop, adam
   float beta1 = 0.9f, beta2 = 0.999f;  // adam
   float weight_decay = 0.004f;         // adamw (decoupled, as Keras' AdamW default)
 };

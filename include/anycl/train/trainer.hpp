@@ -62,7 +62,8 @@ class Trainer {
   const RuntimeCounters& step_counters() const noexcept { return step_counters_; }
 
  private:
-  void train_step(const DeviceDataset& data, const compute::buffer& order, size_t first, size_t rows, size_t slot);
+  void train_step(const DeviceDataset& data, const compute::buffer& order, size_t first, size_t rows,
+                  size_t slot);
 
   Sequential& model_;
   Optimizer& optimizer_;
