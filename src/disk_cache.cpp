@@ -11,6 +11,7 @@
 #include <fstream>
 #include <random>
 
+#include "anycl/device.hpp"
 #include "hash.hpp"
 
 namespace anycl::detail {
@@ -26,6 +27,12 @@ std::string env(const char* name) {
 }
 
 }  // namespace
+
+uint64_t device_hash(const DeviceInfo& d) {
+  uint64_t h = fnv1a(d.platform_name);
+  for (const std::string* part : {&d.platform_version, &d.name, &d.driver_version}) h = fnv1a(*part, h);
+  return h;
+}
 
 std::string DiskCache::default_dir() {
   const std::string mode = env("ANYCL_CACHE");

@@ -7,7 +7,15 @@
 #include <string>
 #include <vector>
 
+namespace anycl {
+struct DeviceInfo;
+}
+
 namespace anycl::detail {
+
+/// The hash of what makes a device's binaries (and tuning) valid: platform name and version,
+/// device name, driver version. Cache keys and tuning file names start from it.
+uint64_t device_hash(const DeviceInfo& device);
 
 class DiskCache {
  public:

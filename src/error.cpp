@@ -96,9 +96,27 @@ const char* cl_status_name(int status) noexcept {
   }
 }
 
+namespace {
+// What a person can do about the statuses that mean "the device is out of something" or gone.
+const char* status_hint(int status) {
+  switch (status) {
+    case -4:   // CL_MEM_OBJECT_ALLOCATION_FAILURE
+    case -5:   // CL_OUT_OF_RESOURCES
+    case -6:   // CL_OUT_OF_HOST_MEMORY
+    case -61:  // CL_INVALID_BUFFER_SIZE
+      return " — the device ran out of memory or resources: use a smaller batch (--batch) or smaller layers, "
+             "or stop other programs using the device";
+    case -2:  // CL_DEVICE_NOT_AVAILABLE
+      return " — the device is not available (lost, reset or in use): check the driver and try again";
+    default:
+      return "";
+  }
+}
+}  // namespace
+
 OpenCLError::OpenCLError(int status, std::string call, const std::string& context)
-    : Error(fmt::format("{} failed: {} ({}){}{}", call, cl_status_name(status), status,
-                        context.empty() ? "" : " in ", context)),
+    : Error(fmt::format("{} failed: {} ({}){}{}{}", call, cl_status_name(status), status,
+                        context.empty() ? "" : " in ", context, status_hint(status))),
       status_(status),
       call_(std::move(call)) {}
 

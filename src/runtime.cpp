@@ -5,8 +5,11 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 
 #include "anycl/error.hpp"
+#include "anycl/tuning.hpp"
 #include "disk_cache.hpp"
 #include "hash.hpp"
 #include "kernel_sources.hpp"
@@ -48,6 +51,7 @@ Runtime::Runtime(RuntimeOptions options) : options_(std::move(options)) {
   if (!cache_dir.empty()) cache_ = std::make_unique<detail::DiskCache>(cache_dir);
   stats_.cache_dir = cache_dir;
 
+  apply_stored_tuning();
   const auto start = std::chrono::steady_clock::now();
   for (const auto& name : program_names()) program(name);
   stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -81,10 +85,8 @@ compute::kernel Runtime::kernel(const std::string& program_name, const std::stri
 compute::program Runtime::build(const std::string& name, const std::string& options) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::string source = full_source(detail::kernel_sources(), name);
-  uint64_t h = detail::fnv1a(info_.platform_name);
-  for (const std::string* part : std::initializer_list<const std::string*>{
-           &info_.platform_version, &info_.name, &info_.driver_version, &options, &source})
-    h = detail::fnv1a(*part, h);
+  uint64_t h = detail::device_hash(info_);
+  for (const std::string* part : {&options, &source}) h = detail::fnv1a(*part, h);
   const std::string key = fmt::format("{}-{:016x}", name, h);
   ++stats_.programs;
   auto elapsed_ms = [&] {
@@ -136,6 +138,28 @@ compute::buffer& Runtime::workspace(size_t bytes) {
 void Runtime::finish() {
   ++counters_.host_waits;
   detail::check_cl(clFinish(queue_.get()), "clFinish", info_.name);
+}
+
+void Runtime::apply_stored_tuning() {
+  // Parameters from `anycl tune`; a missing file is normal, a bad one is logged and ignored.
+  const char* env = std::getenv("ANYCL_TUNING");
+  const std::string mode = env ? env : "";
+  if (mode == "off" || mode == "0") return;
+  const std::string path = tuning_file_path(info_);
+  if (path.empty()) return;
+  std::string why;
+  const auto tuning = load_tuning(path, &why);
+  if (!tuning) {
+    if (std::filesystem::exists(path)) log("CLBlast tuning ignored: " + why + " — run `anycl tune` again");
+    return;
+  }
+  try {
+    apply_tuning(*this, *tuning);
+    stats_.tuning_file = path;
+    log("CLBlast tuning applied from " + path);
+  } catch (const Error& e) {
+    log(std::string("CLBlast tuning ignored: ") + e.what());
+  }
 }
 
 void Runtime::log(const std::string& line) const {

@@ -5,8 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ ninja-build pkg-config ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd
-          libclblast-dev libboost-dev libfmt-dev zlib1g-dev doctest-dev nlohmann-json3-dev
-          dataset-fashion-mnist)
+          libclblast-dev libboost-dev libfmt-dev zlib1g-dev doctest-dev nlohmann-json3-dev libopenblas-dev
+          dataset-fashion-mnist
+          librsvg2-bin libprotobuf-dev protobuf-compiler libonnx-dev python3-venv)  # plot test; ONNX export
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -22,6 +23,17 @@ if [ ${#missing[@]} -gt 0 ]; then
     cat "$log" >&2
     echo "setup: apt-get failed (above); check the network and /etc/apt/sources.list" >&2
     exit 1
+  fi
+  rm -f "$log"
+fi
+
+# onnxruntime (PyPI) for the ONNX export test, in a venv of its own (Debian's Python is externally managed).
+if ! build/onnx-venv/bin/python3 -c 'import onnxruntime, onnx, numpy' 2>/dev/null; then
+  log=$(mktemp)
+  if ! { /usr/bin/python3 -m venv build/onnx-venv && build/onnx-venv/bin/pip install -q onnxruntime onnx numpy; } \
+      >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "setup: could not install onnxruntime into build/onnx-venv (above); the ONNX test will be skipped" >&2
   fi
   rm -f "$log"
 fi

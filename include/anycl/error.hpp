@@ -31,6 +31,7 @@ class OpenCLError : public Error {
 /// An OpenCL program failed to compile; carries the compiler's log.
 class BuildError : public Error {
  public:
+  /// The message names the program, its build options and the device, then quotes the log.
   BuildError(const std::string& program, const std::string& options, const std::string& device,
              std::string log);
   /// The full build log the OpenCL compiler produced.
@@ -60,6 +61,12 @@ class DeviceSpecError : public DeviceError {
 
 /// A data file is missing, malformed or inconsistent.
 class DataError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// Training diverged: the loss (or the weights) became NaN or infinite.
+class NumericalError : public Error {
  public:
   using Error::Error;
 };

@@ -40,6 +40,7 @@ struct CompileStats {
   size_t cache_misses = 0;  // programs compiled from source
   double seconds = 0.0;     // wall time spent loading/compiling programs
   std::string cache_dir;    // empty when the disk cache is off
+  std::string tuning_file;  // the `anycl tune` file applied at start-up; empty when none
 };
 
 /// What the runtime has been asked to do: the figures behind "launches and host waits per step".
@@ -57,6 +58,7 @@ class Runtime {
  public:
   /// Selects the device, creates context and queue, compiles all embedded programs.
   explicit Runtime(RuntimeOptions options = {});
+  /// Releases queue, context and programs (waits for nothing; never throws).
   ~Runtime();
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
@@ -65,6 +67,7 @@ class Runtime {
   const DeviceInfo& info() const noexcept { return info_; }
   /// The Boost.Compute handles (interoperate with raw cl_* through .get()).
   const compute::device& device() const noexcept { return device_; }
+  /// The context and the in-order queue every op enqueues on.
   compute::context& context() noexcept { return context_; }
   compute::command_queue& queue() noexcept { return queue_; }
 
@@ -86,6 +89,7 @@ class Runtime {
 
  private:
   compute::program build(const std::string& name, const std::string& options);
+  void apply_stored_tuning();
   void log(const std::string& line) const;
 
   RuntimeOptions options_;

@@ -17,6 +17,7 @@ class Tensor {
   /// A tensor holding a copy of `values` (values.size() must equal the shape's product).
   static Tensor from_host(Runtime& rt, std::vector<size_t> shape, const std::vector<float>& values);
 
+  /// The dimensions, outermost first.
   const std::vector<size_t>& shape() const noexcept { return shape_; }
   /// Number of elements.
   size_t size() const noexcept;
@@ -26,6 +27,7 @@ class Tensor {
   /// "(128, 784)".
   std::string shape_string() const;
 
+  /// The device buffer (shared by views), and its raw handle for OpenCL/CLBlast calls.
   const compute::buffer& buffer() const noexcept { return buffer_; }
   cl_mem mem() const noexcept { return buffer_.get(); }
   /// Offset of element 0 in the buffer, in elements.
@@ -34,6 +36,7 @@ class Tensor {
   /// Copies `n` floats from the host (blocking unless `blocking` is false; then `data` must
   /// outlive the copy).
   void upload(const float* data, size_t n, bool blocking = true);
+  /// Copies `values` from the host (blocking).
   void upload(const std::vector<float>& values) { upload(values.data(), values.size()); }
   /// Copies the tensor to the host (blocking).
   std::vector<float> download() const;
@@ -45,6 +48,7 @@ class Tensor {
   /// The same elements under another shape with the same element count.
   Tensor reshaped(std::vector<size_t> shape) const;
 
+  /// The runtime whose device holds the tensor.
   Runtime& runtime() const { return *rt_; }
 
  private:

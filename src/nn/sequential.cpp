@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 #include "anycl/error.hpp"
 #include "anycl/nn/dense.hpp"
 #include "anycl/nn/dropout.hpp"
@@ -65,11 +67,35 @@ Runtime& Sequential::runtime() const {
   return *rt_;
 }
 
+void Sequential::check_memory(Runtime& rt, size_t max_batch) const {
+  // Every buffer build() allocates, in floats: parameters and gradients, then per layer its output
+  // and input-gradient (Dense) or mask output (Dropout) for max_batch rows. Saturating arithmetic
+  // so that an absurd batch reports a huge figure instead of wrapping.
+  const auto mul = [](size_t a, size_t b) { return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b; };
+  const auto add = [](size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; };
+  size_t floats = mul(parameter_count(), 2), in = input_features_;
+  for (const auto& l : layers_) {
+    const size_t out = l->output_features(in);
+    if (l->kind() == "Dense")
+      floats = add(floats, mul(max_batch, add(in, out)));
+    else
+      floats = add(floats, mul(max_batch, out));
+    in = out;
+  }
+  const size_t bytes = mul(floats, sizeof(float));
+  if (bytes > rt.info().global_mem_bytes)
+    throw ValidationError(fmt::format(
+        "the model needs {} MiB of device memory for batches of {} rows, but '{}' has {} MiB — use a smaller "
+        "batch (or smaller layers)",
+        bytes >> 20, max_batch, rt.info().name, rt.info().global_mem_bytes >> 20));
+}
+
 void Sequential::build(Runtime& rt, size_t max_batch) {
   if (layers_.empty() || layers_.back()->kind() != "Dense")
     throw ValidationError("a model must end with a Dense layer (its outputs are the class logits)");
   if (max_batch == 0) throw ValidationError("the batch size must be at least 1");
   const size_t n = parameter_count();
+  check_memory(rt, max_batch);
   params_ = Tensor(rt, {n});
   grads_ = Tensor(rt, {n});
   size_t offset = 0, in = input_features_;

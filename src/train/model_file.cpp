@@ -117,9 +117,9 @@ ModelSpec parse_architecture(const std::string& path, const std::string& text, s
 
 }  // namespace
 
-void save_model(const std::string& path, Sequential& model, size_t num_classes) {
-  const std::vector<float> params = model.parameters().download();
-  const std::string arch = architecture_text(model.spec(), num_classes);
+std::vector<unsigned char> encode_model(const ModelSpec& spec, size_t num_classes,
+                                        const std::vector<float>& params) {
+  const std::string arch = architecture_text(spec, num_classes);
   std::vector<unsigned char> out(kMagic, kMagic + sizeof(kMagic));
   put_le(out, kModelFormatVersion, 4);
   put_le(out, arch.size(), 4);
@@ -131,7 +131,11 @@ void save_model(const std::string& path, Sequential& model, size_t num_classes) 
     put_le(out, bits, 4);
   }
   put_le(out, detail::fnv1a(out.data(), out.size()), 8);
-  detail::write_file_atomically(path, out);
+  return out;
+}
+
+void save_model(const std::string& path, Sequential& model, size_t num_classes) {
+  detail::write_file_atomically(path, encode_model(model.spec(), num_classes, model.parameters().download()));
 }
 
 SavedModel read_model(const std::string& path) {
@@ -139,6 +143,10 @@ SavedModel read_model(const std::string& path) {
   if (!in) throw DataError(fmt::format("cannot open model file '{}': {}", path, std::strerror(errno)));
   const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),
                                          std::istreambuf_iterator<char>());
+  return decode_model(path, bytes);
+}
+
+SavedModel decode_model(const std::string& path, const std::vector<unsigned char>& bytes) {
   Reader r(path, bytes);
   if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
     throw DataError(

@@ -1,19 +1,29 @@
 // The training loop. Host work per step is enqueueing only; the host waits at progress
-// updates and epoch ends, where it reads the device-side metric slots.
+// updates, checkpoints and epoch ends, where it reads the device-side metric slots (and checks
+// that the loss is finite: the numerical guard costs no extra wait).
 #include "anycl/train/trainer.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "anycl/error.hpp"
 #include "anycl/train/batch_order.hpp"
+#include "anycl/train/checkpoint.hpp"
 
 namespace anycl {
 namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+// (loss, correct) summed in double in slot order, as read_metric_sums does.
+std::pair<double, double> sums(const std::vector<float>& values) {
+  double loss = 0, correct = 0;
+  for (size_t s = 0; s + 1 < values.size(); s += 2) loss += values[s], correct += values[s + 1];
+  return {loss, correct};
+}
 }  // namespace
 
 Trainer::Trainer(Sequential& model, Optimizer& optimizer, TrainOptions options)
@@ -54,6 +64,94 @@ void Trainer::train_step(const DeviceDataset& data, const compute::buffer& order
   step_counters_.host_waits += after.host_waits - before.host_waits;
 }
 
+std::vector<float> Trainer::read_slots(size_t slots) {
+  std::vector<float> values(slots * 2);
+  if (values.empty()) return values;
+  ++rt_.counters().host_waits;
+  detail::check_cl(clEnqueueReadBuffer(rt_.queue().get(), metrics_.get(), CL_TRUE, 0,
+                                       values.size() * sizeof(float), values.data(), 0, nullptr, nullptr),
+                   "clEnqueueReadBuffer", "metrics");
+  for (size_t s = 0; s < slots; ++s)
+    if (!std::isfinite(values[2 * s]))
+      throw NumericalError(fmt::format(
+          "training diverged at epoch {}, step {} (global step {}): the loss became {} — lower the "
+          "learning rate (now {:g})",
+          epoch_ + 1, s + 1, steps_done_ - step_ + s + 1, values[2 * s], optimizer_.learning_rate()));
+  return values;
+}
+
+Checkpoint Trainer::checkpoint() {
+  Checkpoint c;
+  c.epoch_metrics = read_slots(step_);
+  c.model.spec = model_.spec();
+  c.model.num_classes = num_classes_ ? num_classes_ : model_.output_features();
+  c.model.parameters = model_.parameters().download();
+  for (Tensor* t : optimizer_.state()) c.optimizer_state.push_back(t->download());
+  auto finite = [](const std::vector<float>& v) {
+    return std::all_of(v.begin(), v.end(), [](float f) { return std::isfinite(f); });
+  };
+  bool ok = finite(c.model.parameters);
+  for (const auto& s : c.optimizer_state) ok = ok && finite(s);
+  if (!ok)
+    throw NumericalError(fmt::format(
+        "training diverged by epoch {}, step {} (global step {}): the weights or optimizer state became "
+        "NaN or infinite — lower the learning rate (now {:g})",
+        epoch_ + 1, step_, steps_done_, optimizer_.learning_rate()));
+  c.optimizer = optimizer_.name();
+  c.learning_rate = optimizer_.learning_rate();
+  c.optimizer_iterations = optimizer_.iterations();
+  c.seed = options_.seed;
+  c.batch = options_.batch;
+  c.steps_done = steps_done_;
+  c.epoch = epoch_;
+  c.step_in_epoch = step_;
+  c.train_count = train_count_ ? train_count_ : 1;
+  c.history = history_;
+  c.app = options_.checkpoint_app;
+  return c;
+}
+
+void Trainer::save_checkpoint(const std::string& path) { write_checkpoint(path, checkpoint()); }
+
+void Trainer::resume_from(const std::string& path) { resume_from(read_checkpoint(path)); }
+
+void Trainer::resume_from(const Checkpoint& c) {
+  auto differs = [](const char* what, const auto& ours, const auto& theirs) {
+    return ValidationError(fmt::format(
+        "the checkpoint was written with {} {} but this run has {} — resume with the same settings", what,
+        theirs, ours));
+  };
+  const Sequential saved(c.model.spec);
+  if (saved.summary() != model_.summary() || c.model.parameters.size() != model_.parameter_count())
+    throw ValidationError(
+        fmt::format("the checkpoint's model differs from this one:\n{}this run's model:\n{}— resume with the "
+                    "same architecture",
+                    saved.summary(), model_.summary()));
+  if (c.optimizer != optimizer_.name()) throw differs("optimizer", optimizer_.name(), c.optimizer);
+  if (c.batch != options_.batch) throw differs("batch", options_.batch, c.batch);
+  if (c.seed != options_.seed) throw differs("seed", options_.seed, c.seed);
+  const std::vector<Tensor*> state = optimizer_.state();
+  if (c.optimizer_state.size() != state.size())
+    throw differs("optimizer state tensors", state.size(), c.optimizer_state.size());
+  for (size_t i = 0; i < state.size(); ++i)
+    if (c.optimizer_state[i].size() != state[i]->size())
+      throw differs("optimizer state size", state[i]->size(), c.optimizer_state[i].size());
+  model_.parameters().upload(c.model.parameters);
+  for (size_t i = 0; i < state.size(); ++i) state[i]->upload(c.optimizer_state[i]);
+  optimizer_.set_iterations(c.optimizer_iterations);
+  steps_done_ = c.steps_done;
+  epoch_ = c.epoch;
+  step_ = c.step_in_epoch;
+  train_count_ = c.train_count;
+  num_classes_ = c.model.num_classes;
+  restored_metrics_ = c.epoch_metrics;
+  history_ = c.history;
+}
+
+void Trainer::write_checkpoint_if_asked() {
+  if (!options_.checkpoint_path.empty()) save_checkpoint(options_.checkpoint_path);
+}
+
 std::vector<EpochStats> Trainer::fit(const DeviceDataset& train, const DeviceDataset* eval,
                                      const std::string& eval_name) {
   if (train.features() != model_.input_features())
@@ -62,13 +160,30 @@ std::vector<EpochStats> Trainer::fit(const DeviceDataset& train, const DeviceDat
   if (train.num_classes() > model_.output_features())
     throw ValidationError(fmt::format("the data has {} classes but the model has {} outputs",
                                       train.num_classes(), model_.output_features()));
+  if (train_count_ != 0 && train_count_ != train.count())
+    throw ValidationError(fmt::format(
+        "the checkpoint was written for {} training samples per epoch but the data has {} — resume with the "
+        "same data set, --limit and --validation-split",
+        train_count_, train.count()));
+  train_count_ = train.count();
+  num_classes_ = train.num_classes();
+  stopped_ = false;
   const size_t steps = ceil_div(train.count(), options_.batch);
   if (metrics_.get() == nullptr || metrics_.size() < steps * 2 * sizeof(float))
     metrics_ = compute::buffer(rt_.context(), steps * 2 * sizeof(float));
   if (order_.get() == nullptr || order_.size() < train.count() * sizeof(cl_uint))
     order_ = compute::buffer(rt_.context(), train.count() * sizeof(cl_uint));
-  std::vector<EpochStats> history;
-  for (size_t epoch = 1; epoch <= options_.epochs; ++epoch) {
+  if (!restored_metrics_.empty()) {
+    ++rt_.counters().host_waits;
+    detail::check_cl(clEnqueueWriteBuffer(rt_.queue().get(), metrics_.get(), CL_TRUE, 0,
+                                          restored_metrics_.size() * sizeof(float), restored_metrics_.data(),
+                                          0, nullptr, nullptr),
+                     "clEnqueueWriteBuffer", "restored epoch metrics");
+    restored_metrics_.clear();
+  }
+  auto stop_requested = [&] { return options_.stop && options_.stop->load(); };
+  while (epoch_ < options_.epochs) {
+    const size_t epoch = epoch_ + 1;
     const auto start = Clock::now();
     auto last_progress = start;
     // The previous epoch ended with a blocking read, so the last upload from host_order_ is done.
@@ -77,25 +192,35 @@ std::vector<EpochStats> Trainer::fit(const DeviceDataset& train, const DeviceDat
         clEnqueueWriteBuffer(rt_.queue().get(), order_.get(), CL_FALSE, 0,
                              host_order_.size() * sizeof(cl_uint), host_order_.data(), 0, nullptr, nullptr),
         "clEnqueueWriteBuffer", "epoch order");
-    for (size_t s = 0; s < steps; ++s) {
-      const size_t first = s * options_.batch, rows = std::min(options_.batch, train.count() - first);
-      train_step(train, order_, first, rows, s);
+    const size_t first_step = step_;
+    while (step_ < steps) {
+      if (stop_requested()) {
+        write_checkpoint_if_asked();
+        stopped_ = true;
+        return history_;
+      }
+      const size_t first = step_ * options_.batch, rows = std::min(options_.batch, train.count() - first);
+      train_step(train, order_, first, rows, step_);
+      ++step_;
+      if (options_.checkpoint_every && steps_done_ % options_.checkpoint_every == 0 && step_ < steps)
+        write_checkpoint_if_asked();
       if (on_progress && options_.progress_interval_s > 0 &&
-          since(last_progress) >= options_.progress_interval_s && s + 1 < steps) {
-        const auto [loss, correct] = read_metric_sums(rt_, metrics_, s + 1);
+          since(last_progress) >= options_.progress_interval_s && step_ < steps) {
+        const auto [loss, correct] = sums(read_slots(step_));
         const size_t samples = first + rows;
-        on_progress({epoch, options_.epochs, s + 1, steps, samples, since(start), loss / double(samples),
+        on_progress({epoch, options_.epochs, step_, steps, samples, since(start), loss / double(samples),
                      correct / double(samples)});
         last_progress = Clock::now();
       }
     }
-    const auto [loss, correct] = read_metric_sums(rt_, metrics_, steps);
+    const auto [loss, correct] = sums(read_slots(steps));
     EpochStats stats;
     stats.epoch = epoch;
     stats.steps = steps;
     stats.train_loss = loss / double(train.count());
     stats.train_accuracy = correct / double(train.count());
-    stats.samples_per_second = double(train.count()) / since(start);
+    const size_t trained = std::min(train.count(), (steps - first_step) * options_.batch);
+    stats.samples_per_second = double(trained) / since(start);
     if (on_progress)
       on_progress({epoch, options_.epochs, steps, steps, train.count(), since(start), stats.train_loss,
                    stats.train_accuracy});
@@ -105,10 +230,13 @@ std::vector<EpochStats> Trainer::fit(const DeviceDataset& train, const DeviceDat
       stats.eval = evaluate(*eval);
     }
     stats.seconds = since(start);
-    history.push_back(stats);
+    history_.push_back(stats);
+    ++epoch_;
+    step_ = 0;
     if (on_epoch_end) on_epoch_end(stats);
+    write_checkpoint_if_asked();
   }
-  return history;
+  return history_;
 }
 
 }  // namespace anycl

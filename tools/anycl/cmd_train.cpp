@@ -3,19 +3,24 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <csignal>
+
 #include <filesystem>
 #include <sstream>
 
 #include "anycl/blas.hpp"
 #include "anycl/data/dataset.hpp"
 #include "anycl/error.hpp"
+#include "anycl/train/checkpoint.hpp"
 #include "anycl/train/metrics_file.hpp"
 #include "anycl/train/model_file.hpp"
 #include "anycl/train/trainer.hpp"
 #include "args.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
+#include "learning_curves.hpp"
 #include "progress.hpp"
+#include "train_resume.hpp"
 
 namespace anycl::cli {
 namespace {
@@ -39,6 +44,12 @@ constexpr const char* kUsage =
     "  --validation-split F    hold out the last fraction F of the training set for validation\n"
     "  --save FILE             write the trained model (.anycl) when training ends\n"
     "  --metrics FILE          write per-epoch metrics (.csv or .jsonl)\n"
+    "  --plot FILE             draw the learning curves (loss and accuracy per epoch) as an SVG\n"
+    "  --checkpoint DIR        write a checkpoint into DIR at each epoch end (and on SIGINT/SIGTERM)\n"
+    "  --checkpoint-every N    also every N training steps\n"
+    "  --resume DIR            continue the run checkpointed in DIR (same flags; --epochs, --lr, --save,\n"
+    "                          --metrics, --device may be given again); bit-identical to an uninterrupted "
+    "run\n"
     "  --quiet                 print only the final result\n";
 
 std::vector<size_t> parse_layers(const std::string& text) {
@@ -68,11 +79,15 @@ auto as_usage_error(const char* flag, F&& parse) {
 }  // namespace
 
 int run_train(int argc, char** argv) {
-  const Args args(
-      argc, argv, 2,
-      {"--data", "--device", "--epochs", "--batch", "--layers", "--activation", "--init", "--dropout",
-       "--optimizer", "--lr", "--seed", "--limit", "--validation-split", "--save", "--metrics"},
-      {"--quiet", "--help"});
+  // With --resume DIR, the flags recorded in the checkpoint come first and these override them.
+  std::vector<std::string> arguments = resolve_resume(argc, argv);
+  std::vector<char*> arg_ptrs;
+  for (auto& a : arguments) arg_ptrs.push_back(a.data());
+  const Args args(int(arg_ptrs.size()), arg_ptrs.data(), 2,
+                  {"--data", "--device", "--epochs", "--batch", "--layers", "--activation", "--init",
+                   "--dropout", "--optimizer", "--lr", "--seed", "--limit", "--validation-split", "--save",
+                   "--metrics", "--checkpoint", "--checkpoint-every", "--resume", "--plot"},
+                  {"--quiet", "--help"});
   if (args.has("--help")) return fmt::print("{}", kUsage), 0;
   if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
 
@@ -100,6 +115,11 @@ int run_train(int argc, char** argv) {
       !(metrics_path.size() > 4 && (metrics_path.rfind(".csv") == metrics_path.size() - 4 ||
                                     metrics_path.rfind(".jsonl") == metrics_path.size() - 6)))
     throw UsageError("--metrics must name a .csv or .jsonl file, got '" + metrics_path + "'");
+  const std::string checkpoint_dir = args.get("--checkpoint");
+  if (args.has("--checkpoint") && checkpoint_dir.empty()) throw UsageError("--checkpoint needs a folder");
+  train.checkpoint_every = size_t(args.get_int("--checkpoint-every", 0, 1, 1ll << 40));
+  if (train.checkpoint_every && checkpoint_dir.empty())
+    throw UsageError("--checkpoint-every needs --checkpoint DIR (where to write the checkpoints)");
   const DeviceInfo device = select_device_or_usage_error(args);
 
   const data::DataSplits splits = data::load_folder(args.get("--data"), load);
@@ -143,13 +163,64 @@ int run_train(int argc, char** argv) {
   ProgressDisplay display(live, quiet);
   std::unique_ptr<MetricsFile> metrics;
   if (!metrics_path.empty()) metrics = std::make_unique<MetricsFile>(metrics_path);
+  if (!checkpoint_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(checkpoint_dir, ec);
+    if (ec)
+      throw Error(fmt::format("cannot create the checkpoint folder '{}': {} — choose a writable folder",
+                              checkpoint_dir, ec.message()));
+    train.checkpoint_path = checkpoint_file(checkpoint_dir);
+    train.checkpoint_app = recorded_flags(int(arg_ptrs.size()), arg_ptrs.data(), splits.dir);
+  }
+  train.stop = &install_stop_handlers();
   Trainer trainer(model, *optimizer, train);
+  if (args.has("--resume")) {
+    trainer.resume_from(train.checkpoint_path);
+    if (!quiet)
+      fmt::print("resuming from {} at epoch {}, step {} (global step {})\n", train.checkpoint_path,
+                 trainer.epochs_done() + 1, trainer.step_in_epoch(), trainer.steps_done());
+    for (const EpochStats& s : trainer.history()) {
+      display.epoch_end(s, train.epochs);
+      if (metrics) metrics->write(s);
+    }
+  }
   trainer.on_progress = [&](const Progress& p) { display.progress(p); };
   trainer.on_epoch_end = [&](const EpochStats& s) {
     display.epoch_end(s, train.epochs);
     if (metrics) metrics->write(s);
   };
-  trainer.fit(train_data, val_data ? val_data.get() : &test_data, val_data ? "val" : "test");
+  try {
+    trainer.fit(train_data, val_data ? val_data.get() : &test_data, val_data ? "val" : "test");
+  } catch (const Error& e) {
+    const bool kept = !train.checkpoint_path.empty() && std::filesystem::exists(train.checkpoint_path);
+    const bool numeric = dynamic_cast<const NumericalError*>(&e) != nullptr;
+    std::string note;
+    if (kept)
+      note = fmt::format("\nThe last good checkpoint is kept: continue with `anycl train --resume {}{}`",
+                         checkpoint_dir, numeric ? " --lr SMALLER" : "");
+    else if (numeric)
+      note = "\nRe-run with a lower --lr (add --checkpoint DIR to keep a resumable checkpoint).";
+    throw Error(e.what() + note);
+  }
+  if (trainer.stopped()) {
+    const int sig = stop_signal();
+    const char* name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
+    if (!train.checkpoint_path.empty())
+      fmt::print(stderr,
+                 "\nanycl train: stopped by {} at epoch {}, step {}; checkpoint written to {}\n"
+                 "Resume with: anycl train --resume {}\n",
+                 name, trainer.epochs_done() + 1, trainer.step_in_epoch(), train.checkpoint_path,
+                 checkpoint_dir);
+    else
+      fmt::print(stderr,
+                 "\nanycl train: stopped by {} at epoch {}, step {}; no checkpoint was written — run with "
+                 "--checkpoint DIR to be able to resume\n",
+                 name, trainer.epochs_done() + 1, trainer.step_in_epoch());
+    return 128 + (sig ? sig : SIGINT);
+  }
+  if (args.has("--plot"))  // all epochs, resumed ones included
+    write_learning_curves_svg(args.get("--plot"), learning_curves(trainer.history()),
+                              fmt::format("anycl train — {}", splits.dir));
   const EvalStats test = trainer.evaluate(test_data);
   fmt::print("Test loss: {:.4f} - Test accuracy: {:.4f}\n", test.loss, test.accuracy);
   if (!quiet) {

@@ -19,5 +19,11 @@ int run_devices(int argc, char** argv);
 int run_train(int argc, char** argv);
 int run_eval(int argc, char** argv);
 int run_predict(int argc, char** argv);
+int run_bench(int argc, char** argv);
+int run_tune(int argc, char** argv);
+int run_plot(int argc, char** argv);
+int run_doctor(int argc, char** argv);
+int run_cache(int argc, char** argv);
+int run_export(int argc, char** argv);
 
 }  // namespace anycl::cli

@@ -10,7 +10,9 @@ namespace anycl {
 
 class Dense final : public Layer {
  public:
+  /// A layer of `units` outputs with the activation fused into its bias kernel.
   Dense(size_t units, Activation activation = Activation::linear, Init init = Init::glorot_uniform);
+  /// The Layer interface (layer.hpp); Dense holds W:(in,units) then b:(units).
   std::string kind() const override { return "Dense"; }
   LayerSpec spec() const override;
   size_t output_features(size_t) const override { return units_; }

@@ -13,6 +13,7 @@ class Dropout final : public Layer {
  public:
   /// rate in [0, 1).
   explicit Dropout(float rate);
+  /// The Layer interface (layer.hpp); no parameters, identity when not training.
   std::string kind() const override { return "Dropout"; }
   LayerSpec spec() const override;
   size_t output_features(size_t input_features) const override { return input_features; }

@@ -33,8 +33,11 @@ class Layer {
   virtual ~Layer() = default;
   /// "Dense" or "Dropout" (as Keras' summary names them).
   virtual std::string kind() const = 0;
+  /// The architecture entry a model file stores for this layer.
   virtual LayerSpec spec() const = 0;
+  /// Output width for inputs of `input_features`.
   virtual size_t output_features(size_t input_features) const = 0;
+  /// Number of trainable parameters for inputs of `input_features`.
   virtual size_t parameter_count(size_t input_features) const = 0;
   /// Allocates buffers for up to `max_batch` rows; `params`/`grads` are this layer's slices of
   /// the flat buffers (parameter_count elements each); `index` is the layer's position.

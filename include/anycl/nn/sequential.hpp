@@ -24,6 +24,7 @@ struct ModelSpec {
 
 class Sequential {
  public:
+  /// An empty model taking `input_features` values per sample.
   explicit Sequential(size_t input_features);
   /// Builds the layers a spec describes (not yet on a device).
   explicit Sequential(const ModelSpec& spec);
@@ -38,6 +39,7 @@ class Sequential {
 
   /// Allocates parameters, gradients and per-layer buffers for batches of up to `max_batch` rows.
   void build(Runtime& rt, size_t max_batch);
+  /// Whether build() has run.
   bool built() const noexcept { return rt_ != nullptr; }
   /// Initialises every layer's parameters from the seed (the same on every device).
   void initialize(uint64_t seed);
@@ -51,14 +53,20 @@ class Sequential {
   Tensor& parameters() { return params_; }
   /// Gradients, same layout as parameters().
   Tensor& gradients() { return grads_; }
+  /// Total trainable parameters; input width; output width (the logits); build()'s max_batch.
   size_t parameter_count() const;
   size_t input_features() const noexcept { return input_features_; }
   size_t output_features() const;
   size_t max_batch() const noexcept { return max_batch_; }
+  /// Throws ValidationError (asked vs available bytes) when build(rt, max_batch) cannot fit the device.
+  void check_memory(Runtime& rt, size_t max_batch) const;
+  /// The layers, input to output.
   const std::vector<std::unique_ptr<Layer>>& layers() const noexcept { return layers_; }
+  /// The architecture (what a model file stores besides the weights).
   ModelSpec spec() const;
   /// A Keras-style table: layer (type), output shape, parameter count, and the totals.
   std::string summary() const;
+  /// The runtime build() was given; ValidationError before build().
   Runtime& runtime() const;
 
  private:

@@ -16,6 +16,7 @@ Activation parse_activation(const std::string& name);
 
 class BiasActivation {
  public:
+  /// Fetches the kernels once; launches reuse them.
   explicit BiasActivation(Runtime& rt);
   /// y = act(y + bias), in place.  y:(rows,cols) bias:(cols)
   void forward(Tensor& y, const Tensor& bias, Activation act);

@@ -20,6 +20,7 @@ struct DropoutMask {
 
 class DropoutOp {
  public:
+  /// Fetches the kernels once; launches reuse them.
   explicit DropoutOp(Runtime& rt);
   /// y = x·mask/(1−rate).  x,y:(rows,cols), may be the same tensor.
   void forward(const Tensor& x, Tensor& y, const DropoutMask& mask);

@@ -8,6 +8,7 @@ namespace anycl {
 
 class GatherBatch {
  public:
+  /// Fetches the kernel once; launches reuse it.
   explicit GatherBatch(Runtime& rt);
   /// For r < x.rows(): x[r,:] = images[order[first+r],:]/255 and labels_out[r] = labels[order[first+r]].
   /// images: uchar (count, x.cols()); labels: uchar (count); order: uint; labels_out: int.

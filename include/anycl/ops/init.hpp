@@ -12,6 +12,7 @@ enum class Init { glorot_uniform, he_uniform };
 
 /// Parses "glorot_uniform" / "he_uniform"; throws ValidationError otherwise.
 Init parse_init(const std::string& name);
+/// "glorot_uniform" or "he_uniform".
 const char* to_string(Init init) noexcept;
 
 /// The uniform limit of `init` for a (fan_in, fan_out) weight: √(6/(in+out)) (Glorot, as Keras'

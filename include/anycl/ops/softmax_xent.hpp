@@ -15,6 +15,7 @@ struct LabelsView {
 
 class SoftmaxCrossEntropy {
  public:
+  /// Fetches the kernels once, with a work-group size the device allows.
   explicit SoftmaxCrossEntropy(Runtime& rt);
   /// For logits:(rows,classes): metrics[2·slot] = Σ_rows −log softmax(z)[label],
   /// metrics[2·slot+1] = number of rows whose argmax is the label; when `dlogits` is given,

@@ -38,6 +38,8 @@ class Optimizer {
   virtual std::vector<Tensor*> state() = 0;
   /// Steps taken so far.
   uint64_t iterations() const noexcept { return iterations_; }
+  /// Sets the step count (restoring a checkpoint: Adam's bias correction depends on it).
+  void set_iterations(uint64_t iterations) noexcept { iterations_ = iterations; }
 
  protected:
   uint64_t iterations_ = 0;

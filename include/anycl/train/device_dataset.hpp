@@ -13,9 +13,11 @@ class DeviceDataset {
   /// fit one device allocation, saying how much was asked and how much the device allows.
   DeviceDataset(Runtime& rt, const data::Dataset& host);
 
+  /// Samples, values per sample, and classes.
   size_t count() const noexcept { return count_; }
   size_t features() const noexcept { return features_; }
   size_t num_classes() const noexcept { return num_classes_; }
+  /// The device copies: images as uchar (count, features), labels as uchar (count).
   const compute::buffer& images() const noexcept { return images_; }  // uchar (count, features)
   const compute::buffer& labels() const noexcept { return labels_; }  // uchar (count)
   /// The host labels (for confusion matrices and checks).

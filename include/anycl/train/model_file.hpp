@@ -23,6 +23,11 @@ struct SavedModel {
 void save_model(const std::string& path, Sequential& model, size_t num_classes);
 /// Reads and validates a model file; DataError naming the file and the fault otherwise.
 SavedModel read_model(const std::string& path);
+/// The bytes of a model file (what save_model writes) for `spec` and `params`.
+std::vector<unsigned char> encode_model(const ModelSpec& spec, size_t num_classes,
+                                        const std::vector<float>& params);
+/// Validates and decodes model-file bytes; `path` names them in messages (read_model's core).
+SavedModel decode_model(const std::string& path, const std::vector<unsigned char>& bytes);
 /// A model built on `rt` for batches up to `max_batch`, holding the saved weights.
 std::unique_ptr<Sequential> instantiate(const SavedModel& saved, Runtime& rt, size_t max_batch);
 

@@ -4,6 +4,7 @@
 // epoch end.
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -18,11 +19,22 @@
 
 namespace anycl {
 
+struct Checkpoint;
+
 struct TrainOptions {
   size_t epochs = 20;
   size_t batch = 128;
   uint64_t seed = 1;
   double progress_interval_s = 0;  // > 0: read metrics and call on_progress at most this often
+  /// Non-empty: fit() writes a checkpoint here (atomically) at each epoch end, every
+  /// checkpoint_every steps, and when it stops early. The previous one survives a failed write.
+  std::string checkpoint_path;
+  size_t checkpoint_every = 0;  // steps between checkpoints; 0: epoch ends only
+  std::string checkpoint_app;   // stored verbatim in each checkpoint (Checkpoint::app)
+  /// Polled between steps (the library never installs signal handlers): once it reads true,
+  /// fit() finishes the step, writes a checkpoint (if checkpoint_path is set) and returns with
+  /// stopped() true. A std::atomic<bool> is safe to set from a signal handler.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 /// One epoch's figures, as a metrics file row.
@@ -51,9 +63,30 @@ class Trainer {
   std::function<void(const Progress&)> on_progress;
   std::function<void(const EpochStats&)> on_epoch_end;
 
-  /// Runs options.epochs epochs over `train`, evaluating on `eval` (if given) after each.
+  /// Trains up to epoch options.epochs over `train`, evaluating on `eval` (if given) after each,
+  /// from the trainer's position: epoch 1 for a new trainer, the checkpoint's after resume_from().
+  /// Returns every completed epoch's figures (those restored from a checkpoint included).
+  /// Throws NumericalError when the loss or the weights become NaN/inf (found at the metric
+  /// reads that happen anyway: progress, checkpoints, epoch ends); no checkpoint is written then.
   std::vector<EpochStats> fit(const DeviceDataset& train, const DeviceDataset* eval = nullptr,
                               const std::string& eval_name = "test");
+  /// True when the last fit() returned early because options.stop was set.
+  bool stopped() const noexcept { return stopped_; }
+  /// Epochs completed, and steps done within the epoch in progress.
+  size_t epochs_done() const noexcept { return epoch_; }
+  size_t step_in_epoch() const noexcept { return step_; }
+  /// Completed epochs' figures.
+  const std::vector<EpochStats>& history() const noexcept { return history_; }
+
+  /// The full training state at the current position (between steps): blocks on the device.
+  /// Throws NumericalError instead when the weights or metrics are not finite.
+  Checkpoint checkpoint();
+  /// Writes checkpoint() to `path` atomically.
+  void save_checkpoint(const std::string& path);
+  /// Restores weights, optimizer state, counters and position from a checkpoint written for the
+  /// same architecture, optimizer, batch and seed (ValidationError naming the difference otherwise).
+  void resume_from(const std::string& path);
+  void resume_from(const Checkpoint& checkpoint);
   /// Loss and accuracy of the model (dropout off) on `data`.
   EvalStats evaluate(const DeviceDataset& data);
   /// Training steps taken so far (the dropout RNG's step counter).
@@ -64,6 +97,9 @@ class Trainer {
  private:
   void train_step(const DeviceDataset& data, const compute::buffer& order, size_t first, size_t rows,
                   size_t slot);
+  // Blocking read of the first `slots` metric slots of the epoch in progress; NumericalError on NaN/inf.
+  std::vector<float> read_slots(size_t slots);
+  void write_checkpoint_if_asked();
 
   Sequential& model_;
   Optimizer& optimizer_;
@@ -76,6 +112,11 @@ class Trainer {
   compute::buffer labels_, metrics_, order_;
   std::vector<uint32_t> host_order_;  // must outlive the non-blocking upload of each epoch's order
   uint64_t steps_done_ = 0;
+  size_t epoch_ = 0, step_ = 0;  // position: epochs completed, steps done in the next one
+  size_t train_count_ = 0, num_classes_ = 0;
+  std::vector<float> restored_metrics_;  // partial-epoch slots from a checkpoint, uploaded by fit()
+  std::vector<EpochStats> history_;
+  bool stopped_ = false;
   RuntimeCounters step_counters_;
 };
 

@@ -1,0 +1,62 @@
+// One copy of the model on one device, with its resident data, buffers and optimizer: the unit
+// of data-parallel training. Each replica computes gradients on its shard of every global batch;
+// the shards' gradients are summed (in process or through MPI) and every replica applies the
+// same update, so the replicas stay identical.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "anycl/nn/sequential.hpp"
+#include "anycl/ops/gather.hpp"
+#include "anycl/ops/softmax_xent.hpp"
+#include "anycl/optim/optimizer.hpp"
+#include "anycl/train/device_dataset.hpp"
+
+namespace anycl {
+
+class Replica {
+ public:
+  /// Builds `spec` on `rt` for shards of up to `max_rows` rows, initialised from `seed`.
+  Replica(Runtime& rt, const ModelSpec& spec, const OptimizerConfig& optimizer, size_t max_rows,
+          uint64_t seed);
+
+  /// Uploads the training split (once).
+  void set_train_data(const data::Dataset& train);
+  /// Uploads an epoch's sample order (non-blocking: `order` must stay alive until the next
+  /// metric read) and clears nothing else.
+  void set_epoch_order(const std::vector<uint32_t>& order);
+  /// Forward and backward on rows [lo, hi) of the global batch that starts at position `first`
+  /// of the epoch order and has `global_rows` rows. Gradients are scaled by 1/global_rows, so
+  /// the sum over all shards is the global batch's mean gradient; dropout masks use the rows'
+  /// global positions, so they match a single-device run. Loss and accuracy go to metric `slot`.
+  void compute_gradients(size_t first, size_t lo, size_t hi, size_t global_rows, uint32_t step, size_t slot);
+  /// Blocking copy of the gradients to the host.
+  void read_gradients(std::vector<float>& host);
+  /// Blocking copy of summed gradients back to the device.
+  void write_gradients(const std::vector<float>& host);
+  /// One optimizer update from the current gradients.
+  void apply_update();
+  /// (loss sum, correct count) over metric slots [0, slots); blocking.
+  std::pair<double, double> metric_sums(size_t slots);
+  /// Makes room for `slots` metric slots (call before an epoch).
+  void reserve_slots(size_t slots);
+
+  Sequential& model() noexcept { return *model_; }
+  Optimizer& optimizer() noexcept { return *optimizer_; }
+  Runtime& runtime() noexcept { return rt_; }
+  const DeviceDataset& train_data() const;
+
+ private:
+  Runtime& rt_;
+  std::unique_ptr<Sequential> model_;
+  std::unique_ptr<Optimizer> optimizer_;
+  std::unique_ptr<DeviceDataset> train_;
+  uint64_t seed_;
+  GatherBatch gather_;
+  SoftmaxCrossEntropy loss_;
+  Tensor x_, dlogits_;
+  compute::buffer labels_, metrics_, order_;
+};
+
+}  // namespace anycl

@@ -1,0 +1,58 @@
+// Persisted CLBlast tuning: `anycl tune` measures CLBlast's GEMM kernel parameters for one device
+// at the model's shapes and stores them in a per-device file beside the kernel cache (keyed on
+// platform, device and driver version, like the cache); every Runtime applies them at start-up.
+//
+//   anycl::GemmTuning t = anycl::tune_gemm(rt, {});        // minutes on a CPU device
+//   anycl::save_tuning(anycl::tuning_file_path(rt.info()), t);
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "anycl/runtime.hpp"
+
+namespace anycl {
+
+/// CLBlast parameters per kernel family ("XgemmDirect", "Xgemm", "GemmRoutine"), as CLBlast names them.
+struct GemmTuning {
+  std::map<std::string, std::map<std::string, size_t>> kernels;
+  std::string device, driver;  // for people reading the file; the file name carries the key
+  double seconds = 0;          // how long tuning took
+};
+
+/// One GEMM shape (row-major C(m,n) = op(A)·op(B), k the inner size).
+struct GemmShape {
+  std::string label;
+  bool trans_a = false, trans_b = false;
+  size_t m = 0, n = 0, k = 0;
+};
+
+/// The reference model's eight GEMMs per training step at batch 128 (forward, dW, dX).
+std::vector<GemmShape> reference_model_gemm_shapes(size_t batch = 128);
+
+/// How tune_gemm searches.
+struct TuneOptions {
+  double fraction = 0.02;  // share of each kernel's search space CLBlast tries (random search)
+  std::vector<GemmShape> shapes = reference_model_gemm_shapes();
+  std::function<void(const std::string&)> progress;  // one line per stage
+};
+
+/// The tuning file of a device: "<cache dir>/clblast-tuning-<key>.txt", where <key> hashes the
+/// platform, device and driver version as the kernel cache does; "" when the cache is off.
+std::string tuning_file_path(const DeviceInfo& device);
+
+/// Parses a tuning file; nothing (and `why` says what is wrong) when missing, corrupt or incomplete.
+std::optional<GemmTuning> load_tuning(const std::string& path, std::string* why = nullptr);
+/// Writes a tuning file atomically; throws Error naming the path on failure.
+void save_tuning(const std::string& path, const GemmTuning& tuning);
+/// Hands the parameters to CLBlast (OverrideParameters) for the runtime's device; throws OpenCLError
+/// naming the kernel family when CLBlast refuses them.
+void apply_tuning(Runtime& rt, const GemmTuning& tuning);
+/// Runs CLBlast's tuners (XgemmDirect and Xgemm) at the shapes, then picks the direct/indirect
+/// switch size that is fastest over them. Slow: minutes on PoCL. Applies the result to `rt`.
+GemmTuning tune_gemm(Runtime& rt, const TuneOptions& options);
+
+}  // namespace anycl

@@ -1,0 +1,86 @@
+// A data-parallel replica: shard gather → forward → loss → backward, gradient exchange through
+// host memory, and the optimizer update.
+#include "anycl/dist/replica.hpp"
+
+#include <fmt/format.h>
+
+#include "anycl/error.hpp"
+#include "anycl/train/evaluator.hpp"
+
+namespace anycl {
+
+Replica::Replica(Runtime& rt, const ModelSpec& spec, const OptimizerConfig& optimizer, size_t max_rows,
+                 uint64_t seed)
+    : rt_(rt), model_(std::make_unique<Sequential>(spec)), seed_(seed), gather_(rt), loss_(rt) {
+  model_->build(rt, max_rows);
+  model_->initialize(seed);
+  optimizer_ = make_optimizer(rt, model_->parameter_count(), optimizer);
+  x_ = Tensor(rt, {max_rows, model_->input_features()});
+  dlogits_ = Tensor(rt, {max_rows, model_->output_features()});
+  labels_ = compute::buffer(rt.context(), max_rows * sizeof(cl_int));
+}
+
+void Replica::set_train_data(const data::Dataset& train) {
+  train_ = std::make_unique<DeviceDataset>(rt_, train);
+  order_ = compute::buffer(rt_.context(), train_->count() * sizeof(cl_uint));
+}
+
+const DeviceDataset& Replica::train_data() const {
+  if (!train_) throw ValidationError("replica has no training data: call set_train_data first");
+  return *train_;
+}
+
+void Replica::reserve_slots(size_t slots) {
+  if (metrics_.get() == nullptr || metrics_.size() < slots * 2 * sizeof(float))
+    metrics_ = compute::buffer(rt_.context(), slots * 2 * sizeof(float));
+}
+
+void Replica::set_epoch_order(const std::vector<uint32_t>& order) {
+  if (order.size() != train_data().count())
+    throw ValidationError(
+        fmt::format("epoch order of {} for {} samples", order.size(), train_data().count()));
+  detail::check_cl(clEnqueueWriteBuffer(rt_.queue().get(), order_.get(), CL_FALSE, 0,
+                                        order.size() * sizeof(cl_uint), order.data(), 0, nullptr, nullptr),
+                   "clEnqueueWriteBuffer", "epoch order");
+}
+
+void Replica::compute_gradients(size_t first, size_t lo, size_t hi, size_t global_rows, uint32_t step,
+                                size_t slot) {
+  const size_t rows = hi - lo;
+  if (rows == 0) {  // an empty shard contributes nothing: zero gradients and metrics
+    model_->gradients().fill(0.f);
+    const float zeros[2] = {0.f, 0.f};
+    detail::check_cl(clEnqueueWriteBuffer(rt_.queue().get(), metrics_.get(), CL_TRUE, slot * sizeof(zeros),
+                                          sizeof(zeros), zeros, 0, nullptr, nullptr),
+                     "clEnqueueWriteBuffer", "metrics");
+    return;
+  }
+  Tensor x = x_.rows(0, rows), dlogits = dlogits_.rows(0, rows);
+  gather_.run(train_data().images(), train_data().labels(), order_, first + lo, x, labels_);
+  StepContext ctx;
+  ctx.training = true;
+  ctx.seed = seed_;
+  ctx.step = step;
+  ctx.row_base = uint32_t(lo);
+  const Tensor logits = model_->forward(x, ctx);
+  loss_.run(logits, {&labels_, 0}, &dlogits, 1.0f / float(global_rows), metrics_, slot);
+  model_->backward(dlogits, ctx);
+}
+
+void Replica::read_gradients(std::vector<float>& host) {
+  host.resize(model_->parameter_count());
+  ++rt_.counters().host_waits;
+  detail::check_cl(clEnqueueReadBuffer(rt_.queue().get(), model_->gradients().mem(), CL_TRUE, 0,
+                                       host.size() * sizeof(float), host.data(), 0, nullptr, nullptr),
+                   "clEnqueueReadBuffer", "gradients");
+}
+
+void Replica::write_gradients(const std::vector<float>& host) { model_->gradients().upload(host); }
+
+void Replica::apply_update() { optimizer_->step(model_->parameters(), model_->gradients()); }
+
+std::pair<double, double> Replica::metric_sums(size_t slots) {
+  return read_metric_sums(rt_, metrics_, slots);
+}
+
+}  // namespace anycl

@@ -1,0 +1,262 @@
+// Checkpoint writer and validating reader. Layout (docs/checkpoint-format.md):
+//   "ANYCLCKP" | u32 version | u32 H | H bytes state text | u32 A | A bytes app text
+//   | u64 M | M bytes model file | u32 T | T × (u64 n | n × f32) | u64 S | S × f32 | u64 FNV-1a
+// Little-endian; the checksum covers every byte before it and is verified before anything is parsed.
+#include "anycl/train/checkpoint.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+
+#include "anycl/error.hpp"
+#include "atomic_file.hpp"
+#include "hash.hpp"
+
+namespace anycl {
+namespace {
+
+constexpr char kMagic[8] = {'A', 'N', 'Y', 'C', 'L', 'C', 'K', 'P'};
+constexpr size_t kMaxTextBytes = 1 << 20;
+constexpr uint32_t kMaxStateTensors = 16;
+
+void put_le(std::vector<unsigned char>& out, uint64_t v, int bytes) {
+  for (int i = 0; i < bytes; ++i) out.push_back((unsigned char)(v >> (8 * i)));
+}
+
+void put_floats(std::vector<unsigned char>& out, const std::vector<float>& values) {
+  put_le(out, values.size(), 8);
+  for (float f : values) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    put_le(out, bits, 4);
+  }
+}
+
+void put_text(std::vector<unsigned char>& out, const std::string& text) {
+  put_le(out, text.size(), 4);
+  out.insert(out.end(), text.begin(), text.end());
+}
+
+// Doubles as hexadecimal floats, so history figures round-trip exactly.
+std::string hex(double v) { return fmt::format("{:a}", v); }
+
+std::string state_text(const Checkpoint& c) {
+  std::string t = fmt::format(
+      "optimizer {}\nlearning_rate {}\niterations {}\nseed {}\nbatch {}\nsteps_done {}\nepoch {}\n"
+      "step_in_epoch {}\ntrain_count {}\n",
+      c.optimizer, hex(c.learning_rate), c.optimizer_iterations, c.seed, c.batch, c.steps_done, c.epoch,
+      c.step_in_epoch, c.train_count);
+  for (const EpochStats& e : c.history)
+    t += fmt::format("history {} {} {} {} {} {} {} {} {} {} {}\n", e.epoch, e.steps, hex(e.train_loss),
+                     hex(e.train_accuracy), e.has_eval ? 1 : 0, e.eval_name.empty() ? "-" : e.eval_name,
+                     hex(e.eval.loss), hex(e.eval.accuracy), e.eval.count, hex(e.seconds),
+                     hex(e.samples_per_second));
+  return t;
+}
+
+class Reader {
+ public:
+  Reader(const std::string& path, const std::vector<unsigned char>& bytes, size_t end)
+      : path_(path), bytes_(bytes), end_(end) {}
+  uint64_t le(int n, const char* what) {
+    need(size_t(n), what);
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= uint64_t(bytes_[pos_ + size_t(i)]) << (8 * i);
+    pos_ += size_t(n);
+    return v;
+  }
+  std::string text(const char* what) {
+    const uint64_t n = le(4, what);
+    if (n > kMaxTextBytes) throw corrupt(fmt::format("its {} claims {} bytes", what, n));
+    need(size_t(n), what);
+    std::string s(bytes_.begin() + long(pos_), bytes_.begin() + long(pos_ + n));
+    pos_ += size_t(n);
+    return s;
+  }
+  std::vector<unsigned char> blob(const char* what) {
+    const uint64_t n = le(8, what);
+    need(n, what);
+    std::vector<unsigned char> b(bytes_.begin() + long(pos_), bytes_.begin() + long(pos_ + n));
+    pos_ += size_t(n);
+    return b;
+  }
+  std::vector<float> floats(const char* what) {
+    const uint64_t n = le(8, what);
+    if (n > (end_ - pos_) / 4) need(end_ - pos_ + 1, what);
+    std::vector<float> v(static_cast<size_t>(n));
+    for (auto& f : v) {
+      const uint32_t bits = uint32_t(le(4, what));
+      std::memcpy(&f, &bits, 4);
+    }
+    return v;
+  }
+  void need(uint64_t n, const char* what) const {
+    if (end_ - pos_ < n)
+      throw DataError(
+          fmt::format("checkpoint '{}' is truncated or corrupt: it ends inside the {} — resume from another "
+                      "checkpoint or "
+                      "start the run again",
+                      path_, what));
+  }
+  DataError corrupt(const std::string& why) const {
+    return DataError(
+        fmt::format("checkpoint '{}' is corrupt: {} — resume from another checkpoint or start "
+                    "the run again",
+                    path_, why));
+  }
+  size_t pos() const { return pos_; }
+
+ private:
+  const std::string& path_;
+  const std::vector<unsigned char>& bytes_;
+  size_t end_, pos_ = 0;
+};
+
+uint64_t parse_u64(const Reader& r, const std::string& key, const std::string& value) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(value.c_str(), &end, 10);
+  if (value.empty() || value[0] == '-' || *end != '\0' || errno == ERANGE)
+    throw r.corrupt(fmt::format("'{}' is not a count: '{}'", key, value));
+  return v;
+}
+
+double parse_double(const Reader& r, const std::string& key, const std::string& value) {
+  char* end = nullptr;
+  const double v = std::strtod(value.c_str(), &end);
+  if (value.empty() || *end != '\0') throw r.corrupt(fmt::format("'{}' is not a number: '{}'", key, value));
+  return v;
+}
+
+void parse_state(const Reader& r, const std::string& text, Checkpoint& c) {
+  std::map<std::string, std::string> fields;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string key;
+    words >> key;
+    if (key == "history") {
+      EpochStats e;
+      std::string f[11];
+      for (auto& w : f)
+        if (!(words >> w)) throw r.corrupt(fmt::format("bad history line '{}'", line));
+      e.epoch = size_t(parse_u64(r, "history epoch", f[0]));
+      e.steps = size_t(parse_u64(r, "history steps", f[1]));
+      e.train_loss = parse_double(r, "history loss", f[2]);
+      e.train_accuracy = parse_double(r, "history accuracy", f[3]);
+      e.has_eval = f[4] == "1";
+      e.eval_name = f[5] == "-" ? "" : f[5];
+      e.eval.loss = parse_double(r, "history eval loss", f[6]);
+      e.eval.accuracy = parse_double(r, "history eval accuracy", f[7]);
+      e.eval.count = size_t(parse_u64(r, "history eval count", f[8]));
+      e.seconds = parse_double(r, "history seconds", f[9]);
+      e.samples_per_second = parse_double(r, "history samples/s", f[10]);
+      c.history.push_back(e);
+    } else if (!key.empty()) {
+      std::string value;
+      words >> value;
+      fields[key] = value;
+    }
+  }
+  auto field = [&](const char* key) -> const std::string& {
+    auto it = fields.find(key);
+    if (it == fields.end()) throw r.corrupt(fmt::format("the '{}' field is missing", key));
+    return it->second;
+  };
+  c.optimizer = field("optimizer");
+  c.learning_rate = float(parse_double(r, "learning_rate", field("learning_rate")));
+  c.optimizer_iterations = parse_u64(r, "iterations", field("iterations"));
+  c.seed = parse_u64(r, "seed", field("seed"));
+  c.batch = size_t(parse_u64(r, "batch", field("batch")));
+  c.steps_done = parse_u64(r, "steps_done", field("steps_done"));
+  c.epoch = size_t(parse_u64(r, "epoch", field("epoch")));
+  c.step_in_epoch = size_t(parse_u64(r, "step_in_epoch", field("step_in_epoch")));
+  c.train_count = size_t(parse_u64(r, "train_count", field("train_count")));
+  if (c.batch == 0 || c.train_count == 0) throw r.corrupt("batch and train_count must be positive");
+  if (c.step_in_epoch > c.train_count / c.batch + 1) throw r.corrupt("step_in_epoch is beyond the epoch");
+  if (c.history.size() != c.epoch) throw r.corrupt("the history does not match the epoch count");
+}
+
+}  // namespace
+
+std::vector<unsigned char> encode_checkpoint(const Checkpoint& c) {
+  std::vector<unsigned char> out(kMagic, kMagic + sizeof(kMagic));
+  put_le(out, kCheckpointFormatVersion, 4);
+  put_text(out, state_text(c));
+  put_text(out, c.app);
+  const std::vector<unsigned char> model =
+      encode_model(c.model.spec, c.model.num_classes, c.model.parameters);
+  put_le(out, model.size(), 8);
+  out.insert(out.end(), model.begin(), model.end());
+  put_le(out, c.optimizer_state.size(), 4);
+  for (const auto& s : c.optimizer_state) put_floats(out, s);
+  put_floats(out, c.epoch_metrics);
+  put_le(out, detail::fnv1a(out.data(), out.size()), 8);
+  return out;
+}
+
+Checkpoint decode_checkpoint(const std::string& path, const std::vector<unsigned char>& bytes) {
+  if (bytes.size() < sizeof(kMagic) || std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) != 0)
+    throw DataError(fmt::format(
+        "'{}' is not an anycl checkpoint (it does not start with ANYCLCKP) — pass the folder given to "
+        "`anycl train --checkpoint`",
+        path));
+  if (bytes.size() < sizeof(kMagic) + 4 + 8)
+    throw DataError(
+        fmt::format("checkpoint '{}' is truncated ({} bytes) — resume from another checkpoint or "
+                    "start the run again",
+                    path, bytes.size()));
+  const size_t body = bytes.size() - 8;
+  Reader head(path, bytes, body);
+  head.le(8, "magic");
+  const uint64_t version = head.le(4, "format version");
+  if (version > kCheckpointFormatVersion)
+    throw DataError(fmt::format(
+        "checkpoint '{}' uses format version {}, newer than this anycl reads ({}) — upgrade anycl", path,
+        version, kCheckpointFormatVersion));
+  if (version == 0) throw head.corrupt("invalid format version 0");
+  uint64_t stored = 0;
+  for (int i = 0; i < 8; ++i) stored |= uint64_t(bytes[body + size_t(i)]) << (8 * i);
+  if (stored != detail::fnv1a(bytes.data(), body))
+    throw DataError(fmt::format(
+        "checkpoint '{}' failed its checksum: the file is truncated or corrupt — resume from another "
+        "checkpoint or start the run again",
+        path));
+  Checkpoint c;
+  parse_state(head, head.text("state text"), c);
+  c.app = head.text("application text");
+  c.model = decode_model(path + " (model part)", head.blob("model"));
+  const uint64_t tensors = head.le(4, "optimizer state count");
+  if (tensors > kMaxStateTensors) throw head.corrupt(fmt::format("{} optimizer state tensors", tensors));
+  for (uint64_t i = 0; i < tensors; ++i) c.optimizer_state.push_back(head.floats("optimizer state"));
+  c.epoch_metrics = head.floats("epoch metrics");
+  if (head.pos() != body)
+    throw head.corrupt(fmt::format("{} unexpected bytes before the checksum", body - head.pos()));
+  if (c.epoch_metrics.size() != 2 * c.step_in_epoch)
+    throw head.corrupt("the partial epoch metrics do not match the step in the epoch");
+  return c;
+}
+
+void write_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
+  detail::write_file_atomically(path, encode_checkpoint(checkpoint));
+}
+
+Checkpoint read_checkpoint(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw DataError(fmt::format("cannot open checkpoint '{}': {} — check the path given to --resume", path,
+                                std::strerror(errno)));
+  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),
+                                         std::istreambuf_iterator<char>());
+  return decode_checkpoint(path, bytes);
+}
+
+}  // namespace anycl

@@ -1,0 +1,240 @@
+// CLBlast tuning: searching parameters with CLBlast's tuning API, the per-device tuning file
+// (plain text, "key=value" lines, an end marker so a truncated file is refused), and applying
+// parameters with OverrideParameters.
+#include "anycl/tuning.hpp"
+
+#include <clblast.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "anycl/blas.hpp"
+#include "anycl/error.hpp"
+#include "disk_cache.hpp"
+#include "hash.hpp"
+#include "train/atomic_file.hpp"
+
+namespace anycl {
+namespace {
+
+constexpr const char* kMagic = "anycl-clblast-tuning 1";
+constexpr const char* kEnd = "end";
+constexpr const char* kRoutine = "GemmRoutine";
+constexpr const char* kSwitch = "XGEMM_MIN_INDIRECT_SIZE";
+
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+void check(clblast::StatusCode status, const std::string& call, const std::string& where) {
+  if (status != clblast::StatusCode::kSuccess) throw OpenCLError(int(status), call, where);
+}
+
+Trans to_trans(bool t) { return t ? Trans::yes : Trans::no; }
+
+// Median seconds of one GEMM at `s` (after one untimed call, which compiles).
+double time_gemm(Runtime& rt, const GemmShape& s, compute::buffer& a, compute::buffer& b,
+                 compute::buffer& c) {
+  auto run = [&] {
+    gemm(rt, to_trans(s.trans_a), to_trans(s.trans_b), s.m, s.n, s.k, 1.f, a, 0, s.trans_a ? s.m : s.k, b, 0,
+         s.trans_b ? s.k : s.n, 0.f, c, 0, s.n);
+  };
+  run();
+  rt.finish();
+  std::vector<double> times;
+  for (int r = 0; r < 5; ++r) {
+    const auto t0 = Clock::now();
+    for (int i = 0; i < 4; ++i) run();
+    rt.finish();
+    times.push_back(since(t0) / 4);
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+GemmTuning only(const std::string& kernel, std::map<std::string, size_t> params) {
+  GemmTuning t;
+  t.kernels[kernel] = std::move(params);
+  return t;
+}
+
+size_t cube_root_up(size_t mnk) {
+  size_t r = 1;
+  while (r * r * r <= mnk) ++r;
+  return r;  // the smallest size whose cube exceeds mnk: shapes with m·n·k < r³ go direct
+}
+
+}  // namespace
+
+std::vector<GemmShape> reference_model_gemm_shapes(size_t batch) {
+  // Dense layers 784→512→512→10; dW = xᵀ·dz (TN), dX = dz·Wᵀ (NT); the first layer needs no dX.
+  return {{"fwd 1", false, false, batch, 512, 784}, {"fwd 2", false, false, batch, 512, 512},
+          {"fwd 3", false, false, batch, 10, 512},  {"dW 3", true, false, 512, 10, batch},
+          {"dX 3", false, true, batch, 512, 10},    {"dW 2", true, false, 512, 512, batch},
+          {"dX 2", false, true, batch, 512, 512},   {"dW 1", true, false, 784, 512, batch}};
+}
+
+std::string tuning_file_path(const DeviceInfo& device) {
+  const std::string dir = detail::DiskCache::default_dir();
+  if (dir.empty()) return "";
+  return fmt::format("{}/clblast-tuning-{:016x}.txt", dir, detail::device_hash(device));
+}
+
+std::optional<GemmTuning> load_tuning(const std::string& path, std::string* why) {
+  auto fail = [&](const std::string& reason) -> std::optional<GemmTuning> {
+    if (why) *why = reason;
+    return std::nullopt;
+  };
+  std::ifstream in(path);
+  if (!in) return fail("no tuning file " + path);
+  std::string line;
+  if (!std::getline(in, line) || line != kMagic) return fail(path + ": not an anycl tuning file");
+  GemmTuning t;
+  bool ended = false;
+  uint64_t sum = detail::fnv1a(line + "\n");
+  while (std::getline(in, line)) {
+    if (line.rfind("checksum ", 0) == 0) {
+      if (line != fmt::format("checksum {:016x}", sum)) return fail(path + ": checksum mismatch");
+      ended = std::getline(in, line) && line == kEnd;
+      break;
+    }
+    sum = detail::fnv1a(line + "\n", sum);
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    std::string tag, name;
+    words >> tag;
+    if (tag == "device" || tag == "driver") {
+      std::getline(words >> std::ws, name);
+      (tag == "device" ? t.device : t.driver) = name;
+    } else if (tag == "seconds") {
+      words >> t.seconds;
+    } else if (tag == "kernel" && (words >> name)) {
+      auto& params = t.kernels[name];
+      std::string kv;
+      while (words >> kv) {
+        const auto eq = kv.find('=');
+        char* end = nullptr;
+        const unsigned long long v =
+            eq == std::string::npos ? 0 : std::strtoull(kv.c_str() + eq + 1, &end, 10);
+        if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || kv.size() == eq + 1)
+          return fail(fmt::format("{}: bad parameter '{}' for {}", path, kv, name));
+        params[kv.substr(0, eq)] = size_t(v);
+      }
+      if (params.empty()) return fail(fmt::format("{}: kernel {} has no parameters", path, name));
+    } else {
+      return fail(fmt::format("{}: unexpected line '{}'", path, line));
+    }
+  }
+  if (!ended) return fail(path + ": truncated (no checksum and end lines)");
+  if (t.kernels.empty()) return fail(path + ": no kernels");
+  return t;
+}
+
+void save_tuning(const std::string& path, const GemmTuning& t) {
+  std::string text = fmt::format("{}\n# written by `anycl tune`; `anycl tune --reset` removes it\n", kMagic);
+  text += fmt::format("device {}\ndriver {}\nseconds {:.1f}\n", t.device, t.driver, t.seconds);
+  for (const auto& [name, params] : t.kernels) {
+    text += "kernel " + name;
+    for (const auto& [key, value] : params) text += fmt::format(" {}={}", key, value);
+    text += "\n";
+  }
+  uint64_t sum = 0;
+  for (size_t begin = 0; begin < text.size();) {
+    const size_t end = text.find('\n', begin) + 1;
+    sum = detail::fnv1a(text.substr(begin, end - begin), begin == 0 ? detail::kFnvOffset : sum);
+    begin = end;
+  }
+  text += fmt::format("checksum {:016x}\n{}\n", sum, kEnd);
+  const auto slash = path.rfind('/');
+  if (slash != std::string::npos) {
+    std::error_code ignored;
+    std::filesystem::create_directories(path.substr(0, slash), ignored);
+  }
+  detail::write_file_atomically(path, std::vector<unsigned char>(text.begin(), text.end()));
+}
+
+void apply_tuning(Runtime& rt, const GemmTuning& t) {
+  for (const auto& [name, params] : t.kernels) {
+    const std::unordered_map<std::string, size_t> map(params.begin(), params.end());
+    check(clblast::OverrideParameters(rt.info().id, name, clblast::Precision::kSingle, map),
+          "clblast::OverrideParameters",
+          fmt::format("kernel {} on {} — run `anycl tune --reset` and tune again", name, rt.info().name));
+  }
+}
+
+GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
+  if (o.shapes.empty()) throw ValidationError("tune_gemm: no shapes to tune for");
+  if (!(o.fraction > 0 && o.fraction <= 1))
+    throw ValidationError(fmt::format("tune fraction must be in (0, 1], got {}", o.fraction));
+  auto say = [&](const std::string& s) {
+    if (o.progress) o.progress(s);
+  };
+  const auto start = Clock::now();
+  GemmTuning t;
+  t.device = rt.info().name;
+  t.driver = rt.info().driver_version;
+  cl_command_queue queue = rt.queue().get();
+
+  // The direct kernel serves small GEMMs: tune it at the largest model shape.
+  const GemmShape* big = &o.shapes.front();
+  for (const auto& s : o.shapes)
+    if (s.m * s.n * s.k > big->m * big->n * big->k) big = &s;
+  std::unordered_map<std::string, size_t> params;
+  say(fmt::format("[1/3] XgemmDirect at {}x{}x{} (fraction {})…", big->m, big->n, big->k, o.fraction));
+  auto t0 = Clock::now();
+  check(clblast::TuneXgemmDirect<float>(&queue, big->m, big->n, big->k, o.fraction, params),
+        "clblast::TuneXgemmDirect", rt.info().name);
+  t.kernels["XgemmDirect"] = {params.begin(), params.end()};
+  say(fmt::format("      done in {:.0f} s", since(t0)));
+
+  // The indirect kernel works on padded copies: tune it at a square size its tiles divide.
+  params.clear();
+  say(fmt::format("[2/3] Xgemm at 512x512x512 (fraction {})…", o.fraction));
+  t0 = Clock::now();
+  check(clblast::TuneXgemm<float>(&queue, 512, 512, 512, o.fraction, params), "clblast::TuneXgemm",
+        rt.info().name);
+  t.kernels["Xgemm"] = {params.begin(), params.end()};
+  say(fmt::format("      done in {:.0f} s", since(t0)));
+
+  // The switch point: time every shape both ways, then pick the threshold with the least total time.
+  say("[3/3] direct/indirect switch over the model's shapes…");
+  t0 = Clock::now();
+  constexpr size_t kAlwaysDirect = size_t(1) << 20;  // its cube exceeds any m·n·k we meet
+  apply_tuning(rt, t);
+  apply_tuning(rt, only(kRoutine, {{kSwitch, kAlwaysDirect}}));
+  size_t biggest = 0;
+  for (const auto& s : o.shapes) biggest = std::max({biggest, s.m * s.k, s.k * s.n, s.m * s.n});
+  compute::buffer a(rt.context(), biggest * sizeof(float)), b(rt.context(), biggest * sizeof(float)),
+      c(rt.context(), biggest * sizeof(float));
+  std::vector<double> direct, indirect;
+  for (const auto& s : o.shapes) direct.push_back(time_gemm(rt, s, a, b, c));
+  apply_tuning(rt, only(kRoutine, {{kSwitch, 1}}));  // always indirect
+  for (const auto& s : o.shapes) indirect.push_back(time_gemm(rt, s, a, b, c));
+  size_t best_switch = 1;
+  double best_total = std::numeric_limits<double>::max();
+  std::vector<size_t> candidates = {1, kAlwaysDirect};
+  for (const auto& s : o.shapes) candidates.push_back(cube_root_up(s.m * s.n * s.k));
+  for (size_t sw : candidates) {
+    double total = 0;
+    for (size_t i = 0; i < o.shapes.size(); ++i) {
+      const auto& s = o.shapes[i];
+      total += s.m * s.n * s.k < sw * sw * sw ? direct[i] : indirect[i];
+    }
+    if (total < best_total) best_total = total, best_switch = sw;
+  }
+  t.kernels[kRoutine] = {{kSwitch, best_switch}};
+  apply_tuning(rt, only(kRoutine, t.kernels[kRoutine]));
+  for (size_t i = 0; i < o.shapes.size(); ++i)
+    say(fmt::format("      {:<6} {}{} {:>4}x{:>4}x{:>4}: direct {:7.3f} ms, indirect {:7.3f} ms",
+                    o.shapes[i].label, o.shapes[i].trans_a ? 'T' : 'N', o.shapes[i].trans_b ? 'T' : 'N',
+                    o.shapes[i].m, o.shapes[i].n, o.shapes[i].k, direct[i] * 1e3, indirect[i] * 1e3));
+  say(fmt::format("      switch {} = {} (done in {:.0f} s)", kSwitch, best_switch, since(t0)));
+  t.seconds = since(start);
+  return t;
+}
+
+}  // namespace anycl

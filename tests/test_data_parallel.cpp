@@ -1,0 +1,107 @@
+// Data-parallel training in one process: two replicas (two contexts on the PoCL device) with
+// sharded batches follow single-device training with the same global batch, with and without
+// dropout, for equal and unequal shares; the replicas stay identical.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <anycl/data/dataset.hpp>
+#include <anycl/dist/data_parallel.hpp>
+#include <anycl/error.hpp>
+
+#include <cmath>
+
+#include "helpers.hpp"
+
+namespace {
+
+constexpr size_t kBatch = 64, kSteps = 50;
+constexpr uint64_t kSeed = 11;
+
+anycl::ModelSpec spec(float dropout) {
+  anycl::Sequential m(784);
+  m.dense(32, anycl::Activation::relu);
+  if (dropout > 0) m.dropout(dropout);
+  m.dense(10);
+  return m.spec();
+}
+
+const anycl::data::Dataset& samples() {
+  static const anycl::data::Dataset data = [] {
+    anycl::data::LoadOptions load;
+    load.limit = kBatch;  // one step per epoch: each epoch's loss is one step's loss
+    return anycl::data::load_folder(anycl::data::kFashionMnistDir, load).train;
+  }();
+  return data;
+}
+
+anycl::TrainOptions options() {
+  anycl::TrainOptions o;
+  o.epochs = kSteps;
+  o.batch = kBatch;
+  o.seed = kSeed;
+  return o;
+}
+
+std::vector<double> single_device(float dropout) {
+  auto& rt = anycl::test::runtime();
+  anycl::Sequential model(spec(dropout));
+  model.build(rt, kBatch);
+  model.initialize(kSeed);
+  auto opt = anycl::make_optimizer(rt, model.parameter_count(), {"adam"});
+  anycl::Trainer trainer(model, *opt, options());
+  const anycl::DeviceDataset train(rt, samples());
+  std::vector<double> losses;
+  for (const auto& e : trainer.fit(train)) losses.push_back(e.train_loss);
+  return losses;
+}
+
+void check_follows(const std::vector<double>& got, const std::vector<double>& ref) {
+  REQUIRE(got.size() == ref.size());
+  for (size_t s = 0; s < ref.size(); ++s)
+    CHECK_MESSAGE(std::abs(got[s] - ref[s]) <= 1e-3 * std::abs(ref[s]),
+                  fmt::format("step {}: data-parallel {} vs single device {}", s, got[s], ref[s]));
+}
+
+}  // namespace
+
+TEST_CASE("two replicas follow single-device training with the same global batch") {
+  for (float dropout : {0.f, 0.2f}) {
+    CAPTURE(dropout);
+    const auto ref = single_device(dropout);
+    for (const std::vector<double>& shares : {std::vector<double>{}, std::vector<double>{3, 1}}) {
+      CAPTURE(shares.size());
+      anycl::Runtime a, b;
+      anycl::DataParallelTrainer dp({&a, &b}, spec(dropout), {"adam"}, options(), nullptr, shares);
+      std::vector<double> losses;
+      for (const auto& e : dp.fit(samples())) losses.push_back(e.train_loss);
+      check_follows(losses, ref);
+      CHECK(dp.steps_done() == kSteps);
+      CHECK(dp.replica(0).model().parameters().download() == dp.replica(1).model().parameters().download());
+    }
+  }
+}
+
+TEST_CASE("a replica whose shard is empty contributes nothing") {
+  anycl::Runtime a, b;
+  anycl::TrainOptions o = options();
+  o.epochs = 3;
+  o.batch = 1;  // one row per batch: the second replica's shard is always empty
+  anycl::data::Dataset three = samples();
+  three.count = 3;
+  three.pixels.resize(3 * 784);
+  three.labels.resize(3);
+  anycl::DataParallelTrainer dp({&a, &b}, spec(0.f), {"sgd"}, o);
+  const auto history = dp.fit(three);
+  CHECK(history.size() == 3);
+  CHECK(std::isfinite(history.back().train_loss));
+  CHECK(dp.replica(0).model().parameters().download() == dp.replica(1).model().parameters().download());
+}
+
+TEST_CASE("data-parallel set-up errors are clear") {
+  anycl::Runtime a;
+  CHECK_THROWS_WITH_AS(anycl::DataParallelTrainer({}, spec(0.f), {"sgd"}, options()),
+                       doctest::Contains("at least one"), anycl::ValidationError);
+  CHECK_THROWS_WITH_AS(anycl::DataParallelTrainer({&a}, spec(0.f), {"sgd"}, options(), nullptr, {1, 2}),
+                       doctest::Contains("shares"), anycl::ValidationError);
+  CHECK_THROWS_AS(anycl::DataParallelTrainer({&a}, spec(0.f), {"sgd"}, options(), nullptr, {-1}),
+                  anycl::ValidationError);
+}

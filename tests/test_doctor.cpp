@@ -1,0 +1,46 @@
+// `anycl doctor` in a healthy set-up (every check passes, exit 0) and in broken ones: no driver
+// registered (OCL_ICD_VENDORS at an empty folder) and a data folder that does not exist.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include "helpers.hpp"
+
+using anycl::test::anycl_cli;
+using anycl::test::run_command;
+
+TEST_CASE("anycl doctor passes on a healthy set-up") {
+  const auto r = run_command(fmt::format("{} doctor", anycl_cli()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(r.output.find("\u2717") == std::string::npos);
+  CHECK(r.output.find("OpenCL ICD loader") != std::string::npos);
+  CHECK(r.output.find(".icd") != std::string::npos);
+  CHECK(r.output.find("matches the host exactly") != std::string::npos);
+  CHECK(r.output.find("is writable") != std::string::npos);
+  CHECK(r.output.find("All checks passed.") != std::string::npos);
+}
+
+TEST_CASE("anycl doctor with OCL_ICD_VENDORS at an empty folder says what to do") {
+  anycl::test::TempDir empty;
+  const auto r = run_command(fmt::format("OCL_ICD_VENDORS={} {} doctor", empty.path(), anycl_cli()));
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("\u2717 no OpenCL driver registered") != std::string::npos);
+  CHECK(r.output.find("\u2717 no OpenCL device detected") != std::string::npos);
+  CHECK(r.output.find("unset OCL_ICD_VENDORS") != std::string::npos);
+  CHECK(r.output.find("pocl-opencl-icd") != std::string::npos);
+  CHECK(r.output.find("failed") != std::string::npos);
+  MESSAGE(r.output);
+}
+
+TEST_CASE("anycl doctor reports a missing data folder and a driver that does not load") {
+  anycl::test::TempDir vendors;
+  // A stale .icd naming a library that is not installed, next to the real PoCL entry.
+  run_command(fmt::format("cp /etc/OpenCL/vendors/*.icd {0}/ && echo libnosuchdriver.so > {0}/stale.icd",
+                          vendors.path()));
+  const auto r = run_command(fmt::format("OCL_ICD_VENDORS={} {} doctor --data {}/none", vendors.path(),
+                                         anycl_cli(), vendors.path()));
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("stale.icd \u2192 libnosuchdriver.so does not load") != std::string::npos);
+  CHECK(r.output.find("lacks train-images-idx3-ubyte") != std::string::npos);
+  CHECK(r.output.find("ANYCL_DATA") != std::string::npos);
+  CHECK(r.output.find("matches the host exactly") != std::string::npos);  // the good driver still works
+}

@@ -1,0 +1,90 @@
+// ONNX export checked by real ONNX implementations: `anycl export --onnx` writes the model, the
+// onnx checker validates it and onnxruntime evaluates it on test images (tests/onnx_compare.py);
+// its probabilities must match anycl's within 1e-5 with the same argmax. Skipped, with a
+// message, where onnxruntime is not installed (tools/setup.sh installs it into build/onnx-venv).
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "anycl/data/dataset.hpp"
+#include "anycl/train/evaluator.hpp"
+#include "anycl/train/model_file.hpp"
+#include "helpers.hpp"
+
+using anycl::test::anycl_cli;
+using anycl::test::run_command;
+
+namespace {
+
+// $ANYCL_ONNX_PYTHON, else the venv tools/setup.sh makes, else python3 from PATH.
+std::string onnx_python() {
+  if (const char* p = std::getenv("ANYCL_ONNX_PYTHON"); p && *p) return p;
+  const std::string venv = std::string(ANYCL_SOURCE_DIR) + "/build/onnx-venv/bin/python3";
+  return std::filesystem::exists(venv) ? venv : "python3";
+}
+
+std::string test_images(const std::string& dir) {
+  for (const char* name : {"t10k-images-idx3-ubyte.gz", "t10k-images-idx3-ubyte"})
+    if (std::filesystem::exists(dir + "/" + name)) return dir + "/" + name;
+  return dir + "/t10k-images-idx3-ubyte.gz";
+}
+
+void check_round_trip(const std::string& train_flags) {
+  const std::string python = onnx_python();
+  if (run_command(python + " -c 'import onnxruntime, onnx, numpy'").exit_code != 0) {
+    MESSAGE("skipped: onnxruntime/onnx/numpy not importable by ", python,
+            " — run tools/setup.sh (it installs them into build/onnx-venv) or set ANYCL_ONNX_PYTHON");
+    return;
+  }
+  anycl::test::TempDir dir;
+  const std::string model = dir.file("m.anycl"), onnx = dir.file("m.onnx"), probs = dir.file("p.f32");
+  auto r = run_command(
+      fmt::format("{} train --limit 600 --epochs 1 --quiet {} --save {}", anycl_cli(), train_flags, model));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  r = run_command(fmt::format("{} export --model {} --onnx {}", anycl_cli(), model, onnx));
+  if (r.exit_code == 1 && r.output.find("without ONNX export") != std::string::npos) {
+    MESSAGE("skipped: ", r.output);
+    return;
+  }
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+
+  // anycl's own probabilities on the test images, through the library.
+  const std::string data_dir = anycl::data::default_data_dir();
+  anycl::data::LoadOptions load;
+  load.limit = 1;
+  const auto splits = anycl::data::load_folder(data_dir, load);
+  const size_t count = std::min<size_t>(splits.test.count, 2000);
+  auto& rt = anycl::test::runtime();
+  auto net = anycl::instantiate(anycl::read_model(model), rt, 250);
+  const anycl::DeviceDataset test(rt, splits.test);
+  anycl::Evaluator evaluator(*net, 250);
+  const std::vector<float> p = evaluator.probabilities(test, 0, count);
+  std::ofstream(probs, std::ios::binary)
+      .write(reinterpret_cast<const char*>(p.data()), std::streamsize(p.size() * sizeof(float)));
+
+  r = run_command(fmt::format("{} {}/tests/onnx_compare.py {} {} {} {}", python, ANYCL_SOURCE_DIR, onnx,
+                              test_images(data_dir), probs, count));
+  MESSAGE(r.output);
+  CHECK_MESSAGE(r.exit_code == 0, r.output);
+}
+
+}  // namespace
+
+TEST_CASE("ONNX export of a ReLU MLP with dropout matches onnxruntime") {
+  check_round_trip("--layers 64,32 --dropout 0.2");
+}
+
+TEST_CASE("ONNX export of tanh and sigmoid MLPs matches onnxruntime") {
+  check_round_trip("--layers 32 --activation tanh --dropout 0");
+  check_round_trip("--layers 24,12 --activation sigmoid");
+}
+
+TEST_CASE("anycl export usage errors") {
+  CHECK(run_command(anycl_cli() + " export --onnx x.onnx").exit_code == 2);
+  CHECK(run_command(anycl_cli() + " export --model x.anycl").exit_code == 2);
+  const auto r = run_command(anycl_cli() + " export --model /nonexistent.anycl --onnx /tmp/x.onnx");
+  CHECK(r.exit_code == 1);
+}

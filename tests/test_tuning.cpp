@@ -1,0 +1,145 @@
+// CLBlast tuning files: a round trip through the file, corrupt or truncated files refused (and a
+// Runtime starting beside one keeps working), parameters applied with OverrideParameters leave
+// GEMM exact, and `anycl tune --show/--reset` and `anycl bench` as a user calls them.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <anycl/blas.hpp>
+#include <anycl/error.hpp>
+#include <anycl/tuning.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "helpers.hpp"
+#include "reference/gemm.hpp"
+
+namespace {
+
+anycl::GemmTuning sample_tuning() {
+  anycl::GemmTuning t;
+  t.device = "Some Device";
+  t.driver = "1.2.3";
+  t.seconds = 12.5;
+  t.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", 384}};
+  t.kernels["XgemmDirect"] = {{"KWGD", 16}, {"MDIMCD", 8}, {"VWMD", 4}};
+  return t;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+// Row-major GEMM on the device with small integers: the result must equal the reference exactly.
+void check_gemm_exact(size_t m, size_t n, size_t k) {
+  auto& rt = anycl::test::runtime();
+  const auto a = anycl::test::random_ints(m * k, -3, 3, 11), b = anycl::test::random_ints(k * n, -3, 3, 12);
+  auto ta = anycl::Tensor::from_host(rt, {m, k}, a), tb = anycl::Tensor::from_host(rt, {k, n}, b);
+  anycl::Tensor tc(rt, {m, n});
+  tc.fill(-999.f);
+  anycl::matmul(ta, anycl::Trans::no, tb, anycl::Trans::no, tc);
+  std::vector<float> ref(m * n);
+  anycl::reference::gemm(false, false, m, n, k, 1.f, a.data(), k, b.data(), n, 0.f, ref.data(), n);
+  anycl::test::check_close(tc.download(), ref, 0, 0, fmt::format("gemm {}x{}x{}", m, n, k));
+}
+
+}  // namespace
+
+TEST_CASE("a tuning file round-trips and names the device by the kernel cache key") {
+  anycl::test::TempDir dir;
+  const std::string path = dir.file("t.txt");
+  anycl::save_tuning(path, sample_tuning());
+  std::string why;
+  const auto back = anycl::load_tuning(path, &why);
+  REQUIRE_MESSAGE(back, why);
+  CHECK(back->kernels == sample_tuning().kernels);
+  CHECK(back->device == "Some Device");
+  CHECK(back->driver == "1.2.3");
+  CHECK(back->seconds == doctest::Approx(12.5));
+
+  anycl::DeviceInfo d = anycl::test::runtime().info();
+  const std::string p1 = anycl::tuning_file_path(d);
+  d.driver_version += "-new";
+  const std::string p2 = anycl::tuning_file_path(d);
+  CHECK(p1 != p2);  // a new driver means a new file: old parameters are never applied to it
+  CHECK(p1.find("clblast-tuning-") != std::string::npos);
+}
+
+TEST_CASE("corrupt truncated or missing tuning files are refused with a reason") {
+  anycl::test::TempDir dir;
+  const std::string path = dir.file("t.txt");
+  std::string why;
+  CHECK(!anycl::load_tuning(dir.file("missing.txt"), &why));
+  CHECK(why.find("no tuning file") != std::string::npos);
+
+  anycl::save_tuning(path, sample_tuning());
+  const std::string good = slurp(path);
+  write(path, good.substr(0, good.size() / 2));
+  CHECK(!anycl::load_tuning(path, &why));
+
+  std::string flipped = good;
+  flipped[flipped.find("384")] = '9';  // a plausible but wrong value: caught by the checksum
+  write(path, flipped);
+  CHECK(!anycl::load_tuning(path, &why));
+  CHECK(why.find("checksum") != std::string::npos);
+
+  write(path, "garbage\n");
+  CHECK(!anycl::load_tuning(path, &why));
+  write(path, "");
+  CHECK(!anycl::load_tuning(path, &why));
+}
+
+TEST_CASE("a runtime beside a corrupt tuning file starts and logs that it ignored it") {
+  anycl::test::TempDir dir;
+  const std::string cli = fmt::format("ANYCL_CACHE_DIR={} {}", dir.path(), anycl::test::anycl_cli());
+  const auto r0 = anycl::test::run_command(cli + " tune --show");
+  REQUIRE_MESSAGE(r0.exit_code == 0, r0.output);
+  CHECK(r0.output.find("no usable tuning") != std::string::npos);
+  // The file `tune --show` would read: its name is on the line it printed.
+  const auto start = r0.output.find(dir.path());
+  REQUIRE(start != std::string::npos);
+  const std::string path = r0.output.substr(start, r0.output.find(".txt", start) + 4 - start);
+  write(path, "anycl-clblast-tuning 1\nkernel Xgemm KWG=\n");
+  const auto r = anycl::test::run_command(cli + " devices --verbose");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK_MESSAGE(r.output.find("CLBlast tuning ignored") != std::string::npos, r.output);
+
+  const auto reset = anycl::test::run_command(cli + " tune --reset");
+  CHECK(reset.exit_code == 0);
+  CHECK(!std::filesystem::exists(path));
+}
+
+TEST_CASE("overridden CLBlast parameters keep GEMM exact - direct and indirect") {
+  auto& rt = anycl::test::runtime();
+  anycl::GemmTuning t;
+  t.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", 1}};  // always the indirect kernel
+  anycl::apply_tuning(rt, t);
+  check_gemm_exact(65, 31, 7);
+  check_gemm_exact(128, 10, 512);
+  t.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", 1 << 20}};  // always the direct kernel
+  anycl::apply_tuning(rt, t);
+  check_gemm_exact(65, 31, 7);
+  check_gemm_exact(128, 10, 512);
+
+  anycl::GemmTuning incomplete;
+  incomplete.kernels["Xgemm"] = {{"KWG", 16}};
+  CHECK_THROWS_WITH_AS(anycl::apply_tuning(rt, incomplete), doctest::Contains("Xgemm"), anycl::OpenCLError);
+}
+
+TEST_CASE("anycl bench latency --json and bad bench arguments") {
+  const auto r =
+      anycl::test::run_command(anycl::test::anycl_cli() + " bench latency --repeats 1 --json 2>/dev/null");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  const auto j = nlohmann::json::parse(r.output);
+  CHECK(j.contains("device"));
+  CHECK(j.contains("date"));
+  REQUIRE(j["latency"].size() == 3);
+  CHECK(j["latency"][0]["value"].get<double>() > 0);
+
+  CHECK(anycl::test::run_command(anycl::test::anycl_cli() + " bench nope").exit_code == 2);
+  CHECK(anycl::test::run_command(anycl::test::anycl_cli() + " bench gemm --sizes 0").exit_code == 2);
+  CHECK(anycl::test::run_command(anycl::test::anycl_cli() + " tune --fraction 2").exit_code == 2);
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# CI: an ASan+UBSan build with clang (build-asan/) that runs the unit tests on PoCL, then the
+# libFuzzer targets (IDX reader, model/checkpoint decoders) for a bounded time each over the seed
+# corpora in tests/fuzz/corpus. One instrumented library serves both. Installs what it needs.
+#   ANYCL_FUZZ_SECONDS  seconds per fuzzer (default 60)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash tools/setup.sh  # the packages the library needs (and a Release build CI needs anyway)
+need=()
+for p in clang libclang-rt-14-dev llvm; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1"
+log=$(mktemp)
+if ! { cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+         -DCMAKE_CXX_FLAGS="$flags -fsanitize=fuzzer-no-link" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+         -DANYCL_BUILD_FUZZERS=ON -DANYCL_BUILD_SAMPLES=OFF -DANYCL_WITH_ONNX=OFF &&
+       cmake --build build-asan --parallel; } >"$log" 2>&1; then
+  grep -E -B2 -A12 'error|Error' "$log" | head -80 >&2 || cat "$log" >&2
+  echo "run-sanitizers: the sanitizer build failed (full log: $log)" >&2
+  exit 1
+fi
+rm -f "$log"
+
+export ANYCL_DEVICE=${ANYCL_DEVICE:-pocl}
+export ANYCL_CACHE_DIR=${ANYCL_CACHE_DIR:-$PWD/build-asan/kernel-cache}
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1
+export LSAN_OPTIONS=suppressions=$PWD/tools/lsan.supp:print_suppressions=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+echo "run-sanitizers: unit tests under ASan+UBSan" >&2
+(cd build-asan && ctest --output-on-failure --timeout 900 -j "$(nproc)" -E "${ANYCL_ASAN_EXCLUDE:-^$}")
+
+seconds=${ANYCL_FUZZ_SECONDS:-60}
+for target in fuzz_idx fuzz_model; do
+  corpus=tests/fuzz/corpus/${target#fuzz_}
+  work=$(mktemp -d)
+  echo "run-sanitizers: $target for ${seconds}s (seeds: $corpus)" >&2
+  # New inputs go to a scratch folder, so the committed corpus stays as it is; a crash input is
+  # written to build-asan/ and fails the script.
+  build-asan/tests/fuzz/$target "$work" "$corpus" -max_total_time="$seconds" -rss_limit_mb=2048 \
+    -max_len=65536 -timeout=10 -artifact_prefix=build-asan/ -print_final_stats=1 2>&1 | tail -n 12
+  rm -rf "$work"
+done
