@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake g++ ninja-build pkg-config ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd
           libclblast-dev libboost-dev libfmt-dev zlib1g-dev doctest-dev nlohmann-json3-dev libopenblas-dev
-          dataset-fashion-mnist
+          dataset-fashion-mnist libopenmpi-dev openmpi-bin
           librsvg2-bin libprotobuf-dev protobuf-compiler libonnx-dev python3-venv)  # plot test; ONNX export
 missing=()
 for p in "${packages[@]}"; do

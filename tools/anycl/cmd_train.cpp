@@ -20,6 +20,7 @@
 #include "device_flag.hpp"
 #include "learning_curves.hpp"
 #include "progress.hpp"
+#include "train_parallel.hpp"
 #include "train_resume.hpp"
 
 namespace anycl::cli {
@@ -50,7 +51,9 @@ constexpr const char* kUsage =
     "  --resume DIR            continue the run checkpointed in DIR (same flags; --epochs, --lr, --save,\n"
     "                          --metrics, --device may be given again); bit-identical to an uninterrupted "
     "run\n"
-    "  --quiet                 print only the final result\n";
+    "  --quiet                 print only the final result\n"
+    "  --devices LIST|all      data-parallel over several devices of this machine (e.g. 0,1 or all)\n"
+    "  --distributed           data-parallel over MPI processes: mpirun -np N anycl train --distributed …\n";
 
 std::vector<size_t> parse_layers(const std::string& text) {
   std::vector<size_t> sizes;
@@ -84,10 +87,27 @@ int run_train(int argc, char** argv) {
   std::vector<char*> arg_ptrs;
   for (auto& a : arguments) arg_ptrs.push_back(a.data());
   const Args args(int(arg_ptrs.size()), arg_ptrs.data(), 2,
-                  {"--data", "--device", "--epochs", "--batch", "--layers", "--activation", "--init",
-                   "--dropout", "--optimizer", "--lr", "--seed", "--limit", "--validation-split", "--save",
-                   "--metrics", "--checkpoint", "--checkpoint-every", "--resume", "--plot"},
-                  {"--quiet", "--help"});
+                  {"--data",
+                   "--device",
+                   "--epochs",
+                   "--batch",
+                   "--layers",
+                   "--activation",
+                   "--init",
+                   "--dropout",
+                   "--optimizer",
+                   "--lr",
+                   "--seed",
+                   "--limit",
+                   "--validation-split",
+                   "--save",
+                   "--metrics",
+                   "--checkpoint",
+                   "--checkpoint-every",
+                   "--resume",
+                   "--plot",
+                   "--devices"},
+                  {"--quiet", "--help", "--distributed"});
   if (args.has("--help")) return fmt::print("{}", kUsage), 0;
   if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
 
@@ -120,6 +140,29 @@ int run_train(int argc, char** argv) {
   train.checkpoint_every = size_t(args.get_int("--checkpoint-every", 0, 1, 1ll << 40));
   if (train.checkpoint_every && checkpoint_dir.empty())
     throw UsageError("--checkpoint-every needs --checkpoint DIR (where to write the checkpoints)");
+  if (args.has("--devices") || args.has("--distributed")) {
+    if (args.has("--checkpoint") || args.has("--resume"))
+      throw UsageError(
+          "--checkpoint/--resume are not supported with --devices/--distributed yet — train on one "
+          "device to use checkpoints");
+    ParallelTrainRequest request;
+    if (args.has("--devices")) request.device_specs = parse_device_list(args.get("--devices"));
+    request.device_spec = args.get("--device");
+    request.distributed = args.has("--distributed");
+    request.data_dir = args.get("--data");
+    request.load = load;
+    request.train = train;
+    request.optimizer = opt;
+    request.hidden = hidden;
+    request.activation = activation;
+    request.init = init;
+    request.dropout = dropout;
+    request.quiet = quiet;
+    request.save_path = save_path;
+    request.metrics_path = metrics_path;
+    request.plot_path = args.get("--plot");
+    return train_data_parallel(request);
+  }
   const DeviceInfo device = select_device_or_usage_error(args);
 
   const data::DataSplits splits = data::load_folder(args.get("--data"), load);

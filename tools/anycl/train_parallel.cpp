@@ -88,9 +88,10 @@ int train_data_parallel(const ParallelTrainRequest& r) {
   if (speak) {
     fmt::print("data-parallel: {} process(es) × {} device(s) = {} replicas; global batch {}\n", world,
                pointers.size(), size_t(world) * pointers.size(), r.train.batch);
-    for (Runtime* rt : pointers) fmt::print("  rank {} device: {} ({})\n", rank, rt->info().name, rt->info().platform_name);
-    fmt::print("data: {} — {} training, {} test samples\n{}", splits.dir, splits.train.count, splits.test.count,
-               trainer.replica(0).model().summary());
+    for (Runtime* rt : pointers)
+      fmt::print("  rank {} device: {} ({})\n", rank, rt->info().name, rt->info().platform_name);
+    fmt::print("data: {} — {} training, {} test samples\n{}", splits.dir, splits.train.count,
+               splits.test.count, trainer.replica(0).model().summary());
     std::fflush(stdout);
   }
   ProgressDisplay display(false, !speak);
@@ -101,12 +102,14 @@ int train_data_parallel(const ParallelTrainRequest& r) {
     if (metrics) metrics->write(s);
   };
   const bool has_val = splits.validation.count > 0;
-  const auto history = trainer.fit(splits.train, has_val ? &splits.validation : &splits.test, has_val ? "val" : "test");
+  const auto history =
+      trainer.fit(splits.train, has_val ? &splits.validation : &splits.test, has_val ? "val" : "test");
   const EvalStats test = trainer.evaluate(splits.test);
   if (rank == 0) {
     fmt::print("Test loss: {:.4f} - Test accuracy: {:.4f}\n", test.loss, test.accuracy);
     if (!r.plot_path.empty())
-      write_learning_curves_svg(r.plot_path, learning_curves(history), fmt::format("anycl train — {}", splits.dir));
+      write_learning_curves_svg(r.plot_path, learning_curves(history),
+                                fmt::format("anycl train — {}", splits.dir));
     if (!r.save_path.empty()) {
       save_model(r.save_path, trainer.replica(0).model(), splits.train.num_classes);
       if (speak) fmt::print("model saved to {}\n", r.save_path);
