@@ -29,6 +29,8 @@ struct CommandResult {
 };
 /// Runs a shell command line and captures its output and exit code.
 CommandResult run_command(const std::string& command_line);
+/// A whole file's bytes as a string ("" when it cannot be read).
+std::string slurp(const std::string& path);
 /// The path of the built anycl command.
 std::string anycl_cli();
 

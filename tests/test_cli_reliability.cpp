@@ -23,17 +23,11 @@
 using anycl::test::anycl_cli;
 using anycl::test::contains_all;
 using anycl::test::run_command;
+using anycl::test::slurp;
 using anycl::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // A command started in the background (its output to `log`), to be signalled and waited for.
 class Background {
@@ -158,7 +152,9 @@ TEST_CASE("damaged model files and a model that does not fit the data exit 1") {
       {newer, "upgrade anycl"},
       {"", "not an anycl model file"},
   };
-  for (const auto& [bytes, words] : cases) {
+  for (const auto& item : cases) {
+    const auto& bytes = item.first;
+    const auto& words = item.second;
     CAPTURE(words);
     r = eval_with(bytes);
     CHECK(r.exit_code == 1);
@@ -191,7 +187,9 @@ TEST_CASE("checkpoint flags are checked before training") {
       {"--checkpoint " + dir.file("c") + " --checkpoint-every 0", "--checkpoint-every"},
       {"--checkpoint", "--checkpoint needs a value"},
   };
-  for (const auto& [flags, words] : usage) {
+  for (const auto& item : usage) {
+    const auto& flags = item.first;
+    const auto& words = item.second;
     CAPTURE(flags);
     const auto r = run_command(fmt::format("{} train --limit 10 {}", anycl_cli(), flags));
     CHECK(r.exit_code == 2);

@@ -11,16 +11,11 @@
 
 using anycl::test::anycl_cli;
 using anycl::test::run_command;
+using anycl::test::slurp;
 
 namespace {
 const std::string kTestImages = "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz";
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 }  // namespace
 
 TEST_CASE("train → save → eval → predict on Fashion-MNIST") {
@@ -79,7 +74,9 @@ TEST_CASE("bad flags exit 2 and name the flag") {
       {"--metrics run.txt", "--metrics"},
       {"--epochs", "--epochs needs a value"},
   };
-  for (const auto& [flags, words] : cases) {
+  for (const auto& item : cases) {
+    const auto& flags = item.first;
+    const auto& words = item.second;
     CAPTURE(flags);
     const auto r = run_command(fmt::format("{} train --limit 10 {}", anycl_cli(), flags));
     CHECK(r.exit_code == 2);

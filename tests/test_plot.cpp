@@ -12,15 +12,9 @@
 
 using anycl::test::anycl_cli;
 using anycl::test::run_command;
+using anycl::test::slurp;
 
 namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 size_t count(const std::string& text, const std::string& what) {
   size_t n = 0;
