@@ -298,3 +298,30 @@ TEST_CASE("resume refuses a flag that would change the run") {
   CHECK(r.exit_code == 1);
   CHECK_MESSAGE(contains_all(r.output, {"checkpoint.anyclckpt", "checksum"}), r.output);
 }
+
+TEST_CASE("two processes sharing a fresh kernel cache and tuning folder train as one alone does") {
+  TempDir dir;
+  const std::string run =
+      fmt::format("ANYCL_CACHE_DIR={} {} train --limit 512 --epochs 2 --layers 32 --seed 9 --quiet --metrics",
+                  dir.file("cache"), anycl_cli());
+  // Both start on an empty cache, so both compile and write the same entries at the same time.
+  const auto r =
+      run_command(fmt::format("{0} {1} & {0} {2}; wait $!", run, dir.file("a.csv"), dir.file("b.csv")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  REQUIRE(run_command(fmt::format("{} {}", run, dir.file("alone.csv"))).exit_code == 0);
+  auto losses = [&](const std::string& name) {  // the metric columns, without timing
+    std::istringstream rows(slurp(dir.file(name)));
+    std::string row, out;
+    while (std::getline(rows, row)) out += row.substr(0, row.rfind(',', row.rfind(',') - 1)) + "\n";
+    return out;
+  };
+  CHECK(losses("a.csv") == losses("alone.csv"));
+  CHECK(losses("b.csv") == losses("alone.csv"));
+  CHECK(losses("alone.csv").size() > 40);
+  size_t entries = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir.file("cache"))) {
+    CHECK_MESSAGE(e.path().string().find(".tmp.") == std::string::npos, e.path());  // no torn temporaries
+    ++entries;
+  }
+  CHECK(entries > 0);
+}

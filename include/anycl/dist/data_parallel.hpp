@@ -36,8 +36,11 @@ class DataParallelTrainer {
   /// Loss and accuracy of the (identical) model on `data`, computed on the first replica.
   EvalStats evaluate(const data::Dataset& data);
 
+  /// Replicas in this process (one per runtime).
   size_t replica_count() const noexcept { return replicas_.size(); }
+  /// Local replica i (its model holds the trained weights; all replicas are identical).
   Replica& replica(size_t i) { return *replicas_.at(i); }
+  /// Global training steps taken so far.
   uint64_t steps_done() const noexcept { return steps_done_; }
 
  private:

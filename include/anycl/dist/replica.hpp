@@ -42,9 +42,11 @@ class Replica {
   /// Makes room for `slots` metric slots (call before an epoch).
   void reserve_slots(size_t slots);
 
+  /// The replica's model, optimizer and device.
   Sequential& model() noexcept { return *model_; }
   Optimizer& optimizer() noexcept { return *optimizer_; }
   Runtime& runtime() noexcept { return rt_; }
+  /// The uploaded training split; ValidationError before set_train_data.
   const DeviceDataset& train_data() const;
 
  private:
