@@ -69,6 +69,16 @@ std::string slurp(const std::string& path) {
 
 std::string anycl_cli() { return ANYCL_CLI; }
 
+void expect_train_usage_errors(const std::vector<std::pair<std::string, std::string>>& cases) {
+  for (const auto& item : cases) {
+    const std::string& flags = item.first;
+    CAPTURE(flags);
+    const auto r = run_command(fmt::format("{} train --limit 10 {}", anycl_cli(), flags));
+    CHECK(r.exit_code == 2);
+    CHECK_MESSAGE(r.output.find(item.second) != std::string::npos, r.output);
+  }
+}
+
 TempDir::TempDir() {
   std::string pattern = (std::filesystem::temp_directory_path() / "anycl-test-XXXXXX").string();
   REQUIRE(mkdtemp(pattern.data()) != nullptr);

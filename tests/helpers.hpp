@@ -6,6 +6,7 @@
 
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace anycl::test {
@@ -31,6 +32,8 @@ struct CommandResult {
 CommandResult run_command(const std::string& command_line);
 /// A whole file's bytes as a string ("" when it cannot be read).
 std::string slurp(const std::string& path);
+/// For each (flags, words): `anycl train --limit 10 FLAGS` must exit 2 with `words` in its output.
+void expect_train_usage_errors(const std::vector<std::pair<std::string, std::string>>& cases);
 /// The path of the built anycl command.
 std::string anycl_cli();
 

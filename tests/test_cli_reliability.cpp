@@ -187,14 +187,7 @@ TEST_CASE("checkpoint flags are checked before training") {
       {"--checkpoint " + dir.file("c") + " --checkpoint-every 0", "--checkpoint-every"},
       {"--checkpoint", "--checkpoint needs a value"},
   };
-  for (const auto& item : usage) {
-    const auto& flags = item.first;
-    const auto& words = item.second;
-    CAPTURE(flags);
-    const auto r = run_command(fmt::format("{} train --limit 10 {}", anycl_cli(), flags));
-    CHECK(r.exit_code == 2);
-    CHECK_MESSAGE(r.output.find(words) != std::string::npos, r.output);
-  }
+  anycl::test::expect_train_usage_errors(usage);
   const auto r = run_command(fmt::format("{} train --resume {}", anycl_cli(), dir.file("nowhere")));
   CHECK(r.exit_code == 1);
   CHECK_MESSAGE(contains_all(r.output, {"cannot open checkpoint", "nowhere"}), r.output);

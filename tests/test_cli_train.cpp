@@ -74,14 +74,7 @@ TEST_CASE("bad flags exit 2 and name the flag") {
       {"--metrics run.txt", "--metrics"},
       {"--epochs", "--epochs needs a value"},
   };
-  for (const auto& item : cases) {
-    const auto& flags = item.first;
-    const auto& words = item.second;
-    CAPTURE(flags);
-    const auto r = run_command(fmt::format("{} train --limit 10 {}", anycl_cli(), flags));
-    CHECK(r.exit_code == 2);
-    CHECK_MESSAGE(r.output.find(words) != std::string::npos, r.output);
-  }
+  anycl::test::expect_train_usage_errors(cases);
   CHECK(run_command(anycl_cli() + " eval").exit_code == 2);
   CHECK(run_command(anycl_cli() + " predict --model x").exit_code == 2);
 }
