@@ -166,43 +166,80 @@ void apply_tuning(Runtime& rt, const GemmTuning& t) {
   }
 }
 
+bool tuning_complete(const GemmTuning& t) {
+  for (const char* stage : kTuningStages)
+    if (!t.kernels.count(stage)) return false;
+  return true;
+}
+
+namespace {
+
+// Rounds up to a multiple of 256, the largest work-group tile the Xgemm tuner may try: at smaller
+// multiples (128×512×896) CLBlast 1.5.3's tuner ran a candidate that corrupted the heap on PoCL.
+size_t tile_multiple(size_t n) { return (n + 255) / 256 * 256; }
+
+}  // namespace
+
 GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
   if (o.shapes.empty()) throw ValidationError("tune_gemm: no shapes to tune for");
-  if (!(o.fraction > 0 && o.fraction <= 1))
-    throw ValidationError(fmt::format("tune fraction must be in (0, 1], got {}", o.fraction));
+  for (double f : {o.fraction, o.indirect_fraction})
+    if (!(f > 0 && f <= 1)) throw ValidationError(fmt::format("tune fraction must be in (0, 1], got {}", f));
+  for (const std::string& stage : o.stages)
+    if (std::find(std::begin(kTuningStages), std::end(kTuningStages), stage) == std::end(kTuningStages))
+      throw ValidationError(
+          fmt::format("no tuning stage '{}': the stages are XgemmDirect, Xgemm, GemmRoutine", stage));
+  auto wanted = [&](const char* stage) {
+    return o.stages.empty() || std::find(o.stages.begin(), o.stages.end(), stage) != o.stages.end();
+  };
   auto say = [&](const std::string& s) {
     if (o.progress) o.progress(s);
   };
   const auto start = Clock::now();
-  GemmTuning t;
+  GemmTuning t = o.earlier;
   t.device = rt.info().name;
   t.driver = rt.info().driver_version;
+  auto finish_stage = [&](const char* name, Clock::time_point t0) {
+    t.seconds = o.earlier.seconds + since(start);
+    say(fmt::format("      {} done in {:.0f} s", name, since(t0)));
+    if (o.stage_done) o.stage_done(t);
+  };
   cl_command_queue queue = rt.queue().get();
 
-  // The direct kernel serves small GEMMs: tune it at the largest model shape.
+  // The direct kernel serves the model's GEMMs: tune it at the largest model shape.
   const GemmShape* big = &o.shapes.front();
   for (const auto& s : o.shapes)
     if (s.m * s.n * s.k > big->m * big->n * big->k) big = &s;
   std::unordered_map<std::string, size_t> params;
-  say(fmt::format("[1/3] XgemmDirect at {}x{}x{} (fraction {})…", big->m, big->n, big->k, o.fraction));
-  auto t0 = Clock::now();
-  check(clblast::TuneXgemmDirect<float>(&queue, big->m, big->n, big->k, o.fraction, params),
-        "clblast::TuneXgemmDirect", rt.info().name);
-  t.kernels["XgemmDirect"] = {params.begin(), params.end()};
-  say(fmt::format("      done in {:.0f} s", since(t0)));
+  if (wanted("XgemmDirect") && t.kernels.count("XgemmDirect")) {
+    say("[1/3] XgemmDirect: kept from the earlier run");
+  } else if (wanted("XgemmDirect")) {
+    say(fmt::format("[1/3] XgemmDirect at {}x{}x{} (fraction {})…", big->m, big->n, big->k, o.fraction));
+    const auto t0 = Clock::now();
+    check(clblast::TuneXgemmDirect<float>(&queue, big->m, big->n, big->k, o.fraction, params),
+          "clblast::TuneXgemmDirect", rt.info().name);
+    t.kernels["XgemmDirect"] = {params.begin(), params.end()};
+    finish_stage("XgemmDirect", t0);
+  }
 
-  // The indirect kernel works on padded copies: tune it at a square size its tiles divide.
-  params.clear();
-  say(fmt::format("[2/3] Xgemm at 512x512x512 (fraction {})…", o.fraction));
-  t0 = Clock::now();
-  check(clblast::TuneXgemm<float>(&queue, 512, 512, 512, o.fraction, params), "clblast::TuneXgemm",
-        rt.info().name);
-  t.kernels["Xgemm"] = {params.begin(), params.end()};
-  say(fmt::format("      done in {:.0f} s", since(t0)));
+  // The indirect kernel works on padded copies: tune it at the largest model shape rounded up to
+  // whole tiles, so every tile size CLBlast tries divides it.
+  if (wanted("Xgemm") && t.kernels.count("Xgemm")) {
+    say("[2/3] Xgemm: kept from the earlier run");
+  } else if (wanted("Xgemm")) {
+    const size_t m = tile_multiple(big->m), n = tile_multiple(big->n), k = tile_multiple(big->k);
+    params.clear();
+    say(fmt::format("[2/3] Xgemm at {}x{}x{} (fraction {})…", m, n, k, o.indirect_fraction));
+    const auto t0 = Clock::now();
+    check(clblast::TuneXgemm<float>(&queue, m, n, k, o.indirect_fraction, params), "clblast::TuneXgemm",
+          rt.info().name);
+    t.kernels["Xgemm"] = {params.begin(), params.end()};
+    finish_stage("Xgemm", t0);
+  }
 
+  if (!wanted("GemmRoutine")) return t;
   // The switch point: time every shape both ways, then pick the threshold with the least total time.
   say("[3/3] direct/indirect switch over the model's shapes…");
-  t0 = Clock::now();
+  const auto t0 = Clock::now();
   constexpr size_t kAlwaysDirect = size_t(1) << 20;  // its cube exceeds any m·n·k we meet
   apply_tuning(rt, t);
   apply_tuning(rt, only(kRoutine, {{kSwitch, kAlwaysDirect}}));
@@ -232,8 +269,8 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
     say(fmt::format("      {:<6} {}{} {:>4}x{:>4}x{:>4}: direct {:7.3f} ms, indirect {:7.3f} ms",
                     o.shapes[i].label, o.shapes[i].trans_a ? 'T' : 'N', o.shapes[i].trans_b ? 'T' : 'N',
                     o.shapes[i].m, o.shapes[i].n, o.shapes[i].k, direct[i] * 1e3, indirect[i] * 1e3));
-  say(fmt::format("      switch {} = {} (done in {:.0f} s)", kSwitch, best_switch, since(t0)));
-  t.seconds = since(start);
+  say(fmt::format("      switch {} = {}", kSwitch, best_switch));
+  finish_stage("switch", t0);
   return t;
 }
 

@@ -1,12 +1,15 @@
 // Data-parallel training from the command line: `--devices 0,0` (two replicas in one process)
 // and `mpirun -np 2 … --distributed` follow single-device training with the same global batch,
-// and a rank that dies stops the job quickly instead of hanging it.
+// checkpoint and resume bit-identically (also after SIGTERM, and across one device and two), and a
+// rank that dies, or cannot read the checkpoint, stops the job quickly instead of hanging it.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
 #include <chrono>
 #include <fstream>
 #include <sstream>
+
+#include <anycl/train/checkpoint.hpp>
 
 #include "helpers.hpp"
 
@@ -21,17 +24,27 @@ const std::string kRun =
     "train --limit 6400 --epochs 1 --layers 64 --dropout 0.2 --optimizer adam --seed 5 --quiet";
 const std::string kMpirun = "mpirun -np 2 --allow-run-as-root --oversubscribe";
 
-std::vector<double> metrics_row(const std::string& path) {
+// Every row of a metrics CSV: epoch, train_loss, train_acc, test_loss, test_acc, seconds, samples_per_s.
+std::vector<std::vector<double>> metrics_rows(const std::string& path) {
   std::ifstream in(path);
   std::string header, row;
   std::getline(in, header);
-  std::getline(in, row);
-  std::vector<double> values;
-  std::istringstream cells(row);
-  std::string cell;
-  while (std::getline(cells, cell, ',')) values.push_back(std::stod(cell));
-  REQUIRE_MESSAGE(values.size() == 7, "metrics row: ", row);
-  return values;  // epoch, train_loss, train_acc, test_loss, test_acc, seconds, samples_per_s
+  std::vector<std::vector<double>> rows;
+  while (std::getline(in, row)) {
+    std::vector<double> values;
+    std::istringstream cells(row);
+    std::string cell;
+    while (std::getline(cells, cell, ',')) values.push_back(std::stod(cell));
+    REQUIRE_MESSAGE(values.size() == 7, "metrics row: ", row);
+    rows.push_back(values);
+  }
+  return rows;
+}
+
+std::vector<double> metrics_row(const std::string& path) {
+  const auto rows = metrics_rows(path);
+  REQUIRE_MESSAGE(!rows.empty(), "no metrics rows in ", path);
+  return rows.front();
 }
 
 void check_same_training(const std::vector<double>& got, const std::vector<double>& ref) {
@@ -39,6 +52,22 @@ void check_same_training(const std::vector<double>& got, const std::vector<doubl
     CAPTURE(i);
     CHECK(std::abs(got[i] - ref[i]) <= 1e-3 * std::abs(ref[i]));
   }
+}
+
+// 640 samples in batches of 64: 10 steps per epoch, short enough for several runs per test.
+const std::string kCheckpointRun =
+    "train --limit 640 --batch 64 --layers 32 --dropout 0.2 --optimizer adam --seed 5 --quiet";
+
+// A metrics CSV's rows without the timing columns (epoch, train loss and accuracy, test loss and accuracy).
+std::vector<std::string> csv_figures(const std::string& path) {
+  std::vector<std::string> rows;
+  std::istringstream lines(anycl::test::slurp(path));
+  for (std::string line; std::getline(lines, line);) {
+    size_t cut = 0;
+    for (int comma = 0; comma < 5 && cut != std::string::npos; ++comma) cut = line.find(',', cut + 1);
+    rows.push_back(line.substr(0, cut));
+  }
+  return rows;
 }
 
 // True when mpirun exists and this anycl was built with MPI.
@@ -61,8 +90,6 @@ TEST_CASE("two devices in one process follow single-device training") {
   r = run_command(fmt::format("{} {} --devices 0,nosuch", anycl_cli(), kRun));
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("--devices") != std::string::npos);
-  r = run_command(fmt::format("{} {} --devices 0,0 --checkpoint {}", anycl_cli(), kRun, dir.file("ck")));
-  CHECK(r.exit_code == 2);
 }
 
 TEST_CASE("two MPI ranks follow single-device training and only rank 0 writes") {
@@ -103,4 +130,80 @@ TEST_CASE("a rank that dies stops the MPI job quickly with a message") {
   CHECK(r.exit_code != 124);  // 124: timeout had to stop a hung job
   CHECK_MESSAGE(seconds < 100, "the job took ", seconds, " s to stop");
   CHECK_MESSAGE(r.output.find("mpirun") != std::string::npos, r.output);
+}
+
+TEST_CASE("two devices in one process checkpoint and resume bit-identically") {
+  anycl::test::TempDir dir;
+  const std::string run = fmt::format("{} {} --devices 0,0", anycl_cli(), kCheckpointRun);
+  auto r = run_command(fmt::format("{} --epochs 3 --save {} --metrics {}", run, dir.file("whole.anycl"),
+                                   dir.file("whole.csv")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  r = run_command(fmt::format("{} --epochs 1 --checkpoint {} --checkpoint-every 4", run, dir.file("ck")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  // The recorded flags (--devices 0,0 among them) come back with --resume.
+  r = run_command(fmt::format("{} train --resume {} --epochs 3 --save {} --metrics {}", anycl_cli(),
+                              dir.file("ck"), dir.file("resumed.anycl"), dir.file("resumed.csv")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(anycl::test::slurp(dir.file("resumed.anycl")) == anycl::test::slurp(dir.file("whole.anycl")));
+  CHECK(csv_figures(dir.file("resumed.csv")) == csv_figures(dir.file("whole.csv")));
+
+  // A one-device checkpoint continues on two devices with the same global batch.
+  r = run_command(
+      fmt::format("{} {} --epochs 1 --checkpoint {}", anycl_cli(), kCheckpointRun, dir.file("one")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  r = run_command(fmt::format("{} train --resume {} --devices 0,0 --epochs 3 --metrics {}", anycl_cli(),
+                              dir.file("one"), dir.file("mixed.csv")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  const auto mixed = metrics_rows(dir.file("mixed.csv")), whole = metrics_rows(dir.file("whole.csv"));
+  REQUIRE(mixed.size() == 3);
+  check_same_training(mixed[2], whole[2]);
+}
+
+TEST_CASE("SIGTERM stops two devices with a checkpoint that resumes bit-identically") {
+  anycl::test::TempDir dir;
+  const std::string run = fmt::format("{} {} --devices 0,0", anycl_cli(), kCheckpointRun);
+  const std::string ck = dir.file("ck"), file = ck + "/checkpoint.anyclckpt";
+  // Started in the background, signalled once the first checkpoint exists.
+  const auto r = run_command(fmt::format(
+      "timeout 120 sh -c '{} --epochs 1000 --checkpoint {} --checkpoint-every 3 >{} 2>&1 & pid=$!; "
+      "while [ ! -f {} ]; do sleep 0.05; done; kill -TERM $pid; wait $pid'",
+      run, ck, dir.file("log.txt"), file));
+  const std::string log = anycl::test::slurp(dir.file("log.txt"));
+  CHECK_MESSAGE(r.exit_code == 143, log);
+  CHECK_MESSAGE(log.find("SIGTERM") != std::string::npos, log);
+  CHECK_MESSAGE(log.find("anycl train --resume " + ck) != std::string::npos, log);
+  const anycl::Checkpoint c = anycl::read_checkpoint(file);
+  const size_t epochs = c.epoch + 1;
+  auto whole = run_command(fmt::format("{} --epochs {} --save {}", run, epochs, dir.file("whole.anycl")));
+  REQUIRE_MESSAGE(whole.exit_code == 0, whole.output);
+  auto resumed = run_command(fmt::format("{} train --resume {} --epochs {} --save {}", anycl_cli(), ck,
+                                         epochs, dir.file("resumed.anycl")));
+  REQUIRE_MESSAGE(resumed.exit_code == 0, resumed.output);
+  CHECK(anycl::test::slurp(dir.file("resumed.anycl")) == anycl::test::slurp(dir.file("whole.anycl")));
+}
+
+TEST_CASE("two MPI ranks checkpoint and resume bit-identically and a missing checkpoint fails fast") {
+  if (!have_mpi()) {
+    MESSAGE("skipped: no mpirun or anycl built without MPI");
+    return;
+  }
+  anycl::test::TempDir dir;
+  const std::string run = fmt::format("{} {} {} --distributed", kMpirun, anycl_cli(), kCheckpointRun);
+  auto r = run_command(fmt::format("{} --epochs 2 --save {}", run, dir.file("whole.anycl")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  r = run_command(fmt::format("{} --epochs 1 --checkpoint {} --checkpoint-every 4", run, dir.file("ck")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  r = run_command(fmt::format("{} {} train --resume {} --epochs 2 --save {}", kMpirun, anycl_cli(),
+                              dir.file("ck"), dir.file("resumed.anycl")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(anycl::test::slurp(dir.file("resumed.anycl")) == anycl::test::slurp(dir.file("whole.anycl")));
+
+  // Rank 1 looks in a folder that does not exist: the job ends with the reason instead of hanging.
+  r = run_command(
+      fmt::format("timeout 120 {} sh -c 'd={}; if [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then d={}; fi; "
+                  "exec {} train --resume $d --epochs 3'",
+                  kMpirun, dir.file("ck"), dir.file("nowhere"), anycl_cli()));
+  CHECK(r.exit_code != 0);
+  CHECK(r.exit_code != 124);  // 124: timeout had to stop a hung job
+  CHECK_MESSAGE(r.output.find("cannot open checkpoint") != std::string::npos, r.output);
 }

@@ -53,6 +53,19 @@ TEST_CASE("train → save → eval → predict on Fashion-MNIST") {
   CHECK(slurp(jsonl).find("\"val_acc\"") != std::string::npos);
 }
 
+TEST_CASE("train --max-steps stops early and reports the time from process start to the first step") {
+  const auto r = run_command(anycl_cli() + " train --limit 1000 --epochs 2 --layers 32 --max-steps 3");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(r.output.find("stopped after 3 training steps (--max-steps)") != std::string::npos);
+  CHECK(r.output.find("Test accuracy:") != std::string::npos);  // evaluated as usual
+  const auto at = r.output.find("start-up: first training step finished ");
+  REQUIRE_MESSAGE(at != std::string::npos, r.output);
+  const double seconds =
+      std::stod(r.output.substr(at + std::string("start-up: first training step finished ").size()));
+  CHECK(seconds > 0);
+  CHECK(seconds < 600);
+}
+
 TEST_CASE("bad flags exit 2 and name the flag") {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"--epochs 0", "--epochs"},
@@ -73,6 +86,8 @@ TEST_CASE("bad flags exit 2 and name the flag") {
       {"--validation-split 1", "--validation-split"},
       {"--metrics run.txt", "--metrics"},
       {"--epochs", "--epochs needs a value"},
+      {"--max-steps 0", "--max-steps"},
+      {"--max-steps 3 --devices 0,0", "--max-steps"},
   };
   anycl::test::expect_train_usage_errors(cases);
   CHECK(run_command(anycl_cli() + " eval").exit_code == 2);

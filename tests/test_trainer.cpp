@@ -4,8 +4,10 @@
 #include <anycl/data/dataset.hpp>
 #include <anycl/train/trainer.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <map>
+#include <thread>
 
 #include "helpers.hpp"
 
@@ -98,4 +100,41 @@ TEST_CASE("every sample is used each epoch - the last batch partial - no host wa
   CHECK(run.step_counters.kernel_launches ==
         6 * 13);                                 // gather, 3 bias+act, 2 dropout, loss, 3+2 backward, update
   CHECK(run.step_counters.gemm_calls == 6 * 8);  // 3 forward, 3 dW, 2 dX
+}
+
+TEST_CASE("max_steps stops training mid-epoch and the first step's finish time is recorded without a wait") {
+  auto& rt = anycl::test::runtime();
+  const auto& data = fashion(600);
+  anycl::Sequential model(784);
+  model.dense(32, anycl::Activation::relu).dense(10);
+  model.build(rt, 64);
+  model.initialize(5);
+  auto opt = anycl::make_optimizer(rt, model.parameter_count(), {"sgd"});
+  anycl::TrainOptions options;
+  options.epochs = 3;
+  options.batch = 64;
+  options.max_steps = 4;
+  anycl::Trainer trainer(model, *opt, options);
+  anycl::DeviceDataset train(rt, data.train);
+  CHECK(!trainer.first_step_finished());
+  const auto before = std::chrono::steady_clock::now();
+  trainer.fit(train);
+  CHECK(trainer.stopped());
+  CHECK(trainer.steps_done() == 4);
+  CHECK(trainer.epochs_done() == 0);
+  CHECK(trainer.step_in_epoch() == 4);
+  CHECK(trainer.step_counters().host_waits == 0);
+  rt.finish();  // the marker after step 1 has completed: its callback runs soon after
+  auto first = trainer.first_step_finished();
+  for (int i = 0; i < 200 && !first; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    first = trainer.first_step_finished();
+  }
+  REQUIRE(first);
+  CHECK(*first >= before);
+  CHECK(*first <= std::chrono::steady_clock::now());
+
+  trainer.fit(train);  // max_steps counts per fit(): 4 more steps of the same epoch (10 steps)
+  CHECK(trainer.steps_done() == 8);
+  CHECK(trainer.step_in_epoch() == 8);
 }

@@ -1,6 +1,7 @@
 // CLBlast tuning files: a round trip through the file, corrupt or truncated files refused (and a
 // Runtime starting beside one keeps working), parameters applied with OverrideParameters leave
 // GEMM exact, and `anycl tune --show/--reset` and `anycl bench` as a user calls them.
+#include <clblast.h>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <anycl/blas.hpp>
@@ -10,6 +11,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <unordered_map>
 
 #include "helpers.hpp"
 #include "reference/gemm.hpp"
@@ -44,6 +47,14 @@ void check_gemm_exact(size_t m, size_t n, size_t k) {
   std::vector<float> ref(m * n);
   anycl::reference::gemm(false, false, m, n, k, 1.f, a.data(), k, b.data(), n, 0.f, ref.data(), n);
   anycl::test::check_close(tc.download(), ref, 0, 0, fmt::format("gemm {}x{}x{}", m, n, k));
+}
+
+// CLBlast's current parameters for a kernel family on the test device.
+std::map<std::string, size_t> current_parameters(const std::string& kernel) {
+  std::unordered_map<std::string, size_t> params;
+  REQUIRE(clblast::RetrieveParameters(anycl::test::runtime().info().id, kernel, clblast::Precision::kSingle,
+                                      params) == clblast::StatusCode::kSuccess);
+  return {params.begin(), params.end()};
 }
 
 }  // namespace
@@ -129,6 +140,37 @@ TEST_CASE("overridden CLBlast parameters keep GEMM exact - direct and indirect")
   CHECK_THROWS_WITH_AS(anycl::apply_tuning(rt, incomplete), doctest::Contains("Xgemm"), anycl::OpenCLError);
 }
 
+TEST_CASE("tuning continues an interrupted run - finished stages are kept and each stage is reported") {
+  auto& rt = anycl::test::runtime();
+  anycl::TuneOptions options;
+  options.earlier.kernels["XgemmDirect"] = current_parameters("XgemmDirect");
+  options.earlier.kernels["Xgemm"] = current_parameters("Xgemm");
+  options.earlier.seconds = 100;
+  CHECK(!anycl::tuning_complete(options.earlier));
+  options.shapes = {
+      {"a", false, false, 64, 32, 16}, {"b", true, false, 32, 48, 64}, {"c", false, true, 96, 8, 40}};
+  std::vector<anycl::GemmTuning> stored;
+  std::vector<std::string> lines;
+  options.stage_done = [&](const anycl::GemmTuning& t) { stored.push_back(t); };
+  options.progress = [&](const std::string& line) { lines.push_back(line); };
+  const anycl::GemmTuning t = anycl::tune_gemm(rt, options);
+
+  REQUIRE(stored.size() == 1);  // only the switch stage ran, and its result was handed over at once
+  CHECK(stored.back().kernels == t.kernels);
+  CHECK(anycl::tuning_complete(t));
+  CHECK(t.kernels.at("XgemmDirect") == options.earlier.kernels.at("XgemmDirect"));
+  CHECK(t.kernels.at("Xgemm") == options.earlier.kernels.at("Xgemm"));
+  CHECK(t.kernels.at("GemmRoutine").at("XGEMM_MIN_INDIRECT_SIZE") >= 1);
+  CHECK(t.seconds >= 100);  // the earlier run's time counts
+  CHECK(lines.at(0).find("kept from the earlier run") != std::string::npos);
+  CHECK(t.device == rt.info().name);
+  check_gemm_exact(65, 31, 7);  // whichever way the switch went, GEMM stays exact
+  check_gemm_exact(128, 10, 512);
+
+  options.indirect_fraction = 0;
+  CHECK_THROWS_AS(anycl::tune_gemm(rt, options), anycl::ValidationError);
+}
+
 TEST_CASE("anycl bench latency --json and bad bench arguments") {
   const auto r =
       anycl::test::run_command(anycl::test::anycl_cli() + " bench latency --repeats 1 --json 2>/dev/null");
@@ -142,4 +184,31 @@ TEST_CASE("anycl bench latency --json and bad bench arguments") {
   CHECK(anycl::test::run_command(anycl::test::anycl_cli() + " bench nope").exit_code == 2);
   CHECK(anycl::test::run_command(anycl::test::anycl_cli() + " bench gemm --sizes 0").exit_code == 2);
   CHECK(anycl::test::run_command(anycl::test::anycl_cli() + " tune --fraction 2").exit_code == 2);
+  CHECK(anycl::test::run_command(anycl::test::anycl_cli() + " tune --indirect-fraction 0").exit_code == 2);
+}
+
+TEST_CASE("anycl tune continues a partial tuning file stage by stage in child processes") {
+  anycl::test::TempDir dir;
+  const auto name = std::filesystem::path(anycl::tuning_file_path(anycl::test::runtime().info())).filename();
+  const std::string path = dir.file(name.string());
+  anycl::GemmTuning partial;
+  partial.kernels["XgemmDirect"] = current_parameters("XgemmDirect");
+  partial.kernels["Xgemm"] = current_parameters("Xgemm");
+  anycl::save_tuning(path, partial);
+  const std::string cli = fmt::format("ANYCL_CACHE_DIR={} {}", dir.path(), anycl::test::anycl_cli());
+  const auto r = anycl::test::run_command(cli + " tune");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(r.output.find("continuing the interrupted tuning") != std::string::npos);
+  CHECK(r.output.find("[1/3] XgemmDirect: kept from the earlier run") != std::string::npos);
+  CHECK(r.output.find("[2/3] Xgemm: kept from the earlier run") != std::string::npos);
+  CHECK(r.output.find("XGEMM_MIN_INDIRECT_SIZE = ") != std::string::npos);
+  std::string why;
+  const auto t = anycl::load_tuning(path, &why);
+  REQUIRE_MESSAGE(t, why);
+  CHECK(anycl::tuning_complete(*t));
+  CHECK(t->kernels.at("XgemmDirect") == partial.kernels.at("XgemmDirect"));
+
+  const auto bad = anycl::test::run_command(cli + " tune --stage Everything");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("no tuning stage 'Everything'") != std::string::npos);
 }

@@ -35,10 +35,19 @@ std::vector<GemmShape> reference_model_gemm_shapes(size_t batch = 128);
 
 /// How tune_gemm searches.
 struct TuneOptions {
-  double fraction = 0.02;  // share of each kernel's search space CLBlast tries (random search)
+  double fraction = 0.02;            // share of XgemmDirect's search space CLBlast tries (random search)
+  double indirect_fraction = 0.002;  // the same for Xgemm, whose space is far larger (two variants)
   std::vector<GemmShape> shapes = reference_model_gemm_shapes();
-  std::function<void(const std::string&)> progress;  // one line per stage
+  std::function<void(const std::string&)> progress;   // a few lines per stage
+  std::function<void(const GemmTuning&)> stage_done;  // the result so far, after each stage
+  GemmTuning earlier;               // stages already tuned (e.g. an interrupted run's file): kept, not redone
+  std::vector<std::string> stages;  // the stages to run (names from kTuningStages); empty: all
 };
+
+/// The tuning stages in order, named by the kernel family each stores.
+inline constexpr const char* kTuningStages[] = {"XgemmDirect", "Xgemm", "GemmRoutine"};
+/// True when `tuning` holds every stage.
+bool tuning_complete(const GemmTuning& tuning);
 
 /// The tuning file of a device: "<cache dir>/clblast-tuning-<key>.txt", where <key> hashes the
 /// platform, device and driver version as the kernel cache does; "" when the cache is off.
@@ -52,7 +61,9 @@ void save_tuning(const std::string& path, const GemmTuning& tuning);
 /// naming the kernel family when CLBlast refuses them.
 void apply_tuning(Runtime& rt, const GemmTuning& tuning);
 /// Runs CLBlast's tuners (XgemmDirect and Xgemm) at the shapes, then picks the direct/indirect
-/// switch size that is fastest over them. Slow: minutes on PoCL. Applies the result to `rt`.
+/// switch size that is fastest over them. Slow: minutes on PoCL. Stages found in
+/// `options.earlier` are kept; `options.stage_done` sees the result after each stage, so an
+/// interrupted run loses only the stage in progress. Applies the result to `rt`.
 GemmTuning tune_gemm(Runtime& rt, const TuneOptions& options);
 
 }  // namespace anycl

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -21,14 +22,16 @@ DataParallelTrainer::DataParallelTrainer(const std::vector<Runtime*>& runtimes, 
                                          Collective* collective, std::vector<double> shares)
     : options_(options), collective_(collective ? collective : &single_process_) {
   if (runtimes.empty()) throw ValidationError("data-parallel training needs at least one device");
+  // Every process holds the same number of local replicas; the world is processes × local
+  // replicas, in rank-major order. Shares are given per local replica (the same on every
+  // process) or per replica of the world (identical on every process, e.g. measure_speed_shares).
+  const size_t world = size_t(collective_->size()) * runtimes.size();
   if (shares.empty()) shares.assign(runtimes.size(), 1.0);
-  if (shares.size() != runtimes.size())
-    throw ValidationError(fmt::format("{} shares for {} devices", shares.size(), runtimes.size()));
+  if (shares.size() != runtimes.size() && shares.size() != world)
+    throw ValidationError(
+        fmt::format("{} shares for {} devices ({} replicas in all)", shares.size(), runtimes.size(), world));
   for (double s : shares)
     if (!(std::isfinite(s) && s > 0)) throw ValidationError("device shares must be positive numbers");
-  // Every process holds the same number of local replicas with the same shares; the world is
-  // processes × local replicas, in rank-major order.
-  const size_t world = size_t(collective_->size()) * runtimes.size();
   double total = 0;
   bounds_.push_back(0);
   for (size_t g = 0; g < world; ++g) bounds_.push_back(total += shares[g % shares.size()]);
@@ -59,7 +62,11 @@ void DataParallelTrainer::step(size_t first, size_t rows, size_t slot) {
     else
       for (size_t i = 0; i < sum_grads_.size(); ++i) sum_grads_[i] += host_grads_[i];
   }
+  // A stop vote rides on the gradient sum, so every process stops after the same step.
+  sum_grads_.push_back(options_.stop && options_.stop->load() ? 1.f : 0.f);
   collective_->sum(sum_grads_);
+  stop_agreed_ = sum_grads_.back() > 0.f;
+  sum_grads_.pop_back();
   for (auto& r : replicas_) {
     r->write_gradients(sum_grads_);
     r->apply_update();
@@ -67,47 +74,93 @@ void DataParallelTrainer::step(size_t first, size_t rows, size_t slot) {
   ++steps_done_;
 }
 
+std::vector<float> DataParallelTrainer::global_slots(size_t slots) {
+  std::vector<float> total(2 * slots, 0.f);
+  for (auto& r : replicas_) {
+    const std::vector<float> local = r->metric_slots(slots);
+    for (size_t i = 0; i < total.size(); ++i) total[i] += local[i];
+  }
+  collective_->sum(total);
+  for (size_t s = 0; s < slots; ++s)
+    if (!std::isfinite(total[2 * s]))
+      throw NumericalError(fmt::format(
+          "training diverged at epoch {}, step {} (global step {}): the loss became {} — lower the "
+          "learning rate (now {:g})",
+          epoch_ + 1, s + 1, steps_done_ - step_ + s + 1, total[2 * s],
+          replicas_[0]->optimizer().learning_rate()));
+  return total;
+}
+
+void DataParallelTrainer::write_checkpoint_if_asked() {
+  if (!options_.checkpoint_path.empty()) save_checkpoint(options_.checkpoint_path);
+}
+
 std::vector<EpochStats> DataParallelTrainer::fit(const data::Dataset& train, const data::Dataset* eval,
                                                  const std::string& eval_name) {
   if (train.features() != replicas_[0]->model().input_features())
     throw ValidationError(fmt::format("the model takes {} input features but the data has {}",
                                       replicas_[0]->model().input_features(), train.features()));
+  if (train_count_ != 0 && train_count_ != train.count)
+    throw ValidationError(fmt::format(
+        "the checkpoint was written for {} training samples per epoch but the data has {} — resume with the "
+        "same data set, --limit and --validation-split",
+        train_count_, train.count));
+  train_count_ = train.count;
+  num_classes_ = train.num_classes;
+  stopped_ = stop_agreed_ = false;
   const size_t steps = (train.count + options_.batch - 1) / options_.batch;
   for (auto& r : replicas_) {
     r->set_train_data(train);
     r->reserve_slots(steps);
   }
-  std::vector<EpochStats> history;
-  for (size_t epoch = 1; epoch <= options_.epochs; ++epoch) {
+  if (!restored_metrics_.empty()) {  // the global sums go to one replica of rank 0, zeros elsewhere
+    const std::vector<float> zeros(restored_metrics_.size(), 0.f);
+    for (size_t k = 0; k < replicas_.size(); ++k)
+      replicas_[k]->set_metric_slots(k == 0 && collective_->rank() == 0 ? restored_metrics_ : zeros);
+    restored_metrics_.clear();
+  }
+  while (epoch_ < options_.epochs) {
+    const size_t epoch = epoch_ + 1;
     const auto start = Clock::now();
     host_order_ = epoch_order(train.count, options_.seed, uint32_t(epoch - 1));
     for (auto& r : replicas_) r->set_epoch_order(host_order_);
-    for (size_t s = 0; s < steps; ++s) {
-      const size_t first = s * options_.batch;
-      step(first, std::min(options_.batch, train.count - first), s);
+    const size_t first_step = step_;
+    while (step_ < steps) {
+      if (stop_agreed_) {
+        write_checkpoint_if_asked();
+        stopped_ = true;
+        return history_;
+      }
+      const size_t first = step_ * options_.batch;
+      step(first, std::min(options_.batch, train.count - first), step_);
+      ++step_;
+      if (options_.checkpoint_every && steps_done_ % options_.checkpoint_every == 0 && step_ < steps)
+        write_checkpoint_if_asked();
     }
-    std::vector<double> sums(2, 0.0);
-    for (auto& r : replicas_) {
-      const auto [loss, correct] = r->metric_sums(steps);
-      sums[0] += loss, sums[1] += correct;
-    }
-    collective_->sum(sums);
+    // Per step, then over steps in double: the order a resumed epoch repeats exactly.
+    const std::vector<float> slots = global_slots(steps);
+    double loss = 0, correct = 0;
+    for (size_t s = 0; s < steps; ++s) loss += slots[2 * s], correct += slots[2 * s + 1];
     EpochStats stats;
     stats.epoch = epoch;
     stats.steps = steps;
-    stats.train_loss = sums[0] / double(train.count);
-    stats.train_accuracy = sums[1] / double(train.count);
-    stats.samples_per_second = double(train.count) / since(start);
+    stats.train_loss = loss / double(train.count);
+    stats.train_accuracy = correct / double(train.count);
+    const size_t trained = std::min(train.count, (steps - first_step) * options_.batch);
+    stats.samples_per_second = double(trained) / since(start);
     if (eval) {
       stats.has_eval = true;
       stats.eval_name = eval_name;
       stats.eval = evaluate(*eval);
     }
     stats.seconds = since(start);
-    history.push_back(stats);
+    history_.push_back(stats);
+    ++epoch_;
+    step_ = 0;
     if (on_epoch_end) on_epoch_end(stats);
+    write_checkpoint_if_asked();
   }
-  return history;
+  return history_;
 }
 
 EvalStats DataParallelTrainer::evaluate(const data::Dataset& data) {

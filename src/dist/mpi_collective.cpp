@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <chrono>
+#include <thread>
+
 #include "anycl/dist/collective.hpp"
 #include "anycl/error.hpp"
 
@@ -48,6 +51,14 @@ class MpiCollective final : public Collective {
     check_mpi(
         MPI_Allreduce(MPI_IN_PLACE, values.data(), int(values.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
         "MPI_Allreduce");
+  }
+  void idle_barrier() override {
+    MPI_Request request = MPI_REQUEST_NULL;
+    check_mpi(MPI_Ibarrier(MPI_COMM_WORLD, &request), "MPI_Ibarrier");
+    for (int done = 0; !done;) {
+      check_mpi(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
   }
 
  private:

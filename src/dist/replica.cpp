@@ -83,4 +83,25 @@ std::pair<double, double> Replica::metric_sums(size_t slots) {
   return read_metric_sums(rt_, metrics_, slots);
 }
 
+std::vector<float> Replica::metric_slots(size_t slots) {
+  std::vector<float> values(slots * 2);
+  if (values.empty()) return values;
+  ++rt_.counters().host_waits;
+  detail::check_cl(clEnqueueReadBuffer(rt_.queue().get(), metrics_.get(), CL_TRUE, 0,
+                                       values.size() * sizeof(float), values.data(), 0, nullptr, nullptr),
+                   "clEnqueueReadBuffer", "metrics");
+  return values;
+}
+
+void Replica::set_metric_slots(const std::vector<float>& values) {
+  if (values.empty()) return;
+  if (metrics_.get() == nullptr || metrics_.size() < values.size() * sizeof(float))
+    throw ValidationError(fmt::format("{} metric values for {} bytes of slots: call reserve_slots first",
+                                      values.size(), metrics_.get() ? metrics_.size() : 0));
+  ++rt_.counters().host_waits;
+  detail::check_cl(clEnqueueWriteBuffer(rt_.queue().get(), metrics_.get(), CL_TRUE, 0,
+                                        values.size() * sizeof(float), values.data(), 0, nullptr, nullptr),
+                   "clEnqueueWriteBuffer", "restored epoch metrics");
+}
+
 }  // namespace anycl

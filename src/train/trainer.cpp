@@ -12,6 +12,7 @@
 #include "anycl/error.hpp"
 #include "anycl/train/batch_order.hpp"
 #include "anycl/train/checkpoint.hpp"
+#include "train/checkpoint_state.hpp"
 
 namespace anycl {
 namespace {
@@ -44,6 +45,35 @@ Trainer::Trainer(Sequential& model, Optimizer& optimizer, TrainOptions options)
 
 EvalStats Trainer::evaluate(const DeviceDataset& data) { return evaluator_.evaluate(data); }
 
+namespace {
+
+// Stores the steady-clock time at which the event completed; owns a reference to the slot, so a
+// trainer destroyed before the device gets there leaves nothing dangling.
+void CL_CALLBACK record_completion(cl_event, cl_int, void* user_data) {
+  auto* slot = static_cast<std::shared_ptr<std::atomic<int64_t>>*>(user_data);
+  (*slot)->store(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
+  delete slot;
+}
+
+}  // namespace
+
+std::optional<Clock::time_point> Trainer::first_step_finished() const {
+  const int64_t ns = first_step_ns_->load();
+  if (ns == 0) return std::nullopt;
+  return Clock::time_point(std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(ns)));
+}
+
+void Trainer::note_first_step() {
+  cl_event marker = nullptr;
+  detail::check_cl(clEnqueueMarkerWithWaitList(rt_.queue().get(), 0, nullptr, &marker),
+                   "clEnqueueMarkerWithWaitList", "first training step");
+  auto* slot = new std::shared_ptr<std::atomic<int64_t>>(first_step_ns_);
+  const cl_int status = clSetEventCallback(marker, CL_COMPLETE, record_completion, slot);
+  if (status != CL_SUCCESS) delete slot;  // the time is a report, not a result: go on without it
+  clReleaseEvent(marker);
+}
+
 void Trainer::train_step(const DeviceDataset& data, const compute::buffer& order, size_t first, size_t rows,
                          size_t slot) {
   const RuntimeCounters before = rt_.counters();
@@ -58,6 +88,10 @@ void Trainer::train_step(const DeviceDataset& data, const compute::buffer& order
   model_.backward(dlogits, ctx);
   optimizer_.step(model_.parameters(), model_.gradients());
   ++steps_done_;
+  if (first_step_ns_->load() == 0 && !first_step_noted_) {
+    first_step_noted_ = true;
+    note_first_step();
+  }
   const RuntimeCounters& after = rt_.counters();
   step_counters_.kernel_launches += after.kernel_launches - before.kernel_launches;
   step_counters_.gemm_calls += after.gemm_calls - before.gemm_calls;
@@ -83,28 +117,10 @@ std::vector<float> Trainer::read_slots(size_t slots) {
 Checkpoint Trainer::checkpoint() {
   Checkpoint c;
   c.epoch_metrics = read_slots(step_);
-  c.model.spec = model_.spec();
-  c.model.num_classes = num_classes_ ? num_classes_ : model_.output_features();
-  c.model.parameters = model_.parameters().download();
-  for (Tensor* t : optimizer_.state()) c.optimizer_state.push_back(t->download());
-  auto finite = [](const std::vector<float>& v) {
-    return std::all_of(v.begin(), v.end(), [](float f) { return std::isfinite(f); });
-  };
-  bool ok = finite(c.model.parameters);
-  for (const auto& s : c.optimizer_state) ok = ok && finite(s);
-  if (!ok)
-    throw NumericalError(fmt::format(
-        "training diverged by epoch {}, step {} (global step {}): the weights or optimizer state became "
-        "NaN or infinite — lower the learning rate (now {:g})",
-        epoch_ + 1, step_, steps_done_, optimizer_.learning_rate()));
-  c.optimizer = optimizer_.name();
-  c.learning_rate = optimizer_.learning_rate();
-  c.optimizer_iterations = optimizer_.iterations();
-  c.seed = options_.seed;
-  c.batch = options_.batch;
   c.steps_done = steps_done_;
   c.epoch = epoch_;
   c.step_in_epoch = step_;
+  detail::capture_model_state(c, model_, optimizer_, options_, num_classes_);
   c.train_count = train_count_ ? train_count_ : 1;
   c.history = history_;
   c.app = options_.checkpoint_app;
@@ -116,29 +132,8 @@ void Trainer::save_checkpoint(const std::string& path) { write_checkpoint(path, 
 void Trainer::resume_from(const std::string& path) { resume_from(read_checkpoint(path)); }
 
 void Trainer::resume_from(const Checkpoint& c) {
-  auto differs = [](const char* what, const auto& ours, const auto& theirs) {
-    return ValidationError(fmt::format(
-        "the checkpoint was written with {} {} but this run has {} — resume with the same settings", what,
-        theirs, ours));
-  };
-  const Sequential saved(c.model.spec);
-  if (saved.summary() != model_.summary() || c.model.parameters.size() != model_.parameter_count())
-    throw ValidationError(
-        fmt::format("the checkpoint's model differs from this one:\n{}this run's model:\n{}— resume with the "
-                    "same architecture",
-                    saved.summary(), model_.summary()));
-  if (c.optimizer != optimizer_.name()) throw differs("optimizer", optimizer_.name(), c.optimizer);
-  if (c.batch != options_.batch) throw differs("batch", options_.batch, c.batch);
-  if (c.seed != options_.seed) throw differs("seed", options_.seed, c.seed);
-  const std::vector<Tensor*> state = optimizer_.state();
-  if (c.optimizer_state.size() != state.size())
-    throw differs("optimizer state tensors", state.size(), c.optimizer_state.size());
-  for (size_t i = 0; i < state.size(); ++i)
-    if (c.optimizer_state[i].size() != state[i]->size())
-      throw differs("optimizer state size", state[i]->size(), c.optimizer_state[i].size());
-  model_.parameters().upload(c.model.parameters);
-  for (size_t i = 0; i < state.size(); ++i) state[i]->upload(c.optimizer_state[i]);
-  optimizer_.set_iterations(c.optimizer_iterations);
+  detail::check_resumable(c, model_, optimizer_, options_);
+  detail::restore_model_state(c, model_, optimizer_);
   steps_done_ = c.steps_done;
   epoch_ = c.epoch;
   step_ = c.step_in_epoch;
@@ -181,7 +176,11 @@ std::vector<EpochStats> Trainer::fit(const DeviceDataset& train, const DeviceDat
                      "clEnqueueWriteBuffer", "restored epoch metrics");
     restored_metrics_.clear();
   }
-  auto stop_requested = [&] { return options_.stop && options_.stop->load(); };
+  const uint64_t steps_at_start = steps_done_;
+  auto stop_requested = [&] {
+    return (options_.stop && options_.stop->load()) ||
+           (options_.max_steps && steps_done_ - steps_at_start >= options_.max_steps);
+  };
   while (epoch_ < options_.epochs) {
     const size_t epoch = epoch_ + 1;
     const auto start = Clock::now();

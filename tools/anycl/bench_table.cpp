@@ -65,7 +65,11 @@ void print_table(const Table& t, const DeviceInfo& device) {
     fmt::print("{}\n", out);
   };
   line([&](size_t i) { return t.columns[i]; },
-       [&](size_t i) { return !t.rows.empty() && t.rows[0][i].numeric; });
+       [&](size_t i) {  // a column's header aligns with its numbers, even when the first row has none
+         for (const auto& row : t.rows)
+           if (i < row.size() && row[i].numeric) return true;
+         return false;
+       });
   for (const auto& row : t.rows)
     line([&](size_t i) { return i < row.size() ? row[i].text : std::string(); },
          [&](size_t i) { return i < row.size() && row[i].numeric; });

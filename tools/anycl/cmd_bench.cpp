@@ -18,27 +18,35 @@
 #include "args.hpp"
 #include "bench_host_blas.hpp"
 #include "bench_host_mlp.hpp"
+#include "bench_parallel.hpp"
+#include "bench_startup.hpp"
 #include "bench_table.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
+#include "train_parallel.hpp"
 
 namespace anycl::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: anycl bench [gemm|bandwidth|latency|mlp|all] [flags]\n"
+    "usage: anycl bench [gemm|bandwidth|latency|mlp|startup|all] [flags]\n"
     "  Measures the selected device (median of repeats, warm-up excluded) beside host OpenBLAS.\n"
     "  gemm       SGEMM GFLOP/s at the reference model's shapes and square sizes, device and host\n"
     "  bandwidth  on-device copy and triad GB/s; host↔device GB/s, pageable and pinned\n"
     "  latency    empty-kernel round trip, enqueue rate, blocking-read round trip\n"
     "  mlp        reference-model training samples/s on the device (Trainer) and on the host\n"
+    "  startup    process start → first training step, cold caches and warm (runs anycl train)\n"
     "  --device SPEC       device (default: best, or $ANYCL_DEVICE)\n"
     "  --json              one JSON object instead of tables\n"
     "  --repeats N         timed repeats per figure (default 5; mlp: timed epochs, default 3)\n"
     "  --sizes A,B,...     square GEMM sizes (default 256,512,1024,2048, and 4096 on GPUs)\n"
     "  --peak-gflops X     the device's FP32 peak, for the gemm table's % of peak column\n"
     "  --data DIR          mlp data set (default $ANYCL_DATA or /usr/share/datasets/fashion-mnist)\n"
-    "  --limit N           mlp: training samples per timed epoch (default 12800 = 100 steps)\n"
+    "  --limit N           mlp: training samples per timed epoch (default 12800 = 100 steps; 6400 with\n"
+    "                      --devices/--distributed)\n"
+    "  --devices LIST|all  mlp: data-parallel on these devices of this machine, beside one device alone:\n"
+    "                      samples/s, scaling efficiency, a step split into compute and gradient exchange\n"
+    "  --distributed       mlp: the same over MPI processes: mpirun -np N anycl bench mlp --distributed\n"
     "Run under tools/count-launches.sh to count every OpenCL kernel launch (CLBlast's too).\n";
 
 constexpr const char* kBenchKernels = R"CL(
@@ -415,18 +423,35 @@ std::vector<size_t> parse_sizes(const std::string& text) {
 }  // namespace
 
 int run_bench(int argc, char** argv) {
-  const Args args(argc, argv, 2, {"--device", "--repeats", "--sizes", "--peak-gflops", "--data", "--limit"},
-                  {"--json", "--help"});
+  const Args args(argc, argv, 2,
+                  {"--device", "--repeats", "--sizes", "--peak-gflops", "--data", "--limit", "--devices"},
+                  {"--json", "--help", "--distributed"});
   if (args.has("--help")) return fmt::print("{}", kUsage), 0;
   std::string which = args.positional().empty() ? "all" : args.positional().front();
   if (args.positional().size() > 1) throw UsageError("unexpected argument '" + args.positional()[1] + "'");
-  if (which != "all" && which != "gemm" && which != "bandwidth" && which != "latency" && which != "mlp")
-    throw UsageError("unknown benchmark '" + which + "' — choose gemm, bandwidth, latency, mlp or all");
+  if (which != "all" && which != "gemm" && which != "bandwidth" && which != "latency" && which != "mlp" &&
+      which != "startup")
+    throw UsageError("unknown benchmark '" + which +
+                     "' — choose gemm, bandwidth, latency, mlp, startup or all");
   Settings s;
   s.repeats = int(args.get_int("--repeats", which == "mlp" ? 3 : 5, 1, 1000));
   s.peak_gflops = args.get_double("--peak-gflops", 0, 0, 1e9);
   s.data_dir = args.get("--data");
   s.limit = size_t(args.get_int("--limit", 12800, 128, 1ll << 40));
+  if (args.has("--devices") || args.has("--distributed")) {
+    if (which != "mlp")
+      throw UsageError(
+          "--devices/--distributed measure data-parallel training: use `anycl bench mlp --devices LIST`");
+    ParallelBenchOptions p;
+    if (args.has("--devices")) p.device_specs = parse_device_list(args.get("--devices"));
+    p.device_spec = args.get("--device");
+    p.distributed = args.has("--distributed");
+    p.repeats = s.repeats;
+    p.data_dir = s.data_dir;
+    p.limit = size_t(args.get_int("--limit", 6400, 128, 1ll << 40));
+    p.json = args.has("--json");
+    return run_bench_parallel(p);
+  }
   const DeviceInfo device = select_device_or_usage_error(args);
   s.sizes = args.has("--sizes")              ? parse_sizes(args.get("--sizes"))
             : device.type == DeviceType::gpu ? std::vector<size_t>{256, 512, 1024, 2048, 4096}
@@ -449,6 +474,8 @@ int run_bench(int argc, char** argv) {
   run("bandwidth", bench_bandwidth);
   run("latency", bench_latency);
   run("mlp", bench_mlp);
+  run("startup",
+      [](Runtime& r, const Settings& st) { return bench_startup(r.info(), st.data_dir, st.repeats); });
   if (json) print_json(tables, rt.info(), s.blas_note);
   return 0;
 }

@@ -3,9 +3,6 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <csignal>
-
-#include <filesystem>
 #include <sstream>
 
 #include "anycl/blas.hpp"
@@ -19,6 +16,7 @@
 #include "commands.hpp"
 #include "device_flag.hpp"
 #include "learning_curves.hpp"
+#include "process_clock.hpp"
 #include "progress.hpp"
 #include "train_parallel.hpp"
 #include "train_resume.hpp"
@@ -49,11 +47,18 @@ constexpr const char* kUsage =
     "  --checkpoint DIR        write a checkpoint into DIR at each epoch end (and on SIGINT/SIGTERM)\n"
     "  --checkpoint-every N    also every N training steps\n"
     "  --resume DIR            continue the run checkpointed in DIR (same flags; --epochs, --lr, --save,\n"
-    "                          --metrics, --device may be given again); bit-identical to an uninterrupted "
-    "run\n"
+    "                          --metrics, --device, --devices may be given again); bit-identical to an\n"
+    "                          uninterrupted run on the same device(s)\n"
+    "  --max-steps N           stop after N training steps (then evaluate and save as usual)\n"
     "  --quiet                 print only the final result\n"
     "  --devices LIST|all      data-parallel over several devices of this machine (e.g. 0,1 or all)\n"
-    "  --distributed           data-parallel over MPI processes: mpirun -np N anycl train --distributed …\n";
+    "  --distributed           data-parallel over MPI processes: mpirun -np N anycl train --distributed …\n"
+    "                          (both split each --batch over the replicas; --checkpoint and --resume work\n"
+    "                          as on one device: rank 0 writes, every rank reads, and a checkpoint of one\n"
+    "                          device resumes on several with the same --batch and vice versa)\n"
+    "  --split equal|auto|W1:W2…  with --devices/--distributed: each device's share of a batch (default\n"
+    "                          equal); auto measures the devices' speeds and prints the shares (the result\n"
+    "                          then depends on timing: repeat a run exactly with the printed --split)\n";
 
 std::vector<size_t> parse_layers(const std::string& text) {
   std::vector<size_t> sizes;
@@ -106,7 +111,9 @@ int run_train(int argc, char** argv) {
                    "--checkpoint-every",
                    "--resume",
                    "--plot",
-                   "--devices"},
+                   "--devices",
+                   "--split",
+                   "--max-steps"},
                   {"--quiet", "--help", "--distributed"});
   if (args.has("--help")) return fmt::print("{}", kUsage), 0;
   if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
@@ -128,6 +135,7 @@ int run_train(int argc, char** argv) {
   data::LoadOptions load;
   load.limit = size_t(args.get_int("--limit", 0, 1, 1ll << 40));
   load.validation_split = args.get_double("--validation-split", 0.0, 0.0, 0.99);
+  train.max_steps = uint64_t(args.get_int("--max-steps", 0, 1, 1ll << 62));
   const bool quiet = args.has("--quiet");
   const std::string save_path = args.get("--save"), metrics_path = args.get("--metrics");
   if (args.has("--save") && save_path.empty()) throw UsageError("--save needs a file name");
@@ -141,10 +149,9 @@ int run_train(int argc, char** argv) {
   if (train.checkpoint_every && checkpoint_dir.empty())
     throw UsageError("--checkpoint-every needs --checkpoint DIR (where to write the checkpoints)");
   if (args.has("--devices") || args.has("--distributed")) {
-    if (args.has("--checkpoint") || args.has("--resume"))
+    if (train.max_steps)
       throw UsageError(
-          "--checkpoint/--resume are not supported with --devices/--distributed yet — train on one "
-          "device to use checkpoints");
+          "--max-steps is for one device; with --devices/--distributed use --epochs (and --limit)");
     ParallelTrainRequest request;
     if (args.has("--devices")) request.device_specs = parse_device_list(args.get("--devices"));
     request.device_spec = args.get("--device");
@@ -161,14 +168,23 @@ int run_train(int argc, char** argv) {
     request.save_path = save_path;
     request.metrics_path = metrics_path;
     request.plot_path = args.get("--plot");
+    request.split = parse_split(args.get("--split", "equal"));
+    request.checkpoint_dir = checkpoint_dir;
+    request.resume = args.has("--resume");
+    request.arguments = arguments;
     return train_data_parallel(request);
   }
+  if (args.has("--split"))
+    throw UsageError(
+        "--split shares batches between data-parallel replicas: add --devices LIST or --distributed");
   const DeviceInfo device = select_device_or_usage_error(args);
 
   const data::DataSplits splits = data::load_folder(args.get("--data"), load);
+  const double data_loaded_at = seconds_since_process_start();
   RuntimeOptions rt_options;
   rt_options.device_spec = std::to_string(device.index);
   Runtime rt(rt_options);
+  const double runtime_ready_at = seconds_since_process_start();
   Sequential model(splits.train.features());
   for (size_t units : hidden) {
     model.dense(units, activation, init);
@@ -207,13 +223,9 @@ int run_train(int argc, char** argv) {
   std::unique_ptr<MetricsFile> metrics;
   if (!metrics_path.empty()) metrics = std::make_unique<MetricsFile>(metrics_path);
   if (!checkpoint_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(checkpoint_dir, ec);
-    if (ec)
-      throw Error(fmt::format("cannot create the checkpoint folder '{}': {} — choose a writable folder",
-                              checkpoint_dir, ec.message()));
+    create_checkpoint_folder(checkpoint_dir);
     train.checkpoint_path = checkpoint_file(checkpoint_dir);
-    train.checkpoint_app = recorded_flags(int(arg_ptrs.size()), arg_ptrs.data(), splits.dir);
+    train.checkpoint_app = recorded_flags(arguments, splits.dir);
   }
   train.stop = &install_stop_handlers();
   Trainer trainer(model, *optimizer, train);
@@ -232,35 +244,14 @@ int run_train(int argc, char** argv) {
     display.epoch_end(s, train.epochs);
     if (metrics) metrics->write(s);
   };
+  const double training_started_at = seconds_since_process_start();
   try {
     trainer.fit(train_data, val_data ? val_data.get() : &test_data, val_data ? "val" : "test");
   } catch (const Error& e) {
-    const bool kept = !train.checkpoint_path.empty() && std::filesystem::exists(train.checkpoint_path);
-    const bool numeric = dynamic_cast<const NumericalError*>(&e) != nullptr;
-    std::string note;
-    if (kept)
-      note = fmt::format("\nThe last good checkpoint is kept: continue with `anycl train --resume {}{}`",
-                         checkpoint_dir, numeric ? " --lr SMALLER" : "");
-    else if (numeric)
-      note = "\nRe-run with a lower --lr (add --checkpoint DIR to keep a resumable checkpoint).";
-    throw Error(e.what() + note);
+    throw with_resume_hint(e, train.checkpoint_path, checkpoint_dir);
   }
-  if (trainer.stopped()) {
-    const int sig = stop_signal();
-    const char* name = sig == SIGTERM ? "SIGTERM" : "SIGINT";
-    if (!train.checkpoint_path.empty())
-      fmt::print(stderr,
-                 "\nanycl train: stopped by {} at epoch {}, step {}; checkpoint written to {}\n"
-                 "Resume with: anycl train --resume {}\n",
-                 name, trainer.epochs_done() + 1, trainer.step_in_epoch(), train.checkpoint_path,
-                 checkpoint_dir);
-    else
-      fmt::print(stderr,
-                 "\nanycl train: stopped by {} at epoch {}, step {}; no checkpoint was written — run with "
-                 "--checkpoint DIR to be able to resume\n",
-                 name, trainer.epochs_done() + 1, trainer.step_in_epoch());
-    return 128 + (sig ? sig : SIGINT);
-  }
+  if (trainer.stopped() && train.stop->load())
+    return report_stop(train.checkpoint_path, checkpoint_dir, trainer.epochs_done(), trainer.step_in_epoch());
   if (args.has("--plot"))  // all epochs, resumed ones included
     write_learning_curves_svg(args.get("--plot"), learning_curves(trainer.history()),
                               fmt::format("anycl train — {}", splits.dir));
@@ -273,6 +264,13 @@ int run_train(int argc, char** argv) {
         "per training step: {:.1f} anycl kernel launches + {:.1f} CLBlast GEMM calls, {:.1f} blocking host "
         "waits\n",
         double(c.kernel_launches) / steps, double(c.gemm_calls) / steps, double(c.host_waits) / steps);
+    if (trainer.stopped()) fmt::print("stopped after {} training steps (--max-steps)\n", train.max_steps);
+    if (const auto first = trainer.first_step_finished())
+      fmt::print(
+          "start-up: first training step finished {:.3f} s after the process started (data loaded at {:.3f} "
+          "s, "
+          "runtime ready at {:.3f} s, training started at {:.3f} s)\n",
+          process_seconds_at(*first), data_loaded_at, runtime_ready_at, training_started_at);
   }
   if (!save_path.empty()) {
     save_model(save_path, model, splits.train.num_classes);

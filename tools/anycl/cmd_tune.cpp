@@ -1,35 +1,71 @@
 // `anycl tune`: runs CLBlast's GEMM tuners for the selected device at the reference model's
 // shapes and stores the parameters where every later Runtime on that device applies them.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
 #include "anycl/error.hpp"
 #include "anycl/tuning.hpp"
 #include "args.hpp"
+#include "child_process.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
 
 namespace anycl::cli {
 
+namespace {
+
+// One stage in this process (the child side of `anycl tune`): continues from `file`, stores there.
+int run_stage(const DeviceInfo& device, const std::string& stage, const std::string& file,
+              TuneOptions options) {
+  RuntimeOptions rt_options;
+  rt_options.device_spec = std::to_string(device.index);
+  Runtime rt(rt_options);
+  if (auto earlier = load_tuning(file)) options.earlier = *earlier;
+  options.stages = {stage};
+  options.progress = [](const std::string& line) {
+    fmt::print("{}\n", line);
+    std::fflush(stdout);
+  };
+  options.stage_done = [&](const GemmTuning& so_far) { save_tuning(file, so_far); };
+  try {
+    tune_gemm(rt, options);
+  } catch (const ValidationError& e) {
+    throw UsageError(std::string("--stage: ") + e.what());
+  }
+  return 0;
+}
+
+}  // namespace
+
 int run_tune(int argc, char** argv) {
-  const Args args(argc, argv, 2, {"--device", "--fraction"}, {"--show", "--reset", "--help"});
+  const Args args(argc, argv, 2, {"--device", "--fraction", "--indirect-fraction", "--stage", "--into"},
+                  {"--show", "--reset", "--help"});
   if (args.has("--help")) {
     fmt::print(
-        "usage: anycl tune [--show] [--reset] [--device SPEC] [--fraction F]\n"
+        "usage: anycl tune [--show] [--reset] [--device SPEC] [--fraction F] [--indirect-fraction F]\n"
         "  Tunes CLBlast's GEMM kernels (XgemmDirect, Xgemm and the direct/indirect switch) for the\n"
         "  device at the reference model's shapes and stores the parameters in a per-device file in\n"
         "  the cache folder; every later start on this device (same driver) applies them.\n"
         "  --show          print the stored parameters for the device, tune nothing\n"
         "  --reset         remove the stored parameters (CLBlast's defaults apply again)\n"
-        "  --fraction F    share of each search space to try, in (0, 1] (default 0.02; more is slower)\n"
+        "  --fraction F    share of XgemmDirect's search space to try, in (0, 1] (default 0.02)\n"
+        "  --indirect-fraction F  the same for Xgemm, a far larger space (default 0.002)\n"
+        "  --stage NAME    run one stage (XgemmDirect, Xgemm or GemmRoutine) in this process\n"
+        "  --into FILE     with --stage: the tuning file to continue and write (default: the device's)\n"
+        "  Each stage runs in its own process and is stored as soon as it finishes, so a crash inside\n"
+        "  CLBlast's tuner or an interruption loses one stage; the next `anycl tune` continues with the\n"
+        "  missing stages (`--reset` starts over). A complete earlier tuning stays until a new one is.\n"
         "  Takes minutes on a CPU device (PoCL); ANYCL_TUNING=off ignores a stored file.\n");
     return 0;
   }
   if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
   TuneOptions options;
-  options.fraction = args.get_double("--fraction", 0.02, 1e-6, 1.0);
+  options.fraction = args.get_double("--fraction", options.fraction, 1e-6, 1.0);
+  options.indirect_fraction = args.get_double("--indirect-fraction", options.indirect_fraction, 1e-6, 1.0);
   const DeviceInfo device = select_device_or_usage_error(args);
   const std::string path = tuning_file_path(device);
   if (path.empty())
@@ -60,20 +96,58 @@ int run_tune(int argc, char** argv) {
     return 0;
   }
 
-  RuntimeOptions rt_options;
-  rt_options.device_spec = std::to_string(device.index);
-  Runtime rt(rt_options);
-  fmt::print("tuning CLBlast SGEMM for {} (driver {}), fraction {}\n", rt.info().name,
-             rt.info().driver_version, options.fraction);
-  std::fflush(stdout);
-  options.progress = [](const std::string& line) {
-    fmt::print("{}\n", line);
-    std::fflush(stdout);
-  };
-  const GemmTuning t = tune_gemm(rt, options);
-  save_tuning(path, t);
+  if (args.has("--stage")) return run_stage(device, args.get("--stage"), args.get("--into", path), options);
+
+  // Each stage runs in a child process: CLBlast's tuners run candidate kernels that may crash the
+  // process (on a CPU device a bad candidate can write outside its buffers), and a crash must cost
+  // one stage, not the run. A complete earlier tuning stays in use until a new one is complete.
+  const auto existing = load_tuning(path);
+  const bool restart = !existing || tuning_complete(*existing);
+  const std::string work = restart && existing ? path + ".new" : path;
+  std::error_code ignored;
+  if (work != path) std::filesystem::remove(work, ignored);
+  fmt::print("tuning CLBlast SGEMM for {} (driver {}); each stage runs in its own process\n", device.name,
+             device.driver_version);
+  if (!restart)
+    fmt::print("continuing the interrupted tuning stored in {} (`anycl tune --reset` starts over)\n", path);
+  std::vector<std::string> failed;
+  for (const char* stage : kTuningStages) {
+    const ChildExit exit = run_passthrough(fmt::format(
+        "{} tune --device {} --fraction {} --indirect-fraction {} --stage {} --into {}", this_executable(),
+        device.index, options.fraction, options.indirect_fraction, stage, shell_quote(work)));
+    if (exit.signal == SIGINT || exit.signal == SIGTERM) {
+      fmt::print(stderr,
+                 "anycl tune: interrupted in stage {}; the finished stages are stored in {} — run `anycl "
+                 "tune` again to continue\n",
+                 stage, work);
+      return 128 + exit.signal;
+    }
+    if (!exit.ok()) {
+      failed.push_back(fmt::format("{} ({})", stage, exit.describe()));
+      fmt::print(stderr, "anycl tune: stage {} failed ({}); going on with the next stage\n", stage,
+                 exit.describe());
+    }
+  }
+  const auto result = load_tuning(work);
+  if (work != path) {
+    if (result && tuning_complete(*result)) {
+      std::filesystem::rename(work, path);
+    } else {
+      std::filesystem::remove(work, ignored);
+      fmt::print(stderr,
+                 "anycl tune: the new tuning is incomplete, so the earlier complete one in {} stays in use\n",
+                 path);
+    }
+  }
+  if (!failed.empty())
+    throw Error(fmt::format(
+        "tuning stage(s) failed: {}. The other stages are stored and CLBlast's defaults apply to the failed "
+        "ones. A crash here happens inside CLBlast's tuner or the OpenCL driver; run `anycl tune` again to "
+        "retry "
+        "only the missing stages (a smaller --indirect-fraction tries fewer candidates)",
+        fmt::join(failed, ", ")));
   fmt::print("tuned in {:.0f} s; stored in {} (`anycl tune --show` lists it, `--reset` removes it)\n",
-             t.seconds, path);
+             result ? result->seconds : 0.0, path);
   return 0;
 }
 

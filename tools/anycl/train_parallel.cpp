@@ -1,5 +1,6 @@
 // Data-parallel training from the command line: builds one Runtime per local device, the MPI
-// collective when --distributed, and reports like the single-device path (rank 0 only).
+// collective when --distributed, and reports, checkpoints and resumes like the single-device path
+// (rank 0 alone prints and writes files; every rank reads the checkpoint it resumes from).
 #include "train_parallel.hpp"
 
 #include <fmt/format.h>
@@ -14,27 +15,14 @@
 #include "args.hpp"
 #include "learning_curves.hpp"
 #include "progress.hpp"
+#include "rank_devices.hpp"
+#include "train_resume.hpp"
 
 namespace anycl::cli {
 namespace {
 
-// The rank's index among the processes on its node (Open MPI, MPICH/Slurm), for picking a device.
-size_t local_rank() {
-  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
-    if (const char* v = std::getenv(name)) return std::strtoul(v, nullptr, 10);
-  return 0;
-}
-
 std::vector<std::string> local_device_specs(const ParallelTrainRequest& r) {
-  if (!r.device_specs.empty()) return r.device_specs;
-  if (!r.device_spec.empty()) return {r.device_spec};
-  // One device per rank: the rank-local index among this node's devices of the best kind.
-  const auto devices = list_devices();
-  const DeviceType best = select_device("").type;
-  std::vector<size_t> same_kind;
-  for (const auto& d : devices)
-    if (d.type == best) same_kind.push_back(d.index);
-  return {std::to_string(same_kind[local_rank() % same_kind.size()])};
+  return process_device_specs(r.device_specs, r.device_spec);
 }
 
 }  // namespace
@@ -65,7 +53,9 @@ int train_data_parallel(const ParallelTrainRequest& r) {
 
   std::vector<std::unique_ptr<Runtime>> runtimes;
   std::vector<Runtime*> pointers;
-  for (const std::string& spec : local_device_specs(r)) {
+  const std::vector<std::string> specs = local_device_specs(r);
+  check_split_count(r.split, specs.size(), size_t(world));  // before anything slow
+  for (const std::string& spec : specs) {
     try {
       select_device(spec);
     } catch (const DeviceSpecError& e) {
@@ -84,10 +74,23 @@ int train_data_parallel(const ParallelTrainRequest& r) {
   }
   layout.dense(splits.train.num_classes, Activation::linear, r.init);
 
-  DataParallelTrainer trainer(pointers, layout.spec(), r.optimizer, r.train, mpi.get());
+  TrainOptions options = r.train;
+  if (!r.checkpoint_dir.empty()) {  // rank 0 writes, so its folder is the one that must exist
+    if (rank == 0) create_checkpoint_folder(r.checkpoint_dir);
+    options.checkpoint_path = checkpoint_file(r.checkpoint_dir);
+    options.checkpoint_app = recorded_flags(r.arguments, splits.dir);
+  }
+  // Under mpirun, Ctrl-C reaches every rank as SIGTERM; the ranks agree to stop after the same step.
+  options.stop = &install_stop_handlers();
+  std::string split_note;
+  const std::vector<double> shares =
+      resolve_split(r.split, pointers, layout.spec(), splits.train, r.train.batch, mpi.get(), split_note);
+  DataParallelTrainer trainer(pointers, layout.spec(), r.optimizer, options, mpi.get(), shares);
+  if (rank == 0 && r.quiet && r.split.automatic) fmt::print("split: {}\n", split_note);  // to repeat the run
   if (speak) {
     fmt::print("data-parallel: {} process(es) × {} device(s) = {} replicas; global batch {}\n", world,
                pointers.size(), size_t(world) * pointers.size(), r.train.batch);
+    fmt::print("split: {}\n", split_note);
     for (Runtime* rt : pointers)
       fmt::print("  rank {} device: {} ({})\n", rank, rt->info().name, rt->info().platform_name);
     fmt::print("data: {} — {} training, {} test samples\n{}", splits.dir, splits.train.count,
@@ -97,13 +100,32 @@ int train_data_parallel(const ParallelTrainRequest& r) {
   ProgressDisplay display(false, !speak);
   std::unique_ptr<MetricsFile> metrics;
   if (rank == 0 && !r.metrics_path.empty()) metrics = std::make_unique<MetricsFile>(r.metrics_path);
+  if (r.resume) {
+    trainer.resume_from(options.checkpoint_path);
+    if (speak)
+      fmt::print("resuming from {} at epoch {}, step {} (global step {})\n", options.checkpoint_path,
+                 trainer.epochs_done() + 1, trainer.step_in_epoch(), trainer.steps_done());
+    for (const EpochStats& s : trainer.history()) {
+      display.epoch_end(s, r.train.epochs);
+      if (metrics) metrics->write(s);
+    }
+  }
   trainer.on_epoch_end = [&](const EpochStats& s) {
     display.epoch_end(s, r.train.epochs);
     if (metrics) metrics->write(s);
   };
   const bool has_val = splits.validation.count > 0;
-  const auto history =
-      trainer.fit(splits.train, has_val ? &splits.validation : &splits.test, has_val ? "val" : "test");
+  std::vector<EpochStats> history;
+  try {
+    history =
+        trainer.fit(splits.train, has_val ? &splits.validation : &splits.test, has_val ? "val" : "test");
+  } catch (const Error& e) {
+    throw with_resume_hint(e, options.checkpoint_path, r.checkpoint_dir);
+  }
+  if (trainer.stopped())  // rank 0 says where it stopped; every rank exits with the signal's code
+    return rank == 0 ? report_stop(options.checkpoint_path, r.checkpoint_dir, trainer.epochs_done(),
+                                   trainer.step_in_epoch())
+                     : stop_exit_code();
   const EvalStats test = trainer.evaluate(splits.test);
   if (rank == 0) {
     fmt::print("Test loss: {:.4f} - Test accuracy: {:.4f}\n", test.loss, test.accuracy);

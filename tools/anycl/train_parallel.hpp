@@ -9,6 +9,7 @@
 #include "anycl/nn/sequential.hpp"
 #include "anycl/optim/optimizer.hpp"
 #include "anycl/train/trainer.hpp"
+#include "train_split.hpp"
 
 namespace anycl::cli {
 
@@ -27,6 +28,10 @@ struct ParallelTrainRequest {
   float dropout = 0.2f;
   bool quiet = false;
   std::string save_path, metrics_path, plot_path;
+  SplitFlag split;                     // --split: equal (default), auto or weights
+  std::string checkpoint_dir;          // --checkpoint (set by --resume too); "" for none
+  bool resume = false;                 // --resume: continue from checkpoint_dir's checkpoint
+  std::vector<std::string> arguments;  // the resolved command line, recorded in checkpoints
 };
 
 /// Parses --devices: "all" or comma-separated device specs (indices, names, …).

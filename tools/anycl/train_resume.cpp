@@ -3,12 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "anycl/error.hpp"
 #include "anycl/train/checkpoint.hpp"
 #include "args.hpp"
 
@@ -20,7 +22,7 @@ const std::set<std::string> kRunFlags = {"--data",    "--layers",          "--ac
                                          "--dropout", "--optimizer",       "--seed",       "--batch",
                                          "--limit",   "--validation-split"};
 
-// flag → value of a flag list (--flag value or --flag=value; --quiet and --help take none).
+// flag → value of a flag list (--flag value or --flag=value; --quiet, --help, --distributed take none).
 std::map<std::string, std::string> flag_values(const std::vector<std::string>& args) {
   std::map<std::string, std::string> values;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -29,7 +31,7 @@ std::map<std::string, std::string> flag_values(const std::vector<std::string>& a
     const auto eq = a.find('=');
     if (eq != std::string::npos)
       values[a.substr(0, eq)] = a.substr(eq + 1);
-    else if (a == "--quiet" || a == "--help")
+    else if (a == "--quiet" || a == "--help" || a == "--distributed")
       values[a] = "";
     else
       values[a] = i + 1 < args.size() ? args[++i] : "";
@@ -50,8 +52,9 @@ extern "C" void on_stop_signal(int sig) {
 
 std::string checkpoint_file(const std::string& dir) { return dir + "/checkpoint.anyclckpt"; }
 
-std::string recorded_flags(int argc, char** argv, const std::string& data_dir) {
-  std::vector<std::string> args(argv + 2, argv + argc);
+std::string recorded_flags(const std::vector<std::string>& arguments, const std::string& data_dir) {
+  const std::vector<std::string> args(arguments.begin() + long(std::min<size_t>(2, arguments.size())),
+                                      arguments.end());
   std::string text;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -99,6 +102,44 @@ std::vector<std::string> resolve_resume(int argc, char** argv) {
   return merged;
 }
 
+void create_checkpoint_folder(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw Error(fmt::format("cannot create the checkpoint folder '{}': {} — choose a writable folder", dir,
+                            ec.message()));
+}
+
+Error with_resume_hint(const Error& e, const std::string& checkpoint_path,
+                       const std::string& checkpoint_dir) {
+  const bool kept = !checkpoint_path.empty() && std::filesystem::exists(checkpoint_path);
+  const bool numeric = dynamic_cast<const NumericalError*>(&e) != nullptr;
+  std::string note;
+  if (kept)
+    note = fmt::format("\nThe last good checkpoint is kept: continue with `anycl train --resume {}{}`",
+                       checkpoint_dir, numeric ? " --lr SMALLER" : "");
+  else if (numeric)
+    note = "\nRe-run with a lower --lr (add --checkpoint DIR to keep a resumable checkpoint).";
+  return Error(e.what() + note);
+}
+
+int report_stop(const std::string& checkpoint_path, const std::string& checkpoint_dir, size_t epochs_done,
+                size_t step_in_epoch) {
+  const int sig = stop_signal();
+  const char* name = sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "a signal to another rank";
+  if (!checkpoint_path.empty())
+    fmt::print(stderr,
+               "\nanycl train: stopped by {} at epoch {}, step {}; checkpoint written to {}\n"
+               "Resume with: anycl train --resume {}\n",
+               name, epochs_done + 1, step_in_epoch, checkpoint_path, checkpoint_dir);
+  else
+    fmt::print(stderr,
+               "\nanycl train: stopped by {} at epoch {}, step {}; no checkpoint was written — run with "
+               "--checkpoint DIR to be able to resume\n",
+               name, epochs_done + 1, step_in_epoch);
+  return stop_exit_code();
+}
+
 const std::atomic<bool>& install_stop_handlers() {
   struct sigaction action = {};
   action.sa_handler = on_stop_signal;
@@ -110,5 +151,7 @@ const std::atomic<bool>& install_stop_handlers() {
 }
 
 int stop_signal() { return int(g_signal); }
+
+int stop_exit_code() { return 128 + (g_signal ? int(g_signal) : SIGINT); }
 
 }  // namespace anycl::cli

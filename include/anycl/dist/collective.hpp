@@ -16,6 +16,9 @@ class Collective {
   /// Element-wise sum over all processes, in place (every process gets the same result).
   virtual void sum(std::vector<float>& /*values*/) {}
   virtual void sum(std::vector<double>& /*values*/) {}
+  /// Waits until every process gets here, sleeping rather than spinning while it waits, so a
+  /// waiting process leaves the CPU to one being timed (benchmarks). No-op in one process.
+  virtual void idle_barrier() {}
 };
 
 /// True when this build has MPI support.

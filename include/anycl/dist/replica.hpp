@@ -41,6 +41,10 @@ class Replica {
   std::pair<double, double> metric_sums(size_t slots);
   /// Makes room for `slots` metric slots (call before an epoch).
   void reserve_slots(size_t slots);
+  /// The first `slots` metric slots, (loss sum, correct) each; blocking.
+  std::vector<float> metric_slots(size_t slots);
+  /// Overwrites the first values.size() / 2 metric slots (a resumed epoch's); blocking.
+  void set_metric_slots(const std::vector<float>& values);
 
   /// The replica's model, optimizer and device.
   Sequential& model() noexcept { return *model_; }

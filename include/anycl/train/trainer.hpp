@@ -5,8 +5,10 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,8 @@ struct TrainOptions {
   /// fit() finishes the step, writes a checkpoint (if checkpoint_path is set) and returns with
   /// stopped() true. A std::atomic<bool> is safe to set from a signal handler.
   const std::atomic<bool>* stop = nullptr;
+  /// > 0: fit() returns after this many training steps (as for `stop`: stopped() is true).
+  uint64_t max_steps = 0;
 };
 
 /// One epoch's figures, as a metrics file row.
@@ -91,6 +95,9 @@ class Trainer {
   EvalStats evaluate(const DeviceDataset& data);
   /// Training steps taken so far (the dropout RNG's step counter).
   uint64_t steps_done() const noexcept { return steps_done_; }
+  /// When this trainer's first training step finished on the device (recorded by an event
+  /// callback, so no host wait); empty until then.
+  std::optional<std::chrono::steady_clock::time_point> first_step_finished() const;
   /// Launches and host waits of the training steps alone (evaluation and epoch-end reads excluded).
   const RuntimeCounters& step_counters() const noexcept { return step_counters_; }
 
@@ -100,6 +107,7 @@ class Trainer {
   // Blocking read of the first `slots` metric slots of the epoch in progress; NumericalError on NaN/inf.
   std::vector<float> read_slots(size_t slots);
   void write_checkpoint_if_asked();
+  void note_first_step();  // marks the queue so first_step_finished() learns when it got there
 
   Sequential& model_;
   Optimizer& optimizer_;
@@ -118,6 +126,9 @@ class Trainer {
   std::vector<EpochStats> history_;
   bool stopped_ = false;
   RuntimeCounters step_counters_;
+  // Nanoseconds (steady clock) when the first step finished, 0 before; shared with the callback.
+  std::shared_ptr<std::atomic<int64_t>> first_step_ns_ = std::make_shared<std::atomic<int64_t>>(0);
+  bool first_step_noted_ = false;
 };
 
 }  // namespace anycl

@@ -1,0 +1,28 @@
+// Device choice per process for data-parallel runs.
+#include "rank_devices.hpp"
+
+#include <cstdlib>
+
+#include "anycl/device.hpp"
+
+namespace anycl::cli {
+
+size_t local_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char* v = std::getenv(name)) return std::strtoul(v, nullptr, 10);
+  return 0;
+}
+
+std::vector<std::string> process_device_specs(const std::vector<std::string>& device_specs,
+                                              const std::string& device_spec) {
+  if (!device_specs.empty()) return device_specs;
+  if (!device_spec.empty()) return {device_spec};
+  const auto devices = list_devices();
+  const DeviceType best = select_device("").type;
+  std::vector<size_t> same_kind;
+  for (const auto& d : devices)
+    if (d.type == best) same_kind.push_back(d.index);
+  return {std::to_string(same_kind[local_rank() % same_kind.size()])};
+}
+
+}  // namespace anycl::cli
