@@ -4,6 +4,7 @@
 // (structure only: timing is never asserted).
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <anycl/train/checkpoint.hpp>
 
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -86,8 +87,8 @@ TEST_CASE("train with --split 3:1 and --split auto follows single-device trainin
       fmt::format("{} {} --devices 0,0 --split 3:1 --metrics {}", anycl_cli(), kRun, dir.file("w.csv")));
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   check_same_training(dir.file("w.csv"), dir.file("one.csv"));
-  r = run_command(
-      fmt::format("{} {} --devices 0,0 --split auto --metrics {}", anycl_cli(), kRun, dir.file("a.csv")));
+  r = run_command(fmt::format("{} {} --devices 0,0 --split auto --metrics {} --checkpoint {}", anycl_cli(),
+                              kRun, dir.file("a.csv"), dir.file("ck")));
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   check_same_training(dir.file("a.csv"), dir.file("one.csv"));
   // Auto shares are printed, even with --quiet, and repeat the run exactly when given back.
@@ -96,6 +97,10 @@ TEST_CASE("train with --split 3:1 and --split auto follows single-device trainin
   REQUIRE_MESSAGE(at != std::string::npos, r.output);
   const std::string printed = r.output.substr(at + 13, r.output.find(')', at) - at - 13);
   CAPTURE(printed);
+  // A resume must split as the run did: the checkpoint records the measured shares, not "auto".
+  const std::string recorded = anycl::read_checkpoint(dir.file("ck") + "/checkpoint.anyclckpt").app;
+  CHECK(recorded.find("--split\n" + printed + "\n") != std::string::npos);
+  CHECK(recorded.find("auto") == std::string::npos);
   r = run_command(fmt::format("{} {} --devices 0,0 --split {} --metrics {}", anycl_cli(), kRun, printed,
                               dir.file("again.csv")));
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);

@@ -74,17 +74,23 @@ int train_data_parallel(const ParallelTrainRequest& r) {
   }
   layout.dense(splits.train.num_classes, Activation::linear, r.init);
 
+  std::string split_note;
+  const std::vector<double> shares =
+      resolve_split(r.split, pointers, layout.spec(), splits.train, r.train.batch, mpi.get(), split_note);
   TrainOptions options = r.train;
   if (!r.checkpoint_dir.empty()) {  // rank 0 writes, so its folder is the one that must exist
     if (rank == 0) create_checkpoint_folder(r.checkpoint_dir);
     options.checkpoint_path = checkpoint_file(r.checkpoint_dir);
-    options.checkpoint_app = recorded_flags(r.arguments, splits.dir);
+    // A resumed run must split as this one did: record measured shares, not "auto".
+    std::vector<std::string> arguments = r.arguments;
+    for (size_t i = 0; r.split.automatic && i < arguments.size(); ++i) {
+      if (arguments[i] == "--split" && i + 1 < arguments.size()) arguments[i + 1] = format_split(shares);
+      if (arguments[i].rfind("--split=", 0) == 0) arguments[i] = "--split=" + format_split(shares);
+    }
+    options.checkpoint_app = recorded_flags(arguments, splits.dir);
   }
   // Under mpirun, Ctrl-C reaches every rank as SIGTERM; the ranks agree to stop after the same step.
   options.stop = &install_stop_handlers();
-  std::string split_note;
-  const std::vector<double> shares =
-      resolve_split(r.split, pointers, layout.spec(), splits.train, r.train.batch, mpi.get(), split_note);
   DataParallelTrainer trainer(pointers, layout.spec(), r.optimizer, options, mpi.get(), shares);
   if (rank == 0 && r.quiet && r.split.automatic) fmt::print("split: {}\n", split_note);  // to repeat the run
   if (speak) {
