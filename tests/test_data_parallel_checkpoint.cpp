@@ -51,12 +51,14 @@ anycl::TrainOptions options(const std::string& checkpoint_path = "", size_t ever
   return o;
 }
 
-// One process that plays its peers: `on_step(n)` runs inside the gradient sum of global step n
-// (1-based) and may add a peer's stop vote (the last value); `peer` adds a peer's part to the
+// One process that plays its peers: `on_step(n)` runs inside the first gradient sum of global
+// step n (1-based: the last layer's gradients and the stop vote, the last value) and may add a
+// peer's stop vote; `peer` adds a peer's part to the
 // double sums (the resume agreement). rank/size as given.
 class FakeWorld : public anycl::Collective {
  public:
-  FakeWorld(int rank, int size, size_t gradient_values) : rank_(rank), size_(size), grads_(gradient_values) {}
+  FakeWorld(int rank, int size, size_t last_layer_values)
+      : rank_(rank), size_(size), grads_(last_layer_values) {}
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   void sum(std::vector<float>& values) override {
@@ -73,7 +75,8 @@ class FakeWorld : public anycl::Collective {
   size_t grads_, steps_ = 0;
 };
 
-size_t parameter_count() { return anycl::Sequential(spec()).parameter_count(); }
+// Gradient values of the last layer: the first sum of each step (with the stop vote).
+size_t last_layer_values() { return anycl::Sequential(spec()).gradient_ranges().front().second; }
 
 struct Result {
   std::vector<anycl::EpochStats> history;
@@ -110,7 +113,7 @@ TEST_CASE("two replicas stopped mid-epoch resume bit-identically to an uninterru
   Result first;
   {
     anycl::Runtime a, b;
-    FakeWorld world(0, 1, parameter_count());
+    FakeWorld world(0, 1, last_layer_values());
     anycl::DataParallelTrainer dp({&a, &b}, spec(), {"adam"}, options(path, 5), &world);
     uint64_t every_n_steps_done = 0;
     world.on_step = [&](size_t step, std::vector<float>& values) {
@@ -195,7 +198,7 @@ TEST_CASE("data-parallel resume agrees across processes before changing anything
     writer.save_checkpoint(path);
   }
   REQUIRE(std::filesystem::exists(path));
-  FakeWorld world(0, 2, parameter_count());
+  FakeWorld world(0, 2, last_layer_values());
   anycl::DataParallelTrainer dp({&a}, spec(), {"adam"}, options(), &world);
 
   world.peer = [](std::vector<double>& v) { v[0] += 1; };  // the peer could not read it
@@ -217,7 +220,7 @@ TEST_CASE("data-parallel resume agrees across processes before changing anything
   };
   CHECK_NOTHROW(dp.resume_from(path));
 
-  FakeWorld second(1, 2, parameter_count());  // rank 1 takes part but never writes
+  FakeWorld second(1, 2, last_layer_values());  // rank 1 takes part but never writes
   anycl::DataParallelTrainer other({&a}, spec(), {"adam"}, options(), &second);
   other.save_checkpoint(dir.file("rank1.anyclckpt"));
   CHECK_FALSE(std::filesystem::exists(dir.file("rank1.anyclckpt")));

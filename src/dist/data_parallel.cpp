@@ -54,19 +54,28 @@ void DataParallelTrainer::step(size_t first, size_t rows, size_t slot) {
     const auto [lo, hi] = shard(rows, k);
     replicas_[k]->compute_gradients(first, lo, hi, rows, step, slot);
   }
-  // The sum runs in replica order (then MPI's), so every run of the same set-up is identical.
-  for (size_t k = 0; k < replicas_.size(); ++k) {
-    replicas_[k]->read_gradients(host_grads_);
-    if (k == 0)
-      sum_grads_ = host_grads_;
-    else
-      for (size_t i = 0; i < sum_grads_.size(); ++i) sum_grads_[i] += host_grads_[i];
+  // Layer by layer as each one's gradients reach the host (last layer first): the sum runs in
+  // replica order, then MPI's, so every run of the same set-up is identical; meanwhile the devices
+  // go on with the earlier layers' backward. A stop vote rides on the first layer's sum, so every
+  // process stops after the same step.
+  const auto& ranges = replicas_[0]->gradient_ranges();
+  sum_grads_.resize(replicas_[0]->model().parameter_count());
+  for (size_t c = 0; c < ranges.size(); ++c) {
+    const auto [offset, count] = ranges[c];
+    const float* first_replica = replicas_[0]->wait_gradients(c);
+    chunk_.assign(first_replica, first_replica + count);
+    for (size_t k = 1; k < replicas_.size(); ++k) {
+      const float* g = replicas_[k]->wait_gradients(c);
+      for (size_t i = 0; i < count; ++i) chunk_[i] += g[i];
+    }
+    if (c == 0) chunk_.push_back(options_.stop && options_.stop->load() ? 1.f : 0.f);
+    collective_->sum(chunk_);
+    if (c == 0) {
+      stop_agreed_ = chunk_.back() > 0.f;
+      chunk_.pop_back();
+    }
+    std::copy(chunk_.begin(), chunk_.end(), sum_grads_.begin() + long(offset));
   }
-  // A stop vote rides on the gradient sum, so every process stops after the same step.
-  sum_grads_.push_back(options_.stop && options_.stop->load() ? 1.f : 0.f);
-  collective_->sum(sum_grads_);
-  stop_agreed_ = sum_grads_.back() > 0.f;
-  sum_grads_.pop_back();
   for (auto& r : replicas_) {
     r->write_gradients(sum_grads_);
     r->apply_update();

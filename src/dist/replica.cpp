@@ -18,6 +18,35 @@ Replica::Replica(Runtime& rt, const ModelSpec& spec, const OptimizerConfig& opti
   x_ = Tensor(rt, {max_rows, model_->input_features()});
   dlogits_ = Tensor(rt, {max_rows, model_->output_features()});
   labels_ = compute::buffer(rt.context(), max_rows * sizeof(cl_int));
+  ranges_ = model_->gradient_ranges();
+  staged_.resize(model_->parameter_count());
+  staging_.assign(ranges_.size(), nullptr);
+}
+
+Replica::~Replica() {
+  for (cl_event& e : staging_)
+    if (e) clWaitForEvents(1, &e), clReleaseEvent(e);
+}
+
+void Replica::stage(size_t c) {
+  if (staging_[c]) wait_gradients(c);  // a copy from an earlier step still in flight
+  const auto [offset, count] = ranges_[c];
+  detail::check_cl(
+      clEnqueueReadBuffer(rt_.queue().get(), model_->gradients().mem(), CL_FALSE, offset * sizeof(float),
+                          count * sizeof(float), staged_.data() + offset, 0, nullptr, &staging_[c]),
+      "clEnqueueReadBuffer", fmt::format("gradients {}..{}", offset, offset + count));
+}
+
+const float* Replica::wait_gradients(size_t c) {
+  cl_event& e = staging_.at(c);
+  if (e) {
+    ++rt_.counters().host_waits;
+    const cl_int status = clWaitForEvents(1, &e);
+    clReleaseEvent(e);
+    e = nullptr;
+    detail::check_cl(status, "clWaitForEvents", "gradient copy to the host");
+  }
+  return staged_.data() + ranges_[c].first;
 }
 
 void Replica::set_train_data(const data::Dataset& train) {
@@ -49,6 +78,7 @@ void Replica::compute_gradients(size_t first, size_t lo, size_t hi, size_t globa
   const size_t rows = hi - lo;
   if (rows == 0) {  // an empty shard contributes nothing: zero gradients and metrics
     model_->gradients().fill(0.f);
+    for (size_t c = 0; c < ranges_.size(); ++c) stage(c);
     const float zeros[2] = {0.f, 0.f};
     detail::check_cl(clEnqueueWriteBuffer(rt_.queue().get(), metrics_.get(), CL_TRUE, slot * sizeof(zeros),
                                           sizeof(zeros), zeros, 0, nullptr, nullptr),
@@ -64,15 +94,12 @@ void Replica::compute_gradients(size_t first, size_t lo, size_t hi, size_t globa
   ctx.row_base = uint32_t(lo);
   const Tensor logits = model_->forward(x, ctx);
   loss_.run(logits, {&labels_, 0}, &dlogits, 1.0f / float(global_rows), metrics_, slot);
-  model_->backward(dlogits, ctx);
+  model_->backward(dlogits, ctx, [this](size_t c) { stage(c); });
 }
 
 void Replica::read_gradients(std::vector<float>& host) {
-  host.resize(model_->parameter_count());
-  ++rt_.counters().host_waits;
-  detail::check_cl(clEnqueueReadBuffer(rt_.queue().get(), model_->gradients().mem(), CL_TRUE, 0,
-                                       host.size() * sizeof(float), host.data(), 0, nullptr, nullptr),
-                   "clEnqueueReadBuffer", "gradients");
+  for (size_t c = 0; c < ranges_.size(); ++c) wait_gradients(c);
+  host = staged_;
 }
 
 void Replica::write_gradients(const std::vector<float>& host) { model_->gradients().upload(host); }

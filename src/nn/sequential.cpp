@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <cstdint>
 
 #include "anycl/error.hpp"
@@ -124,9 +126,29 @@ Tensor Sequential::forward(const Tensor& x, const StepContext& ctx) {
   return h;
 }
 
-void Sequential::backward(Tensor& dlogits, const StepContext& ctx) {
+void Sequential::backward(Tensor& dlogits, const StepContext& ctx,
+                          const std::function<void(size_t)>& gradients_ready) {
   Tensor grad = dlogits;
-  for (size_t i = layers_.size(); i-- > 0;) grad = layers_[i]->backward(grad, ctx, /*need_dx=*/i > 0);
+  size_t in = input_features_, ready = 0;
+  std::vector<size_t> counts;  // parameters per layer
+  for (const auto& l : layers_) counts.push_back(l->parameter_count(in)), in = l->output_features(in);
+  for (size_t i = layers_.size(); i-- > 0;) {
+    grad = layers_[i]->backward(grad, ctx, /*need_dx=*/i > 0);
+    if (counts[i] > 0 && gradients_ready) gradients_ready(ready++);
+  }
+}
+
+std::vector<std::pair<size_t, size_t>> Sequential::gradient_ranges() const {
+  std::vector<std::pair<size_t, size_t>> ranges;
+  size_t offset = 0, in = input_features_;
+  for (const auto& l : layers_) {
+    const size_t count = l->parameter_count(in);
+    if (count > 0) ranges.emplace_back(offset, count);
+    offset += count;
+    in = l->output_features(in);
+  }
+  std::reverse(ranges.begin(), ranges.end());
+  return ranges;
 }
 
 std::string Sequential::summary() const {

@@ -79,8 +79,8 @@ class DataParallelTrainer {
   Collective single_process_;
   Collective* collective_;
   std::vector<std::unique_ptr<Replica>> replicas_;
-  std::vector<double> bounds_;  // cumulative shares of the global world, size world+1
-  std::vector<float> host_grads_, sum_grads_;
+  std::vector<double> bounds_;            // cumulative shares of the global world, size world+1
+  std::vector<float> sum_grads_, chunk_;  // summed gradients; one layer's sum in progress
   std::vector<uint32_t> host_order_;
   const data::Dataset* eval_source_ = nullptr;
   std::unique_ptr<DeviceDataset> eval_data_;

@@ -20,6 +20,9 @@ class Replica {
   /// Builds `spec` on `rt` for shards of up to `max_rows` rows, initialised from `seed`.
   Replica(Runtime& rt, const ModelSpec& spec, const OptimizerConfig& optimizer, size_t max_rows,
           uint64_t seed);
+  ~Replica();  // waits for gradient copies still in flight into its host buffer
+  Replica(const Replica&) = delete;
+  Replica& operator=(const Replica&) = delete;
 
   /// Uploads the training split (once).
   void set_train_data(const data::Dataset& train);
@@ -30,8 +33,13 @@ class Replica {
   /// of the epoch order and has `global_rows` rows. Gradients are scaled by 1/global_rows, so
   /// the sum over all shards is the global batch's mean gradient; dropout masks use the rows'
   /// global positions, so they match a single-device run. Loss and accuracy go to metric `slot`.
+  /// Each layer's gradients start copying to the host as soon as that layer's backward is
+  /// enqueued (non-blocking), so they travel while the earlier layers' backward runs.
   void compute_gradients(size_t first, size_t lo, size_t hi, size_t global_rows, uint32_t step, size_t slot);
-  /// Blocking copy of the gradients to the host.
+  /// Waits for the host copy of range `c` of model().gradient_ranges() and returns it (valid until
+  /// the next compute_gradients).
+  const float* wait_gradients(size_t c);
+  /// Waits for every range and copies the gradients to `host`.
   void read_gradients(std::vector<float>& host);
   /// Blocking copy of summed gradients back to the device.
   void write_gradients(const std::vector<float>& host);
@@ -48,6 +56,8 @@ class Replica {
 
   /// The replica's model, optimizer and device.
   Sequential& model() noexcept { return *model_; }
+  /// model().gradient_ranges(), the order in which compute_gradients() finishes them.
+  const std::vector<std::pair<size_t, size_t>>& gradient_ranges() const noexcept { return ranges_; }
   Optimizer& optimizer() noexcept { return *optimizer_; }
   Runtime& runtime() noexcept { return rt_; }
   /// The uploaded training split; ValidationError before set_train_data.
@@ -63,6 +73,10 @@ class Replica {
   SoftmaxCrossEntropy loss_;
   Tensor x_, dlogits_;
   compute::buffer labels_, metrics_, order_;
+  std::vector<std::pair<size_t, size_t>> ranges_;  // model_->gradient_ranges()
+  std::vector<float> staged_;                      // host copy of the gradients
+  std::vector<cl_event> staging_;                  // per range: its copy in flight, or null
+  void stage(size_t c);                            // enqueues range c's copy to the host
 };
 
 }  // namespace anycl

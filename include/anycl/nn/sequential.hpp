@@ -8,6 +8,7 @@
 //   model.initialize(seed);
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,8 +47,14 @@ class Sequential {
 
   /// x:(batch,input_features) → logits:(batch,output_features).
   Tensor forward(const Tensor& x, const StepContext& ctx);
-  /// dlogits:(batch,output_features), overwritten → fills gradients().
-  void backward(Tensor& dlogits, const StepContext& ctx);
+  /// dlogits:(batch,output_features), overwritten → fills gradients(). `gradients_ready(c)` (if
+  /// given) runs once each layer's gradient kernels for gradient_ranges()[c] are enqueued, so a
+  /// caller can start moving them while the earlier layers' backward runs.
+  void backward(Tensor& dlogits, const StepContext& ctx,
+                const std::function<void(size_t)>& gradients_ready = {});
+  /// The parameter ranges (offset, count) in gradients() of the layers that have parameters, in
+  /// the order backward() finishes them: last layer first.
+  std::vector<std::pair<size_t, size_t>> gradient_ranges() const;
 
   /// All parameters, layer by layer (W then b per Dense), flat.
   Tensor& parameters() { return params_; }
