@@ -68,6 +68,21 @@ void matmul(const Tensor& a, Trans ta, const Tensor& b, Trans tb, Tensor& c, flo
        b.cols(), beta, c_buffer, c.offset(), c.cols());
 }
 
+void transpose(const Tensor& a, Tensor& out) {
+  if (out.rows() != a.cols() || out.cols() != a.rows())
+    throw ValidationError(
+        fmt::format("transpose: a{} does not fit out{}", a.shape_string(), out.shape_string()));
+  Runtime& rt = out.runtime();
+  cl_command_queue queue = rt.queue().get();
+  ++rt.counters().transposes;
+  const auto status = clblast::Omatcopy<float>(clblast::Layout::kRowMajor, clblast::Transpose::kYes, a.rows(),
+                                               a.cols(), 1.f, a.buffer().get(), a.offset(), a.cols(),
+                                               out.buffer().get(), out.offset(), out.cols(), &queue, nullptr);
+  if (status != clblast::StatusCode::kSuccess)
+    throw OpenCLError(int(status), "clblast::Omatcopy",
+                      fmt::format("{} → {} on {}", a.shape_string(), out.shape_string(), rt.info().name));
+}
+
 void gemm_warmup(Runtime& rt, const std::vector<std::pair<Trans, Trans>>& transposes,
                  const std::vector<size_t>& sizes) {
   for (size_t s : sizes) {

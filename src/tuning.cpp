@@ -26,6 +26,8 @@ constexpr const char* kMagic = "anycl-clblast-tuning 1";
 constexpr const char* kEnd = "end";
 constexpr const char* kRoutine = "GemmRoutine";
 constexpr const char* kSwitch = "XGEMM_MIN_INDIRECT_SIZE";
+constexpr const char* kDense = "anyclDense";  // anycl's own choices, stored beside CLBlast's
+constexpr const char* kTransposedDx = "TRANSPOSED_DX";
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -36,13 +38,9 @@ void check(clblast::StatusCode status, const std::string& call, const std::strin
 
 Trans to_trans(bool t) { return t ? Trans::yes : Trans::no; }
 
-// Median seconds of one GEMM at `s` (after one untimed call, which compiles).
-double time_gemm(Runtime& rt, const GemmShape& s, compute::buffer& a, compute::buffer& b,
-                 compute::buffer& c) {
-  auto run = [&] {
-    gemm(rt, to_trans(s.trans_a), to_trans(s.trans_b), s.m, s.n, s.k, 1.f, a, 0, s.trans_a ? s.m : s.k, b, 0,
-         s.trans_b ? s.k : s.n, 0.f, c, 0, s.n);
-  };
+// Median seconds of one call of `run` (after one untimed call, which compiles).
+template <typename Run>
+double median_seconds(Runtime& rt, Run&& run) {
   run();
   rt.finish();
   std::vector<double> times;
@@ -54,6 +52,25 @@ double time_gemm(Runtime& rt, const GemmShape& s, compute::buffer& a, compute::b
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+
+// Median seconds of one GEMM at `s`.
+double time_gemm(Runtime& rt, const GemmShape& s, compute::buffer& a, compute::buffer& b,
+                 compute::buffer& c) {
+  return median_seconds(rt, [&] {
+    gemm(rt, to_trans(s.trans_a), to_trans(s.trans_b), s.m, s.n, s.k, 1.f, a, 0, s.trans_a ? s.m : s.k, b, 0,
+         s.trans_b ? s.k : s.n, 0.f, c, 0, s.n);
+  });
+}
+
+// Median seconds of a dense layer's dx = dz·Wᵀ (an NT shape: dz m×k, W n×k) done as Wᵀ copied by
+// CLBlast's transpose, then a GEMM NN.
+double time_transposed_dx(Runtime& rt, const GemmShape& s) {
+  Tensor dz(rt, {s.m, s.k}), w(rt, {s.n, s.k}), wt(rt, {s.k, s.n}), dx(rt, {s.m, s.n});
+  return median_seconds(rt, [&] {
+    transpose(w, wt);
+    matmul(dz, Trans::no, wt, Trans::no, dx);
+  });
 }
 
 GemmTuning only(const std::string& kernel, std::map<std::string, size_t> params) {
@@ -159,6 +176,11 @@ void save_tuning(const std::string& path, const GemmTuning& t) {
 
 void apply_tuning(Runtime& rt, const GemmTuning& t) {
   for (const auto& [name, params] : t.kernels) {
+    if (name == kDense) {
+      const auto it = params.find(kTransposedDx);
+      rt.set_transposed_dx(it != params.end() && it->second != 0);
+      continue;
+    }
     const std::unordered_map<std::string, size_t> map(params.begin(), params.end());
     check(clblast::OverrideParameters(rt.info().id, name, clblast::Precision::kSingle, map),
           "clblast::OverrideParameters",
@@ -270,6 +292,21 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
                     o.shapes[i].label, o.shapes[i].trans_a ? 'T' : 'N', o.shapes[i].trans_b ? 'T' : 'N',
                     o.shapes[i].m, o.shapes[i].n, o.shapes[i].k, direct[i] * 1e3, indirect[i] * 1e3));
   say(fmt::format("      switch {} = {}", kSwitch, best_switch));
+
+  // Dense layers' dx = dz·Wᵀ: one GEMM NT, or Wᵀ copied by a transpose and a GEMM NN (two
+  // launches, but some devices run NT far slower than NN). Timed over the model's dx shapes.
+  double nt = 0, transposed = 0;
+  for (size_t i = 0; i < o.shapes.size(); ++i) {
+    const auto& s = o.shapes[i];
+    if (s.trans_a || !s.trans_b) continue;
+    nt += time_gemm(rt, s, a, b, c);  // with the switch just chosen
+    transposed += time_transposed_dx(rt, s);
+  }
+  const bool use_transposed = transposed > 0 && transposed < nt;
+  t.kernels[kDense] = {{kTransposedDx, use_transposed ? 1 : 0}};
+  rt.set_transposed_dx(use_transposed);
+  say(fmt::format("      dense dx: GEMM NT {:.3f} ms, transpose + GEMM NN {:.3f} ms → {}", nt * 1e3,
+                  transposed * 1e3, use_transposed ? "transpose + NN" : "NT"));
   finish_stage("switch", t0);
   return t;
 }

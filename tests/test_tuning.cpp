@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <anycl/blas.hpp>
 #include <anycl/error.hpp>
+#include <anycl/nn/sequential.hpp>
 #include <anycl/tuning.hpp>
 #include <nlohmann/json.hpp>
 
@@ -166,6 +167,9 @@ TEST_CASE("tuning continues an interrupted run - finished stages are kept and ea
   CHECK(t.device == rt.info().name);
   check_gemm_exact(65, 31, 7);  // whichever way the switch went, GEMM stays exact
   check_gemm_exact(128, 10, 512);
+  CHECK(t.kernels.count("anyclDense") == 1);  // the measured dx choice, applied to the runtime
+  CHECK(rt.transposed_dx() == (t.kernels.at("anyclDense").at("TRANSPOSED_DX") == 1));
+  rt.set_transposed_dx(false);
 
   options.indirect_fraction = 0;
   CHECK_THROWS_AS(anycl::tune_gemm(rt, options), anycl::ValidationError);
@@ -207,8 +211,40 @@ TEST_CASE("anycl tune continues a partial tuning file stage by stage in child pr
   REQUIRE_MESSAGE(t, why);
   CHECK(anycl::tuning_complete(*t));
   CHECK(t->kernels.at("XgemmDirect") == partial.kernels.at("XgemmDirect"));
+  CHECK(t->kernels.count("anyclDense") == 1);
+  CHECK(r.output.find("dense dx: GEMM NT") != std::string::npos);
 
   const auto bad = anycl::test::run_command(cli + " tune --stage Everything");
   CHECK(bad.exit_code == 2);
   CHECK(bad.output.find("no tuning stage 'Everything'") != std::string::npos);
+}
+
+TEST_CASE("dense gradients are the same with dx through a transpose and a GEMM NN") {
+  auto& rt = anycl::test::runtime();
+  anycl::GemmTuning choice;
+  choice.kernels["anyclDense"] = {{"TRANSPOSED_DX", 1}};
+  auto gradients = [&](bool transposed) {
+    rt.set_transposed_dx(transposed);
+    anycl::Sequential model(37);
+    model.dense(29, anycl::Activation::relu).dense(23, anycl::Activation::tanh).dense(5);
+    model.build(rt, 16);
+    model.initialize(9);
+    const auto x = anycl::Tensor::from_host(rt, {11, 37}, anycl::test::random_floats(11 * 37, -1, 1, 3));
+    anycl::StepContext ctx;
+    ctx.training = true;
+    model.forward(x, ctx);
+    auto dlogits = anycl::Tensor::from_host(rt, {11, 5}, anycl::test::random_floats(11 * 5, -1, 1, 4));
+    const auto before = rt.counters().transposes;
+    model.backward(dlogits, ctx);
+    CHECK(rt.counters().transposes - before == (transposed ? 2u : 0u));  // the first layer needs no dx
+    return model.gradients().download();
+  };
+  const auto nt = gradients(false), via_transpose = gradients(true);
+  anycl::test::check_close(via_transpose, nt, 1e-6, 1e-5, "gradients");
+  rt.set_transposed_dx(false);
+  anycl::apply_tuning(rt, choice);  // the stored choice switches the runtime, not CLBlast
+  CHECK(rt.transposed_dx());
+  choice.kernels["anyclDense"] = {{"TRANSPOSED_DX", 0}};
+  anycl::apply_tuning(rt, choice);
+  CHECK(!rt.transposed_dx());
 }

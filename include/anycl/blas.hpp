@@ -28,6 +28,9 @@ void gemm(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, double 
 void matmul(const Tensor& a, Trans ta, const Tensor& b, Trans tb, Tensor& c, float alpha = 1.f,
             float beta = 0.f);
 
+/// out = aᵀ through CLBlast's Omatcopy (a: r×c, out: c×r).
+void transpose(const Tensor& a, Tensor& out);
+
 /// Compiles CLBlast's kernels for each (ta, tb) pair by running one GEMM of each square size
 /// (small sizes take CLBlast's direct kernel, large ones its indirect one), then waits: the first
 /// real call is then not slowed by compilation. Call from one thread at a time (CLBlast 1.5.3's

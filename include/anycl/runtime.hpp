@@ -47,6 +47,7 @@ struct CompileStats {
 struct RuntimeCounters {
   uint64_t kernel_launches = 0;  // anycl's own kernels
   uint64_t gemm_calls = 0;       // CLBlast GEMM calls (each is one or more CLBlast kernels)
+  uint64_t transposes = 0;       // CLBlast matrix transposes (Omatcopy, one kernel each)
   uint64_t host_waits = 0;       // blocking calls: finish, blocking reads and writes
 };
 
@@ -86,6 +87,10 @@ class Runtime {
   compute::buffer& workspace(size_t bytes);
   /// Blocks until everything queued has finished.
   void finish();
+  /// Whether dense layers compute dx = dz·Wᵀ as a transpose of W plus a GEMM NN rather than one
+  /// GEMM NT: off by default; `anycl tune` turns it on for a device where it measured it faster.
+  bool transposed_dx() const noexcept { return transposed_dx_; }
+  void set_transposed_dx(bool on) noexcept { transposed_dx_ = on; }
 
  private:
   compute::program build(const std::string& name, const std::string& options);
@@ -102,6 +107,7 @@ class Runtime {
   CompileStats stats_;
   RuntimeCounters counters_;
   compute::buffer workspace_;
+  bool transposed_dx_ = false;
 };
 
 }  // namespace anycl

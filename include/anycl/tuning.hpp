@@ -16,7 +16,8 @@
 
 namespace anycl {
 
-/// CLBlast parameters per kernel family ("XgemmDirect", "Xgemm", "GemmRoutine"), as CLBlast names them.
+/// CLBlast parameters per kernel family ("XgemmDirect", "Xgemm", "GemmRoutine"), as CLBlast names
+/// them, plus anycl's own measured choice "anyclDense" {TRANSPOSED_DX: 0|1} (Runtime::transposed_dx).
 struct GemmTuning {
   std::map<std::string, std::map<std::string, size_t>> kernels;
   std::string device, driver;  // for people reading the file; the file name carries the key

@@ -1,5 +1,6 @@
 // Dense forward (GEMM NN + bias/activation) and backward (fused activation-grad + bias
-// reduction, then dW = xᵀ·dz as GEMM TN and dx = dz·Wᵀ as GEMM NT).
+// reduction, then dW = xᵀ·dz as GEMM TN and dx = dz·Wᵀ as GEMM NT, or as a transpose of W and a
+// GEMM NN where `anycl tune` measured that faster).
 #include "anycl/nn/dense.hpp"
 
 #include <fmt/format.h>
@@ -33,6 +34,7 @@ void Dense::build(Runtime& rt, size_t input_features, size_t max_batch, Tensor p
   db_ = grads.rows(in_ * units_, units_);
   y_ = Tensor(rt, {max_batch, units_});
   dx_ = Tensor(rt, {max_batch, in_});
+  if (rt.transposed_dx()) wt_ = Tensor(rt, {units_, in_});
   bias_act_ = std::make_unique<BiasActivation>(rt);
 }
 
@@ -61,7 +63,13 @@ Tensor Dense::backward(Tensor& dy, const StepContext&, bool need_dx) {
   matmul(x_last_, Trans::yes, dy, Trans::no, dw_);
   if (!need_dx) return {};
   Tensor dx = dx_.rows(0, dy.rows());
-  matmul(dy, Trans::no, w_, Trans::yes, dx);
+  if (dx.runtime().transposed_dx()) {  // measured faster on this device by `anycl tune`
+    if (!wt_.size()) wt_ = Tensor(dx.runtime(), {units_, in_});  // once, when the runtime chose it late
+    transpose(w_, wt_);
+    matmul(dy, Trans::no, wt_, Trans::no, dx);
+  } else {
+    matmul(dy, Trans::no, w_, Trans::yes, dx);
+  }
   return dx;
 }
 

@@ -95,6 +95,7 @@ void Trainer::train_step(const DeviceDataset& data, const compute::buffer& order
   const RuntimeCounters& after = rt_.counters();
   step_counters_.kernel_launches += after.kernel_launches - before.kernel_launches;
   step_counters_.gemm_calls += after.gemm_calls - before.gemm_calls;
+  step_counters_.transposes += after.transposes - before.transposes;
   step_counters_.host_waits += after.host_waits - before.host_waits;
 }
 

@@ -363,6 +363,11 @@ Table bench_mlp(Runtime& rt, const Settings& s) {
        per_step(c.gemm_calls, counters_after_warmup.gemm_calls),
        shim_before >= 0 ? Cell::num(double(shim_after - shim_before) / timed_steps, 1) : Cell::none(),
        per_step(c.host_waits, counters_after_warmup.host_waits)});
+  if (c.transposes > counters_after_warmup.transposes)
+    t.notes.push_back(
+        fmt::format("dense dx = dz·Wᵀ as CLBlast transpose + GEMM NN (measured faster by `anycl tune`): "
+                    "{:.1f} transposes/step",
+                    double(c.transposes - counters_after_warmup.transposes) / timed_steps));
 
   // Host: the same step with OpenBLAS; one warm-up epoch, then the same number of timed epochs.
   HostMlp host({splits.train.features(), 512, 512, splits.train.num_classes}, batch, 0.2f);

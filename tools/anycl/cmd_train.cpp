@@ -261,9 +261,11 @@ int run_train(int argc, char** argv) {
     const RuntimeCounters& c = trainer.step_counters();
     const double steps = double(trainer.steps_done());
     fmt::print(
-        "per training step: {:.1f} anycl kernel launches + {:.1f} CLBlast GEMM calls, {:.1f} blocking host "
+        "per training step: {:.1f} anycl kernel launches + {:.1f} CLBlast GEMM calls{}, {:.1f} blocking host "
         "waits\n",
-        double(c.kernel_launches) / steps, double(c.gemm_calls) / steps, double(c.host_waits) / steps);
+        double(c.kernel_launches) / steps, double(c.gemm_calls) / steps,
+        c.transposes ? fmt::format(" + {:.1f} CLBlast transposes", double(c.transposes) / steps) : "",
+        double(c.host_waits) / steps);
     if (trainer.stopped()) fmt::print("stopped after {} training steps (--max-steps)\n", train.max_steps);
     if (const auto first = trainer.first_step_finished())
       fmt::print(

@@ -30,6 +30,7 @@ class Dense final : public Layer {
   uint32_t index_ = 0;
   Tensor w_, b_, dw_, db_;  // views into the model's flat buffers
   Tensor y_, dx_;           // (max_batch, units), (max_batch, in)
+  Tensor wt_;               // (units, in): Wᵀ for dx = dz·Wᵀ as a GEMM NN
   Tensor x_last_, y_last_;  // what the last forward saw and produced (views)
   std::unique_ptr<BiasActivation> bias_act_;
 };
