@@ -131,18 +131,37 @@ Table bench_gemm(Runtime& rt, const Settings& s) {
                        hc.data(), sh.n);
           },
           [] {});
-    if (sh.label.find("³") == std::string::npos) model_dev += dev, model_host += host;
-    const double dev_g = flops / dev * 1e-9, host_g = host > 0 ? flops / host * 1e-9 : 0;
-    t.rows.push_back(
-        {Cell::str(sh.label), Cell::str(fmt::format("{}{}", sh.trans_a ? 'T' : 'N', sh.trans_b ? 'T' : 'N')),
-         Cell::num(double(sh.m), 0), Cell::num(double(sh.n), 0), Cell::num(double(sh.k), 0), Cell::num(dev_g),
-         host > 0 ? Cell::num(host_g) : Cell::none(), host > 0 ? Cell::num(dev_g / host_g, 2) : Cell::none(),
-         s.peak_gflops > 0 ? Cell::num(100.0 * dev_g / s.peak_gflops) : Cell::none()});
+    const bool model_shape = sh.label.find("³") == std::string::npos;
+    auto add_row = [&](const std::string& label, const std::string& op, double seconds) {
+      const double dev_g = flops / seconds * 1e-9, host_g = host > 0 ? flops / host * 1e-9 : 0;
+      t.rows.push_back({Cell::str(label), Cell::str(op), Cell::num(double(sh.m), 0),
+                        Cell::num(double(sh.n), 0), Cell::num(double(sh.k), 0), Cell::num(dev_g),
+                        host > 0 ? Cell::num(host_g) : Cell::none(),
+                        host > 0 ? Cell::num(dev_g / host_g, 2) : Cell::none(),
+                        s.peak_gflops > 0 ? Cell::num(100.0 * dev_g / s.peak_gflops) : Cell::none()});
+    };
+    add_row(sh.label, fmt::format("{}{}", sh.trans_a ? 'T' : 'N', sh.trans_b ? 'T' : 'N'), dev);
+    double step_dev = dev;
+    if (model_shape && sh.trans_b && !sh.trans_a && rt.transposed_dx()) {
+      // What training runs for dx on this device (tuned): Wᵀ copied by CLBlast, then GEMM NN.
+      Tensor w = Tensor::from_host(rt, {sh.n, sh.k}, hb), wt(rt, {sh.k, sh.n});
+      Tensor dz = Tensor::from_host(rt, {sh.m, sh.k}, ha), dx(rt, {sh.m, sh.n});
+      step_dev = seconds_per_call(
+          s.repeats,
+          [&] {
+            transpose(w, wt);
+            matmul(dz, Trans::no, wt, Trans::no, dx);
+          },
+          [&] { rt.finish(); });
+      add_row(sh.label + " as trained", "Wᵀ+NN", step_dev);
+    }
+    if (model_shape) model_dev += step_dev, model_host += host;
   }
   if (model_host > 0)
-    t.notes.push_back(
-        fmt::format("the model's 8 GEMMs of one step: device {:.2f} ms, host {:.2f} ms → device/host {:.2f}",
-                    model_dev * 1e3, model_host * 1e3, model_host / model_dev));
+    t.notes.push_back(fmt::format(
+        "the model's 8 GEMMs of one step{}: device {:.2f} ms, host {:.2f} ms → device/host {:.2f}",
+        rt.transposed_dx() ? " (dx as trained: Wᵀ copy + NN)" : "", model_dev * 1e3, model_host * 1e3,
+        model_host / model_dev));
   t.notes.push_back("host: " + s.blas_note);
   t.notes.push_back(rt.stats().tuning_file.empty()
                         ? "CLBlast: default parameters (no `anycl tune` file for this device)"
