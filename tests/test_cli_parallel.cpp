@@ -92,6 +92,26 @@ TEST_CASE("two devices in one process follow single-device training") {
   CHECK(r.output.find("--devices") != std::string::npos);
 }
 
+TEST_CASE("two distinct PoCL devices with --devices all follow single-device training") {
+  // POCL_DEVICES="pthread pthread" makes PoCL offer two devices (two cl_device_ids), as a machine
+  // with two GPUs would: replicas on different devices, each with its own CLBlast kernels.
+  const std::string two = "POCL_DEVICES='pthread pthread' ";
+  const auto listed = run_command(two + anycl_cli() + " devices");
+  REQUIRE_MESSAGE(listed.exit_code == 0, listed.output);
+  if (listed.output.find("device 1 ") == std::string::npos) {
+    MESSAGE("PoCL did not offer two devices; skipped");
+    return;
+  }
+  anycl::test::TempDir dir;
+  auto r = run_command(fmt::format("{} {} --metrics {}", anycl_cli(), kRun, dir.file("one.csv")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  r = run_command(fmt::format("{}{} {} --devices all --metrics {}", two, anycl_cli(),
+                              std::string(kRun).replace(kRun.find(" --quiet"), 8, ""), dir.file("all.csv")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK_MESSAGE(r.output.find("1 process(es) × 2 device(s) = 2 replicas") != std::string::npos, r.output);
+  check_same_training(metrics_row(dir.file("all.csv")), metrics_row(dir.file("one.csv")));
+}
+
 TEST_CASE("two MPI ranks follow single-device training and only rank 0 writes") {
   if (!have_mpi()) {
     MESSAGE("skipped: no mpirun or anycl built without MPI (install libopenmpi-dev openmpi-bin and rebuild)");
