@@ -92,6 +92,21 @@ TEST_CASE("two devices in one process follow single-device training") {
   CHECK(r.output.find("--devices") != std::string::npos);
 }
 
+TEST_CASE("two devices stop at --max-steps - evaluate - and the checkpoint resumes from there") {
+  anycl::test::TempDir dir;
+  const std::string ck = dir.file("ck");
+  auto r = run_command(fmt::format(
+      "{} {} --devices 0,0 --epochs 2 --max-steps 13 --checkpoint {} --save {}", anycl_cli(),
+      std::string(kCheckpointRun).replace(kCheckpointRun.find(" --quiet"), 8, ""), ck, dir.file("m.anycl")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(r.output.find("stopped after 13 training steps (--max-steps)") != std::string::npos);
+  CHECK(r.output.find("Test accuracy:") != std::string::npos);
+  const anycl::Checkpoint c = anycl::read_checkpoint(ck + "/checkpoint.anyclckpt");
+  CHECK(c.steps_done == 13);
+  CHECK(c.epoch == 1);  // 10 steps per epoch: stopped 3 steps into the second
+  CHECK(c.step_in_epoch == 3);
+}
+
 TEST_CASE("two distinct PoCL devices with --devices all follow single-device training") {
   // POCL_DEVICES="pthread pthread" makes PoCL offer two devices (two cl_device_ids), as a machine
   // with two GPUs would: replicas on different devices, each with its own CLBlast kernels.

@@ -87,7 +87,6 @@ TEST_CASE("bad flags exit 2 and name the flag") {
       {"--metrics run.txt", "--metrics"},
       {"--epochs", "--epochs needs a value"},
       {"--max-steps 0", "--max-steps"},
-      {"--max-steps 3 --devices 0,0", "--max-steps"},
   };
   anycl::test::expect_train_usage_errors(cases);
   CHECK(run_command(anycl_cli() + " eval").exit_code == 2);

@@ -117,6 +117,7 @@ std::vector<EpochStats> DataParallelTrainer::fit(const data::Dataset& train, con
   train_count_ = train.count;
   num_classes_ = train.num_classes;
   stopped_ = stop_agreed_ = false;
+  const uint64_t steps_at_start = steps_done_;  // max_steps counts per fit(), the same on every rank
   const size_t steps = (train.count + options_.batch - 1) / options_.batch;
   for (auto& r : replicas_) {
     r->set_train_data(train);
@@ -135,7 +136,7 @@ std::vector<EpochStats> DataParallelTrainer::fit(const data::Dataset& train, con
     for (auto& r : replicas_) r->set_epoch_order(host_order_);
     const size_t first_step = step_;
     while (step_ < steps) {
-      if (stop_agreed_) {
+      if (stop_agreed_ || (options_.max_steps && steps_done_ - steps_at_start >= options_.max_steps)) {
         write_checkpoint_if_asked();
         stopped_ = true;
         return history_;

@@ -49,7 +49,8 @@ constexpr const char* kUsage =
     "  --resume DIR            continue the run checkpointed in DIR (same flags; --epochs, --lr, --save,\n"
     "                          --metrics, --device, --devices may be given again); bit-identical to an\n"
     "                          uninterrupted run on the same device(s)\n"
-    "  --max-steps N           stop after N training steps (then evaluate and save as usual)\n"
+    "  --max-steps N           stop after N training steps of this run (then evaluate, save and\n"
+    "                          checkpoint as usual; a --resume counts from where it resumes)\n"
     "  --quiet                 print only the final result\n"
     "  --devices LIST|all      data-parallel over several devices of this machine (e.g. 0,1 or all)\n"
     "  --distributed           data-parallel over MPI processes: mpirun -np N anycl train --distributed …\n"
@@ -149,9 +150,6 @@ int run_train(int argc, char** argv) {
   if (train.checkpoint_every && checkpoint_dir.empty())
     throw UsageError("--checkpoint-every needs --checkpoint DIR (where to write the checkpoints)");
   if (args.has("--devices") || args.has("--distributed")) {
-    if (train.max_steps)
-      throw UsageError(
-          "--max-steps is for one device; with --devices/--distributed use --epochs (and --limit)");
     ParallelTrainRequest request;
     if (args.has("--devices")) request.device_specs = parse_device_list(args.get("--devices"));
     request.device_spec = args.get("--device");

@@ -122,19 +122,24 @@ int train_data_parallel(const ParallelTrainRequest& r) {
   };
   const bool has_val = splits.validation.count > 0;
   std::vector<EpochStats> history;
+  const uint64_t steps_before = trainer.steps_done();
   try {
     history =
         trainer.fit(splits.train, has_val ? &splits.validation : &splits.test, has_val ? "val" : "test");
   } catch (const Error& e) {
     throw with_resume_hint(e, options.checkpoint_path, r.checkpoint_dir);
   }
-  if (trainer.stopped())  // rank 0 says where it stopped; every rank exits with the signal's code
+  const bool reached_max_steps =
+      r.train.max_steps && trainer.steps_done() - steps_before >= r.train.max_steps;
+  if (trainer.stopped() && !reached_max_steps)  // rank 0 says where; every rank exits with the signal's code
     return rank == 0 ? report_stop(options.checkpoint_path, r.checkpoint_dir, trainer.epochs_done(),
                                    trainer.step_in_epoch())
                      : stop_exit_code();
   const EvalStats test = trainer.evaluate(splits.test);
   if (rank == 0) {
     fmt::print("Test loss: {:.4f} - Test accuracy: {:.4f}\n", test.loss, test.accuracy);
+    if (reached_max_steps && speak)
+      fmt::print("stopped after {} training steps (--max-steps)\n", r.train.max_steps);
     if (!r.plot_path.empty())
       write_learning_curves_svg(r.plot_path, learning_curves(history),
                                 fmt::format("anycl train — {}", splits.dir));
