@@ -16,6 +16,7 @@
 #include "anycl/blas.hpp"
 #include "anycl/error.hpp"
 #include "disk_cache.hpp"
+#include "gemm_check.hpp"
 #include "hash.hpp"
 #include "train/atomic_file.hpp"
 
@@ -26,7 +27,8 @@ constexpr const char* kMagic = "anycl-clblast-tuning 1";
 constexpr const char* kEnd = "end";
 constexpr const char* kRoutine = "GemmRoutine";
 constexpr const char* kSwitch = "XGEMM_MIN_INDIRECT_SIZE";
-constexpr const char* kDense = "anyclDense";  // anycl's own choices, stored beside CLBlast's
+constexpr size_t kAlwaysDirect = size_t(1) << 20;  // as the switch: its cube exceeds any m·n·k we meet
+constexpr const char* kDense = "anyclDense";       // anycl's own choices, stored beside CLBlast's
 constexpr const char* kTransposedDx = "TRANSPOSED_DX";
 
 using Clock = std::chrono::steady_clock;
@@ -196,11 +198,63 @@ bool tuning_complete(const GemmTuning& t) {
 
 namespace {
 
-// Rounds up to a multiple of 256, the largest work-group tile the Xgemm tuner may try: at smaller
-// multiples (128×512×896) CLBlast 1.5.3's tuner ran a candidate that corrupted the heap on PoCL.
-size_t tile_multiple(size_t n) { return (n + 255) / 256 * 256; }
+// Rounds up to a multiple of 512. CLBlast 1.5.3's Xgemm tuner corrupted the heap on PoCL within
+// seconds whenever a size was below 512 (128×512×896, 256×512×1024, also from a plain C++ program
+// calling TuneXgemm), and finished at 512×512×512 and 512×512×1024.
+size_t tile_multiple(size_t n) { return (n + 511) / 512 * 512; }
+
+std::map<std::string, size_t> current_parameters(Runtime& rt, const std::string& kernel) {
+  std::unordered_map<std::string, size_t> params;
+  check(clblast::RetrieveParameters(rt.info().id, kernel, clblast::Precision::kSingle, params),
+        "clblast::RetrieveParameters", kernel);
+  return {params.begin(), params.end()};
+}
+
+// What is wrong when `kernel` runs with `params`, the GEMM routine forced onto it (`force_switch`),
+// at `shapes` and some odd sizes; "" when every result is exact. CLBlast's parameters are left as
+// they were.
+std::string kernel_mismatch(Runtime& rt, const std::string& kernel,
+                            const std::map<std::string, size_t>& params, size_t force_switch,
+                            const std::vector<GemmShape>& shapes) {
+  const auto before = current_parameters(rt, kernel), routine = current_parameters(rt, kRoutine);
+  apply_tuning(rt, only(kernel, params));
+  apply_tuning(rt, only(kRoutine, {{kSwitch, force_switch}}));
+  std::string wrong;
+  try {
+    wrong = detail::gemm_mismatch(rt, shapes);
+  } catch (const Error& e) {
+    wrong = e.what();
+  }
+  apply_tuning(rt, only(kRoutine, routine));
+  apply_tuning(rt, only(kernel, before));
+  return wrong;
+}
+
+// CLBlast's tuners check a candidate only at the tuning shape, through the bare kernel; the GEMM
+// routine at other shapes can still compute wrong results with it (seen on PoCL: a tuned Xgemm
+// made every GEMM wrong). So a stage's parameters are checked before they are kept.
+void verify_stage(Runtime& rt, const std::string& kernel, const std::map<std::string, size_t>& params,
+                  size_t force_switch, const std::vector<GemmShape>& shapes) {
+  const std::string wrong = kernel_mismatch(rt, kernel, params, force_switch, shapes);
+  if (!wrong.empty())
+    throw Error(fmt::format(
+        "CLBlast's tuner chose {} parameters that compute wrong results on {} through the GEMM routine "
+        "({}); they were not stored and CLBlast's defaults stay — run `anycl tune` again to search again",
+        kernel, rt.info().name, wrong));
+}
 
 }  // namespace
+
+std::string tuning_mismatch(Runtime& rt, const GemmTuning& tuning, const std::vector<GemmShape>& shapes) {
+  for (const auto& [kernel, force_switch] : {std::pair<const char*, size_t>{"XgemmDirect", kAlwaysDirect},
+                                             std::pair<const char*, size_t>{"Xgemm", 1}}) {
+    const auto it = tuning.kernels.find(kernel);
+    if (it == tuning.kernels.end()) continue;
+    if (std::string wrong = kernel_mismatch(rt, kernel, it->second, force_switch, shapes); !wrong.empty())
+      return fmt::format("{}: {}", kernel, wrong);
+  }
+  return "";
+}
 
 GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
   if (o.shapes.empty()) throw ValidationError("tune_gemm: no shapes to tune for");
@@ -239,6 +293,7 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
     const auto t0 = Clock::now();
     check(clblast::TuneXgemmDirect<float>(&queue, big->m, big->n, big->k, o.fraction, params),
           "clblast::TuneXgemmDirect", rt.info().name);
+    verify_stage(rt, "XgemmDirect", {params.begin(), params.end()}, kAlwaysDirect, o.shapes);
     t.kernels["XgemmDirect"] = {params.begin(), params.end()};
     finish_stage("XgemmDirect", t0);
   }
@@ -254,6 +309,7 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
     const auto t0 = Clock::now();
     check(clblast::TuneXgemm<float>(&queue, m, n, k, o.indirect_fraction, params), "clblast::TuneXgemm",
           rt.info().name);
+    verify_stage(rt, "Xgemm", {params.begin(), params.end()}, 1, o.shapes);  // switch 1: always indirect
     t.kernels["Xgemm"] = {params.begin(), params.end()};
     finish_stage("Xgemm", t0);
   }
@@ -262,7 +318,6 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
   // The switch point: time every shape both ways, then pick the threshold with the least total time.
   say("[3/3] direct/indirect switch over the model's shapes…");
   const auto t0 = Clock::now();
-  constexpr size_t kAlwaysDirect = size_t(1) << 20;  // its cube exceeds any m·n·k we meet
   apply_tuning(rt, t);
   apply_tuning(rt, only(kRoutine, {{kSwitch, kAlwaysDirect}}));
   size_t biggest = 0;

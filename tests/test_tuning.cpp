@@ -248,3 +248,39 @@ TEST_CASE("dense gradients are the same with dx through a transpose and a GEMM N
   anycl::apply_tuning(rt, choice);
   CHECK(!rt.transposed_dx());
 }
+
+TEST_CASE("tuning_mismatch refuses parameters that compute wrong GEMMs and leaves CLBlast as it was") {
+  auto& rt = anycl::test::runtime();
+  anycl::GemmTuning good;
+  good.kernels["XgemmDirect"] = current_parameters("XgemmDirect");
+  good.kernels["Xgemm"] = current_parameters("Xgemm");
+  CHECK(anycl::tuning_mismatch(rt, good) == "");
+
+  // What CLBlast 1.5.3's TuneXgemm chose on PoCL 3.1 here (2026-11-22): exact in the tuner's own
+  // check at 512x512x1024, wrong through the GEMM routine. Whatever a driver makes of them, the
+  // verdict must agree with an independent exact check, and CLBlast's parameters must be restored.
+  anycl::GemmTuning suspect;
+  suspect.kernels["Xgemm"] = {{"GEMMK", 1},  {"KREG", 8},   {"KWG", 1},   {"KWI", 1},
+                              {"MDIMA", 16}, {"MDIMC", 16}, {"MWG", 128}, {"NDIMB", 2},
+                              {"NDIMC", 2},  {"NWG", 16},   {"SA", 0},    {"SB", 0},
+                              {"STRM", 0},   {"STRN", 0},   {"VWM", 8},   {"VWN", 8}};
+  const std::string verdict = anycl::tuning_mismatch(rt, suspect);
+  MESSAGE("verdict on the suspect parameters: ", verdict.empty() ? "exact" : verdict);
+  CHECK(current_parameters("Xgemm") == good.kernels.at("Xgemm"));  // restored
+  anycl::GemmTuning forced = suspect;
+  forced.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", 1}};
+  anycl::apply_tuning(rt, forced);
+  std::vector<float> a = anycl::test::random_ints(65 * 33, -3, 3, 1),
+                     b = anycl::test::random_ints(33 * 9, -3, 3, 2);
+  auto ta = anycl::Tensor::from_host(rt, {65, 33}, a), tb = anycl::Tensor::from_host(rt, {33, 9}, b);
+  anycl::Tensor tc(rt, {65, 9});
+  anycl::matmul(ta, anycl::Trans::no, tb, anycl::Trans::no, tc);
+  std::vector<float> ref(65 * 9);
+  anycl::reference::gemm(false, false, 65, 9, 33, 1.f, a.data(), 33, b.data(), 9, 0.f, ref.data(), 9);
+  const bool exact = tc.download() == ref;
+  CHECK((verdict.empty() || !exact));  // a refusal is only allowed when the GEMM is really wrong
+  if (exact) CHECK(verdict.empty());
+  good.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", 1u << 20}};
+  anycl::apply_tuning(rt, good);
+  check_gemm_exact(65, 31, 7);
+}

@@ -61,6 +61,12 @@ void save_tuning(const std::string& path, const GemmTuning& tuning);
 /// Hands the parameters to CLBlast (OverrideParameters) for the runtime's device; throws OpenCLError
 /// naming the kernel family when CLBlast refuses them.
 void apply_tuning(Runtime& rt, const GemmTuning& tuning);
+/// Checks that the CLBlast parameters in `tuning` (XgemmDirect, Xgemm) compute exact results through
+/// the GEMM routine at `shapes` and some odd sizes, each kernel forced; "" when they do, else which
+/// kernel and what differs. CLBlast's parameters in `rt` are left as they were. tune_gemm() checks
+/// every stage this way and stores nothing that fails.
+std::string tuning_mismatch(Runtime& rt, const GemmTuning& tuning,
+                            const std::vector<GemmShape>& shapes = reference_model_gemm_shapes());
 /// Runs CLBlast's tuners (XgemmDirect and Xgemm) at the shapes, then picks the direct/indirect
 /// switch size that is fastest over them. Slow: minutes on PoCL. Stages found in
 /// `options.earlier` are kept; `options.stage_done` sees the result after each stage, so an
