@@ -142,9 +142,8 @@ int run_tune(int argc, char** argv) {
   if (!failed.empty())
     throw Error(fmt::format(
         "tuning stage(s) failed: {}. The other stages are stored and CLBlast's defaults apply to the failed "
-        "ones. A crash here happens inside CLBlast's tuner or the OpenCL driver; run `anycl tune` again to "
-        "retry "
-        "only the missing stages (a smaller --indirect-fraction tries fewer candidates)",
+        "ones. A stage fails when CLBlast's tuner or the OpenCL driver crashes, or when the parameters it "
+        "found compute wrong results (said above); run `anycl tune` again to retry only the missing stages",
         fmt::join(failed, ", ")));
   fmt::print("tuned in {:.0f} s; stored in {} (`anycl tune --show` lists it, `--reset` removes it)\n",
              result ? result->seconds : 0.0, path);
