@@ -1,7 +1,11 @@
 // `anycl doctor` in a healthy set-up (every check passes, exit 0) and in broken ones: no driver
-// registered (OCL_ICD_VENDORS at an empty folder) and a data folder that does not exist.
+// registered (OCL_ICD_VENDORS at an empty folder), a data folder that does not exist, and a stored
+// tuning file whose CLBlast parameters compute wrong results.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <anycl/tuning.hpp>
+
+#include <filesystem>
 
 #include "helpers.hpp"
 
@@ -43,4 +47,23 @@ TEST_CASE("anycl doctor reports a missing data folder and a driver that does not
   CHECK(r.output.find("lacks train-images-idx3-ubyte") != std::string::npos);
   CHECK(r.output.find("ANYCL_DATA") != std::string::npos);
   CHECK(r.output.find("matches the host exactly") != std::string::npos);  // the good driver still works
+}
+
+TEST_CASE("anycl doctor checks a stored tuning file for exact GEMM results") {
+  anycl::test::TempDir dir;
+  const auto name = std::filesystem::path(anycl::tuning_file_path(anycl::test::runtime().info())).filename();
+  // What CLBlast's Xgemm tuner chose on PoCL 3.1 here; forced onto the indirect kernel.
+  anycl::GemmTuning t;
+  t.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", 1}};
+  t.kernels["Xgemm"] = {{"GEMMK", 1}, {"KREG", 8},  {"KWG", 1},   {"KWI", 1},  {"MDIMA", 16}, {"MDIMC", 16},
+                        {"MWG", 128}, {"NDIMB", 2}, {"NDIMC", 2}, {"NWG", 16}, {"SA", 0},     {"SB", 0},
+                        {"STRM", 0},  {"STRN", 0},  {"VWM", 8},   {"VWN", 8}};
+  anycl::save_tuning(dir.file(name.string()), t);
+  const auto r = run_command(fmt::format("ANYCL_CACHE_DIR={} {} doctor", dir.path(), anycl_cli()));
+  const bool wrong = r.output.find("computes wrong results") != std::string::npos;
+  CHECK_MESSAGE((wrong || r.output.find("computes exact results") != std::string::npos), r.output);
+  if (wrong) {  // the driver computes these parameters wrongly: doctor fails and says what to do
+    CHECK(r.exit_code != 0);
+    CHECK(r.output.find("anycl tune --reset") != std::string::npos);
+  }
 }

@@ -12,6 +12,7 @@
 #include "anycl/cache.hpp"
 #include "anycl/data/dataset.hpp"
 #include "anycl/error.hpp"
+#include "anycl/tuning.hpp"
 #include "args.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
@@ -139,6 +140,20 @@ void check_gemm(Report& r, Runtime& rt) {
            "the driver computes wrong results: update it, or pick another device with --device");
 }
 
+// A stored `anycl tune` file applies to every start: its parameters must compute exact results.
+void check_stored_tuning(Report& r, Runtime& rt) {
+  const std::string& path = rt.stats().tuning_file;
+  if (path.empty()) return;
+  const auto tuning = load_tuning(path);
+  if (!tuning) return;  // a file the runtime applied loads again, unless it changed meanwhile
+  const std::string wrong = tuning_mismatch(rt, *tuning);
+  if (wrong.empty())
+    r.pass("stored CLBlast tuning " + path + " computes exact results at the model's shapes");
+  else
+    r.fail("stored CLBlast tuning " + path + " computes wrong results: " + wrong,
+           "run `anycl tune --reset` (CLBlast's defaults apply again), then `anycl tune` to tune again");
+}
+
 void check_device(Report& r, const DeviceInfo& device) {
   try {
     Runtime rt(RuntimeOptions{std::to_string(device.index), false, {}});
@@ -146,6 +161,7 @@ void check_device(Report& r, const DeviceInfo& device) {
     r.pass(fmt::format("kernels: {} programs built for {} ({} compiled, {} from the cache, {:.1f} s)",
                        s.programs, device.name, s.cache_misses, s.cache_hits, s.seconds));
     check_gemm(r, rt);
+    check_stored_tuning(r, rt);
   } catch (const BuildError& e) {
     r.fail(fmt::format("kernels do not compile on {}: {}", device.name, e.what()),
            "update the OpenCL driver, or pick another device with --device; report the build log above");
