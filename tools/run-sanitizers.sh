@@ -42,7 +42,11 @@ echo "run-sanitizers: unit tests under ASan+UBSan" >&2
 # which dlopens each ICD driver a second time to test it — LeakSanitizer's tracer crashes (signal 11)
 # inside the twice-loaded PoCL/LLVM, before any anycl code could be at fault.
 exclude=${ANYCL_ASAN_EXCLUDE:-install_to_prefix|embed_sample|anycl doctor}
-(cd build-asan && ctest --output-on-failure --timeout 900 -j "$(nproc)" -E "$exclude")
+# LSan's tracer itself sometimes dies at exit ("Tracer caught signal 11 … LeakSanitizer has
+# encountered a fatal error") while it stops PoCL's worker threads, after the test passed (seen in
+# 1 of 3 full runs, on a training test that passes under ASan alone). A test therefore fails only
+# when it fails twice: a real leak or memory error repeats, the tracer's crash does not.
+(cd build-asan && ctest --output-on-failure --timeout 900 -j "$(nproc)" -E "$exclude" --repeat until-pass:2)
 
 seconds=${ANYCL_FUZZ_SECONDS:-60}
 for target in fuzz_idx fuzz_model; do
