@@ -16,7 +16,6 @@
 #include "anycl/blas.hpp"
 #include "anycl/error.hpp"
 #include "disk_cache.hpp"
-#include "gemm_check.hpp"
 #include "hash.hpp"
 #include "train/atomic_file.hpp"
 
@@ -221,7 +220,7 @@ std::string kernel_mismatch(Runtime& rt, const std::string& kernel,
   apply_tuning(rt, only(kRoutine, {{kSwitch, force_switch}}));
   std::string wrong;
   try {
-    wrong = detail::gemm_mismatch(rt, shapes);
+    wrong = gemm_mismatch(rt, shapes);
   } catch (const Error& e) {
     wrong = e.what();
   }

@@ -61,6 +61,11 @@ void save_tuning(const std::string& path, const GemmTuning& tuning);
 /// Hands the parameters to CLBlast (OverrideParameters) for the runtime's device; throws OpenCLError
 /// naming the kernel family when CLBlast refuses them.
 void apply_tuning(Runtime& rt, const GemmTuning& tuning);
+/// Runs GEMM through CLBlast at `shapes` and at small odd sizes in all four transposes, with small
+/// integers (exact in float); "" when every result matches a host loop exactly, else the first
+/// mismatch (shape, count, a wrong element). `anycl tune` and `anycl doctor` rely on it.
+std::string gemm_mismatch(Runtime& rt, const std::vector<GemmShape>& shapes = {});
+
 /// Checks that the CLBlast parameters in `tuning` (XgemmDirect, Xgemm) compute exact results through
 /// the GEMM routine at `shapes` and some odd sizes, each kernel forced; "" when they do, else which
 /// kernel and what differs. CLBlast's parameters in `rt` are left as they were. tune_gemm() checks
