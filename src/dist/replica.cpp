@@ -110,15 +110,7 @@ std::pair<double, double> Replica::metric_sums(size_t slots) {
   return read_metric_sums(rt_, metrics_, slots);
 }
 
-std::vector<float> Replica::metric_slots(size_t slots) {
-  std::vector<float> values(slots * 2);
-  if (values.empty()) return values;
-  ++rt_.counters().host_waits;
-  detail::check_cl(clEnqueueReadBuffer(rt_.queue().get(), metrics_.get(), CL_TRUE, 0,
-                                       values.size() * sizeof(float), values.data(), 0, nullptr, nullptr),
-                   "clEnqueueReadBuffer", "metrics");
-  return values;
-}
+std::vector<float> Replica::metric_slots(size_t slots) { return read_metric_slots(rt_, metrics_, slots); }
 
 void Replica::set_metric_slots(const std::vector<float>& values) {
   if (values.empty()) return;

@@ -10,12 +10,18 @@
 
 namespace anycl {
 
-std::pair<double, double> read_metric_sums(Runtime& rt, const compute::buffer& metrics, size_t slots) {
+std::vector<float> read_metric_slots(Runtime& rt, const compute::buffer& metrics, size_t slots) {
   std::vector<float> values(slots * 2);
+  if (values.empty()) return values;
   ++rt.counters().host_waits;
   detail::check_cl(clEnqueueReadBuffer(rt.queue().get(), metrics.get(), CL_TRUE, 0,
                                        values.size() * sizeof(float), values.data(), 0, nullptr, nullptr),
                    "clEnqueueReadBuffer", "metrics");
+  return values;
+}
+
+std::pair<double, double> read_metric_sums(Runtime& rt, const compute::buffer& metrics, size_t slots) {
+  const std::vector<float> values = read_metric_slots(rt, metrics, slots);
   double loss = 0, correct = 0;
   for (size_t s = 0; s < slots; ++s) loss += values[2 * s], correct += values[2 * s + 1];
   return {loss, correct};

@@ -100,12 +100,7 @@ void Trainer::train_step(const DeviceDataset& data, const compute::buffer& order
 }
 
 std::vector<float> Trainer::read_slots(size_t slots) {
-  std::vector<float> values(slots * 2);
-  if (values.empty()) return values;
-  ++rt_.counters().host_waits;
-  detail::check_cl(clEnqueueReadBuffer(rt_.queue().get(), metrics_.get(), CL_TRUE, 0,
-                                       values.size() * sizeof(float), values.data(), 0, nullptr, nullptr),
-                   "clEnqueueReadBuffer", "metrics");
+  std::vector<float> values = read_metric_slots(rt_, metrics_, slots);
   for (size_t s = 0; s < slots; ++s)
     if (!std::isfinite(values[2 * s]))
       throw NumericalError(fmt::format(

@@ -42,5 +42,7 @@ class Evaluator {
 
 /// Blocking read of `slots` (loss, correct) metric pairs, summed in double.
 std::pair<double, double> read_metric_sums(Runtime& rt, const compute::buffer& metrics, size_t slots);
+/// The first `slots` metric slots, (loss sum, correct) each; one blocking read (none for 0 slots).
+std::vector<float> read_metric_slots(Runtime& rt, const compute::buffer& metrics, size_t slots);
 
 }  // namespace anycl
