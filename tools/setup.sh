@@ -39,8 +39,10 @@ if ! build/onnx-venv/bin/python3 -c 'import onnxruntime, onnx, numpy' 2>/dev/nul
 fi
 
 build_type=${ANYCL_BUILD_TYPE:-Release}
+launcher=()  # ccache, where installed, makes rebuilds in several checkouts cheap (optional)
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 log=$(mktemp)
-if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="$build_type" && cmake --build build --parallel; } >"$log" 2>&1; then
+if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="$build_type" "${launcher[@]}" && cmake --build build --parallel; } >"$log" 2>&1; then
   grep -E -B2 -A12 'error|Error' "$log" | head -80 >&2 || cat "$log" >&2
   echo "setup: the build failed (full log: $log)" >&2
   exit 1
