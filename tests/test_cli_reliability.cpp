@@ -203,7 +203,9 @@ TEST_CASE("SIGKILL at random points then resume gives bit-identical final weight
   const std::string ck = dir.file("ck"), file = ck + "/checkpoint.anyclckpt";
   const std::string fresh = fmt::format("{} --checkpoint {} --checkpoint-every 4 --save {} --metrics {}",
                                         base, ck, dir.file("resumed.anycl"), dir.file("resumed.csv"));
-  const std::string resume = fmt::format("{} train --resume {}", anycl_cli(), ck);
+  // Outputs come from the command line only, never from the checkpoint: the resume names them again.
+  const std::string resume = fmt::format("{} train --resume {} --save {} --metrics {}", anycl_cli(), ck,
+                                         dir.file("resumed.anycl"), dir.file("resumed.csv"));
   std::mt19937 rng(2024);
   std::uniform_int_distribution<int> delay_ms(200, 1600);
   int kills = 0;

@@ -4,8 +4,8 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <anycl/data/dataset.hpp>
-#include <anycl/dist/data_parallel.hpp>
 #include <anycl/error.hpp>
+#include <anycl/train/trainer.hpp>
 
 #include <cmath>
 
@@ -70,7 +70,7 @@ TEST_CASE("two replicas follow single-device training with the same global batch
     for (const std::vector<double>& shares : {std::vector<double>{}, std::vector<double>{3, 1}}) {
       CAPTURE(shares.size());
       anycl::Runtime a, b;
-      anycl::DataParallelTrainer dp({&a, &b}, spec(dropout), {"adam"}, options(), nullptr, shares);
+      anycl::Trainer dp({&a, &b}, spec(dropout), {"adam"}, options(), nullptr, shares);
       std::vector<double> losses;
       for (const auto& e : dp.fit(samples())) losses.push_back(e.train_loss);
       check_follows(losses, ref);
@@ -89,7 +89,7 @@ TEST_CASE("a replica whose shard is empty contributes nothing") {
   three.count = 3;
   three.pixels.resize(3 * 784);
   three.labels.resize(3);
-  anycl::DataParallelTrainer dp({&a, &b}, spec(0.f), {"sgd"}, o);
+  anycl::Trainer dp({&a, &b}, spec(0.f), {"sgd"}, o);
   const auto history = dp.fit(three);
   CHECK(history.size() == 3);
   CHECK(std::isfinite(history.back().train_loss));
@@ -98,10 +98,9 @@ TEST_CASE("a replica whose shard is empty contributes nothing") {
 
 TEST_CASE("data-parallel set-up errors are clear") {
   anycl::Runtime a;
-  CHECK_THROWS_WITH_AS(anycl::DataParallelTrainer({}, spec(0.f), {"sgd"}, options()),
-                       doctest::Contains("at least one"), anycl::ValidationError);
-  CHECK_THROWS_WITH_AS(anycl::DataParallelTrainer({&a}, spec(0.f), {"sgd"}, options(), nullptr, {1, 2}),
+  CHECK_THROWS_WITH_AS(anycl::Trainer({}, spec(0.f), {"sgd"}, options()), doctest::Contains("at least one"),
+                       anycl::ValidationError);
+  CHECK_THROWS_WITH_AS(anycl::Trainer({&a}, spec(0.f), {"sgd"}, options(), nullptr, {1, 2}),
                        doctest::Contains("shares"), anycl::ValidationError);
-  CHECK_THROWS_AS(anycl::DataParallelTrainer({&a}, spec(0.f), {"sgd"}, options(), nullptr, {-1}),
-                  anycl::ValidationError);
+  CHECK_THROWS_AS(anycl::Trainer({&a}, spec(0.f), {"sgd"}, options(), nullptr, {-1}), anycl::ValidationError);
 }

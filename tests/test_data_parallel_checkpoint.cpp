@@ -4,9 +4,9 @@
 // of hanging, when one cannot read the checkpoint or read another one; rank 0 alone writes.
 #include <doctest/doctest.h>
 #include <anycl/data/dataset.hpp>
-#include <anycl/dist/data_parallel.hpp>
 #include <anycl/error.hpp>
 #include <anycl/train/checkpoint.hpp>
+#include <anycl/train/trainer.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -84,7 +84,7 @@ struct Result {
   bool stopped = false;
 };
 
-Result fit(anycl::DataParallelTrainer& dp) {
+Result fit(anycl::Trainer& dp) {
   Result r;
   r.history = dp.fit(small_fashion().train, &small_fashion().test);
   r.stopped = dp.stopped();
@@ -105,7 +105,7 @@ TEST_CASE("two replicas stopped mid-epoch resume bit-identically to an uninterru
   Result whole;
   {
     anycl::Runtime a, b;
-    anycl::DataParallelTrainer dp({&a, &b}, spec(), {"adam"}, options());
+    anycl::Trainer dp({&a, &b}, spec(), {"adam"}, options());
     whole = fit(dp);
   }
   REQUIRE(whole.history.size() == kEpochs);
@@ -114,7 +114,7 @@ TEST_CASE("two replicas stopped mid-epoch resume bit-identically to an uninterru
   {
     anycl::Runtime a, b;
     FakeWorld world(0, 1, last_layer_values());
-    anycl::DataParallelTrainer dp({&a, &b}, spec(), {"adam"}, options(path, 5), &world);
+    anycl::Trainer dp({&a, &b}, spec(), {"adam"}, options(path, 5), &world);
     uint64_t every_n_steps_done = 0;
     world.on_step = [&](size_t step, std::vector<float>& values) {
       if (step == 7) every_n_steps_done = anycl::read_checkpoint(path).steps_done;  // the step-5 one
@@ -135,7 +135,7 @@ TEST_CASE("two replicas stopped mid-epoch resume bit-identically to an uninterru
   CHECK(saved.epoch_metrics.size() == 6);
 
   anycl::Runtime a, b;
-  anycl::DataParallelTrainer dp({&a, &b}, spec(), {"adam"}, options(path));
+  anycl::Trainer dp({&a, &b}, spec(), {"adam"}, options(path));
   dp.resume_from(path);
   CHECK(dp.epochs_done() == 1);
   CHECK(dp.step_in_epoch() == 3);
@@ -169,7 +169,7 @@ TEST_CASE("a one-device checkpoint resumes on two replicas and back") {
   anycl::Runtime a, b;
   anycl::TrainOptions two_epochs = options(dir.file("two.anyclckpt"));
   two_epochs.epochs = 2;
-  anycl::DataParallelTrainer dp({&a, &b}, spec(), {"adam"}, two_epochs);
+  anycl::Trainer dp({&a, &b}, spec(), {"adam"}, two_epochs);
   dp.resume_from(dir.file("one.anyclckpt"));
   const Result parallel = fit(dp);
   REQUIRE(parallel.history.size() == 2);
@@ -194,12 +194,12 @@ TEST_CASE("data-parallel resume agrees across processes before changing anything
   const std::string path = dir.file("c.anyclckpt");
   anycl::Runtime a;
   {
-    anycl::DataParallelTrainer writer({&a}, spec(), {"adam"}, options());
+    anycl::Trainer writer({&a}, spec(), {"adam"}, options());
     writer.save_checkpoint(path);
   }
   REQUIRE(std::filesystem::exists(path));
   FakeWorld world(0, 2, last_layer_values());
-  anycl::DataParallelTrainer dp({&a}, spec(), {"adam"}, options(), &world);
+  anycl::Trainer dp({&a}, spec(), {"adam"}, options(), &world);
 
   world.peer = [](std::vector<double>& v) { v[0] += 1; };  // the peer could not read it
   std::string m = thrown_message<anycl::DataError>([&] { dp.resume_from(path); });
@@ -221,13 +221,13 @@ TEST_CASE("data-parallel resume agrees across processes before changing anything
   CHECK_NOTHROW(dp.resume_from(path));
 
   FakeWorld second(1, 2, last_layer_values());  // rank 1 takes part but never writes
-  anycl::DataParallelTrainer other({&a}, spec(), {"adam"}, options(), &second);
+  anycl::Trainer other({&a}, spec(), {"adam"}, options(), &second);
   other.save_checkpoint(dir.file("rank1.anyclckpt"));
   CHECK_FALSE(std::filesystem::exists(dir.file("rank1.anyclckpt")));
 
   anycl::TrainOptions bigger = options();
   bigger.batch = 2 * kBatch;
-  anycl::DataParallelTrainer mismatch({&a}, spec(), {"adam"}, bigger);
+  anycl::Trainer mismatch({&a}, spec(), {"adam"}, bigger);
   m = thrown_message<anycl::ValidationError>([&] { mismatch.resume_from(path); });
   CHECK_MESSAGE(contains_all(m, {"batch 32", "64", "same settings"}), m);
 }

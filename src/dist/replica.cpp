@@ -11,15 +11,29 @@ namespace anycl {
 
 Replica::Replica(Runtime& rt, const ModelSpec& spec, const OptimizerConfig& optimizer, size_t max_rows,
                  uint64_t seed)
-    : rt_(rt), model_(std::make_unique<Sequential>(spec)), seed_(seed), gather_(rt), loss_(rt) {
+    : rt_(rt), owned_model_(std::make_unique<Sequential>(spec)), seed_(seed), gather_(rt), loss_(rt) {
+  model_ = owned_model_.get();
   model_->build(rt, max_rows);
   model_->initialize(seed);
-  optimizer_ = make_optimizer(rt, model_->parameter_count(), optimizer);
+  owned_optimizer_ = make_optimizer(rt, model_->parameter_count(), optimizer);
+  optimizer_ = owned_optimizer_.get();
+  allocate(max_rows);
+}
+
+Replica::Replica(Sequential& model, Optimizer& optimizer, size_t max_rows, uint64_t seed)
+    : rt_(model.runtime()), model_(&model), optimizer_(&optimizer), seed_(seed), gather_(rt_), loss_(rt_) {
+  if (max_rows == 0 || max_rows > model.max_batch())
+    throw ValidationError(fmt::format("batch {} must be in [1, {}] (the size the model was built for)",
+                                      max_rows, model.max_batch()));
+  allocate(max_rows);
+}
+
+void Replica::allocate(size_t max_rows) {
+  Runtime& rt = rt_;
   x_ = Tensor(rt, {max_rows, model_->input_features()});
   dlogits_ = Tensor(rt, {max_rows, model_->output_features()});
   labels_ = compute::buffer(rt.context(), max_rows * sizeof(cl_int));
   ranges_ = model_->gradient_ranges();
-  staged_.resize(model_->parameter_count());
   staging_.assign(ranges_.size(), nullptr);
 }
 
@@ -30,6 +44,7 @@ Replica::~Replica() {
 
 void Replica::stage(size_t c) {
   if (staging_[c]) wait_gradients(c);  // a copy from an earlier step still in flight
+  if (staged_.empty()) staged_.resize(model_->parameter_count());  // first use: several replicas
   const auto [offset, count] = ranges_[c];
   detail::check_cl(
       clEnqueueReadBuffer(rt_.queue().get(), model_->gradients().mem(), CL_FALSE, offset * sizeof(float),
@@ -50,8 +65,14 @@ const float* Replica::wait_gradients(size_t c) {
 }
 
 void Replica::set_train_data(const data::Dataset& train) {
-  train_ = std::make_unique<DeviceDataset>(rt_, train);
-  order_ = compute::buffer(rt_.context(), train_->count() * sizeof(cl_uint));
+  owned_train_ = std::make_unique<DeviceDataset>(rt_, train);
+  use_train_data(*owned_train_);
+}
+
+void Replica::use_train_data(const DeviceDataset& train) {
+  train_ = &train;
+  if (order_.get() == nullptr || order_.size() < train.count() * sizeof(cl_uint))
+    order_ = compute::buffer(rt_.context(), train.count() * sizeof(cl_uint));
 }
 
 const DeviceDataset& Replica::train_data() const {
@@ -64,21 +85,23 @@ void Replica::reserve_slots(size_t slots) {
     metrics_ = compute::buffer(rt_.context(), slots * 2 * sizeof(float));
 }
 
-void Replica::set_epoch_order(const std::vector<uint32_t>& order) {
-  if (order.size() != train_data().count())
-    throw ValidationError(
-        fmt::format("epoch order of {} for {} samples", order.size(), train_data().count()));
-  detail::check_cl(clEnqueueWriteBuffer(rt_.queue().get(), order_.get(), CL_FALSE, 0,
+void Replica::set_epoch_order(const std::vector<uint32_t>& order, bool blocking) {
+  train_data();  // ValidationError before set_train_data
+  if (order.empty()) throw ValidationError("an empty sample order");
+  if (order_.get() == nullptr || order_.size() < order.size() * sizeof(cl_uint))
+    order_ = compute::buffer(rt_.context(), order.size() * sizeof(cl_uint));
+  if (blocking) ++rt_.counters().host_waits;
+  detail::check_cl(clEnqueueWriteBuffer(rt_.queue().get(), order_.get(), blocking ? CL_TRUE : CL_FALSE, 0,
                                         order.size() * sizeof(cl_uint), order.data(), 0, nullptr, nullptr),
-                   "clEnqueueWriteBuffer", "epoch order");
+                   "clEnqueueWriteBuffer", "sample order");
 }
 
 void Replica::compute_gradients(size_t first, size_t lo, size_t hi, size_t global_rows, uint32_t step,
-                                size_t slot) {
+                                size_t slot, bool stage) {
   const size_t rows = hi - lo;
   if (rows == 0) {  // an empty shard contributes nothing: zero gradients and metrics
     model_->gradients().fill(0.f);
-    for (size_t c = 0; c < ranges_.size(); ++c) stage(c);
+    for (size_t c = 0; stage && c < ranges_.size(); ++c) this->stage(c);
     const float zeros[2] = {0.f, 0.f};
     detail::check_cl(clEnqueueWriteBuffer(rt_.queue().get(), metrics_.get(), CL_TRUE, slot * sizeof(zeros),
                                           sizeof(zeros), zeros, 0, nullptr, nullptr),
@@ -94,7 +117,10 @@ void Replica::compute_gradients(size_t first, size_t lo, size_t hi, size_t globa
   ctx.row_base = uint32_t(lo);
   const Tensor logits = model_->forward(x, ctx);
   loss_.run(logits, {&labels_, 0}, &dlogits, 1.0f / float(global_rows), metrics_, slot);
-  model_->backward(dlogits, ctx, [this](size_t c) { stage(c); });
+  if (stage)
+    model_->backward(dlogits, ctx, [this](size_t c) { this->stage(c); });
+  else
+    model_->backward(dlogits, ctx);
 }
 
 void Replica::read_gradients(std::vector<float>& host) {

@@ -131,8 +131,11 @@ void check_positive(const char* what, float value, float max) {
 
 const char* optimizer_names() noexcept { return "sgd, momentum, nesterov, rmsprop, adam, adamw"; }
 
-std::unique_ptr<Optimizer> make_optimizer(Runtime& rt, size_t n, const OptimizerConfig& c) {
+float check_optimizer_config(const OptimizerConfig& c) {
   const bool sgd_family = c.name == "sgd" || c.name == "momentum" || c.name == "nesterov";
+  const bool known = sgd_family || c.name == "rmsprop" || c.name == "adam" || c.name == "adamw";
+  if (!known)
+    throw ValidationError(fmt::format("unknown optimizer '{}' — choose {}", c.name, optimizer_names()));
   const float lr = c.lr == 0.f ? (sgd_family ? 0.01f : 0.001f) : c.lr;
   check_positive("learning rate", lr, 10.f);
   if (!(c.momentum >= 0.f && c.momentum < 1.f)) throw ValidationError("momentum must be in [0, 1)");
@@ -140,6 +143,11 @@ std::unique_ptr<Optimizer> make_optimizer(Runtime& rt, size_t n, const Optimizer
   if (!(c.beta1 >= 0.f && c.beta1 < 1.f && c.beta2 >= 0.f && c.beta2 < 1.f))
     throw ValidationError("beta1 and beta2 must be in [0, 1)");
   check_positive("epsilon", c.epsilon, 1.f);
+  return lr;
+}
+
+std::unique_ptr<Optimizer> make_optimizer(Runtime& rt, size_t n, const OptimizerConfig& c) {
+  const float lr = check_optimizer_config(c);
   if (c.name == "sgd") return std::make_unique<Sgd>(rt, n, lr, 0.f, false, "sgd");
   if (c.name == "momentum") return std::make_unique<Sgd>(rt, n, lr, c.momentum, false, "momentum");
   if (c.name == "nesterov") return std::make_unique<Sgd>(rt, n, lr, c.momentum, true, "nesterov");

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -47,12 +48,34 @@ void put_text(std::vector<unsigned char>& out, const std::string& text) {
 // Doubles as hexadecimal floats, so history figures round-trip exactly.
 std::string hex(double v) { return fmt::format("{:a}", v); }
 
+// Text as hexadecimal bytes ("-" when empty), so any path survives the space-separated fields.
+std::string hex_bytes(const std::string& text) {
+  if (text.empty()) return "-";
+  std::string out;
+  for (unsigned char ch : text) out += fmt::format("{:02x}", ch);
+  return out;
+}
+
+std::string join_hex(const std::vector<double>& values) {
+  std::string out;
+  for (double v : values) out += (out.empty() ? "" : ",") + hex(v);
+  return out.empty() ? "-" : out;
+}
+
 std::string state_text(const Checkpoint& c) {
   std::string t = fmt::format(
       "optimizer {}\nlearning_rate {}\niterations {}\nseed {}\nbatch {}\nsteps_done {}\nepoch {}\n"
       "step_in_epoch {}\ntrain_count {}\n",
       c.optimizer, hex(c.learning_rate), c.optimizer_iterations, c.seed, c.batch, c.steps_done, c.epoch,
       c.step_in_epoch, c.train_count);
+  std::string devices;
+  for (const std::string& d : c.run.devices) devices += (devices.empty() ? "" : ",") + hex_bytes(d);
+  t += fmt::format(
+      "data_dir {}\nlimit {}\nvalidation_split {}\nnum_classes {}\nshares {}\ndevices {}\nepochs {}\n"
+      "checkpoint_every {}\nprocesses {}\n",
+      hex_bytes(c.run.data_dir), c.run.limit, hex(c.run.validation_split), c.run.num_classes,
+      join_hex(c.run.shares), devices.empty() ? "-" : devices, c.run.epochs, c.run.checkpoint_every,
+      c.run.processes);
   for (const EpochStats& e : c.history)
     t += fmt::format("history {} {} {} {} {} {} {} {} {} {} {}\n", e.epoch, e.steps, hex(e.train_loss),
                      hex(e.train_accuracy), e.has_eval ? 1 : 0, e.eval_name.empty() ? "-" : e.eval_name,
@@ -135,6 +158,88 @@ double parse_double(const Reader& r, const std::string& key, const std::string& 
   return v;
 }
 
+std::string parse_hex_bytes(const Reader& r, const std::string& value) {
+  if (value == "-") return "";
+  if (value.size() % 2) throw r.corrupt("the data folder field is not hexadecimal");
+  std::string out;
+  for (size_t i = 0; i < value.size(); i += 2) {
+    const std::string pair = value.substr(i, 2);
+    char* end = nullptr;
+    const long v = std::strtol(pair.c_str(), &end, 16);
+    if (*end != '\0' || !std::isxdigit(static_cast<unsigned char>(pair[0])))
+      throw r.corrupt("the data folder field is not hexadecimal");
+    out += char(v);
+  }
+  return out;
+}
+
+// Files of earlier versions recorded the command line instead: only the fields that select the
+// data are taken from it (never an output path or another flag).
+RunConfig run_from_recorded_flags(const std::string& app) {
+  RunConfig run;
+  std::vector<std::string> args;
+  std::istringstream lines(app);
+  for (std::string line; std::getline(lines, line);) args.push_back(line);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& flag = args[i];
+    const std::string value = i + 1 < args.size() ? args[i + 1] : "";
+    char* end = nullptr;
+    if (flag == "--data") run.data_dir = value;
+    if (flag == "--limit") run.limit = size_t(std::strtoull(value.c_str(), &end, 10));
+    if (flag == "--validation-split") run.validation_split = std::strtod(value.c_str(), &end);
+    if (flag == "--distributed") run.processes = 2;  // more than one: resume distributed again
+    if (flag == "--epochs") run.epochs = size_t(std::strtoull(value.c_str(), &end, 10));
+    if (flag == "--checkpoint-every") run.checkpoint_every = size_t(std::strtoull(value.c_str(), &end, 10));
+    if (flag == "--devices") {
+      std::istringstream parts(value);
+      for (std::string part; std::getline(parts, part, ',');) run.devices.push_back(part);
+    }
+    if (flag == "--split" && value != "equal" && value != "auto") {
+      std::istringstream parts(value);
+      for (std::string part; std::getline(parts, part, ':');)
+        run.shares.push_back(std::strtod(part.c_str(), &end));
+    }
+  }
+  return run;
+}
+
+void parse_run(const Reader& r, const std::map<std::string, std::string>& fields, Checkpoint& c) {
+  auto it = fields.find("data_dir");
+  if (it == fields.end()) {  // format 1 as written before run fields existed
+    c.run = run_from_recorded_flags(c.app);
+    return;
+  }
+  auto field = [&](const char* key) -> const std::string& {
+    auto f = fields.find(key);
+    if (f == fields.end()) throw r.corrupt(fmt::format("the '{}' field is missing", key));
+    return f->second;
+  };
+  c.run.data_dir = parse_hex_bytes(r, it->second);
+  c.run.limit = size_t(parse_u64(r, "limit", field("limit")));
+  c.run.validation_split = parse_double(r, "validation_split", field("validation_split"));
+  if (!(c.run.validation_split >= 0 && c.run.validation_split < 1))
+    throw r.corrupt("validation_split is outside [0, 1)");
+  c.run.num_classes = size_t(parse_u64(r, "num_classes", field("num_classes")));
+  c.run.epochs = size_t(parse_u64(r, "epochs", field("epochs")));
+  c.run.checkpoint_every = size_t(parse_u64(r, "checkpoint_every", field("checkpoint_every")));
+  c.run.processes = size_t(parse_u64(r, "processes", field("processes")));
+  if (c.run.processes == 0) throw r.corrupt("processes must be at least 1");
+  const std::string& devices = field("devices");
+  if (devices != "-") {
+    std::istringstream parts(devices);
+    for (std::string part; std::getline(parts, part, ',');) c.run.devices.push_back(parse_hex_bytes(r, part));
+  }
+  const std::string& shares = field("shares");
+  if (shares != "-") {
+    std::istringstream parts(shares);
+    for (std::string part; std::getline(parts, part, ',');) {
+      const double v = parse_double(r, "shares", part);
+      if (!(std::isfinite(v) && v > 0)) throw r.corrupt("a batch share is not a positive number");
+      c.run.shares.push_back(v);
+    }
+  }
+}
+
 void parse_state(const Reader& r, const std::string& text, Checkpoint& c) {
   std::map<std::string, std::string> fields;
   std::istringstream lines(text);
@@ -180,6 +285,7 @@ void parse_state(const Reader& r, const std::string& text, Checkpoint& c) {
   c.epoch = size_t(parse_u64(r, "epoch", field("epoch")));
   c.step_in_epoch = size_t(parse_u64(r, "step_in_epoch", field("step_in_epoch")));
   c.train_count = size_t(parse_u64(r, "train_count", field("train_count")));
+  parse_run(r, fields, c);
   if (c.batch == 0 || c.train_count == 0) throw r.corrupt("batch and train_count must be positive");
   if (c.step_in_epoch > c.train_count / c.batch + 1) throw r.corrupt("step_in_epoch is beyond the epoch");
   if (c.history.size() != c.epoch) throw r.corrupt("the history does not match the epoch count");
@@ -231,8 +337,9 @@ Checkpoint decode_checkpoint(const std::string& path, const std::vector<unsigned
         "checkpoint or start the run again",
         path));
   Checkpoint c;
-  parse_state(head, head.text("state text"), c);
+  const std::string state = head.text("state text");
   c.app = head.text("application text");
+  parse_state(head, state, c);
   c.model = decode_model(path + " (model part)", head.blob("model"));
   const uint64_t tensors = head.le(4, "optimizer state count");
   if (tensors > kMaxStateTensors) throw head.corrupt(fmt::format("{} optimizer state tensors", tensors));

@@ -1,6 +1,5 @@
 // A checkpoint's model part — weights, optimizer state and the settings a run must keep —
-// captured from and restored into a model and its optimizer. Shared by Trainer and
-// DataParallelTrainer, so a checkpoint means the same thing for both and either can resume the other's.
+// captured from and restored into a model and its optimizer (the training loop's checkpoints).
 #pragma once
 
 #include "anycl/train/checkpoint.hpp"

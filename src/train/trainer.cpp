@@ -1,6 +1,8 @@
-// The training loop. Host work per step is enqueueing only; the host waits at progress
-// updates, checkpoints and epoch ends, where it reads the device-side metric slots (and checks
-// that the loss is finite: the numerical guard costs no extra wait).
+// The training loop over N ≥ 1 replicas. Host work per step is enqueueing only; the host waits at
+// progress updates, checkpoints and epoch ends, where it reads the device-side metric slots (and
+// checks that the loss is finite: the numerical guard costs no extra wait). With one replica in
+// the whole world the gradients never leave the device; with several they are summed on the host
+// layer by layer (replica order, then across processes) while the earlier layers' backward runs.
 #include "anycl/train/trainer.hpp"
 
 #include <fmt/format.h>
@@ -8,44 +10,18 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 
+#include "anycl/dist/replica.hpp"
 #include "anycl/error.hpp"
 #include "anycl/train/batch_order.hpp"
 #include "anycl/train/checkpoint.hpp"
-#include "train/checkpoint_state.hpp"
 
 namespace anycl {
 namespace {
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
-// (loss, correct) summed in double in slot order, as read_metric_sums does.
-std::pair<double, double> sums(const std::vector<float>& values) {
-  double loss = 0, correct = 0;
-  for (size_t s = 0; s + 1 < values.size(); s += 2) loss += values[s], correct += values[s + 1];
-  return {loss, correct};
-}
-}  // namespace
-
-Trainer::Trainer(Sequential& model, Optimizer& optimizer, TrainOptions options)
-    : model_(model),
-      optimizer_(optimizer),
-      options_(options),
-      rt_(model.runtime()),
-      gather_(rt_),
-      loss_(rt_),
-      evaluator_(model, options.batch) {
-  if (options_.batch == 0 || options_.batch > model.max_batch())
-    throw ValidationError(fmt::format("batch {} must be in [1, {}] (the size the model was built for)",
-                                      options_.batch, model.max_batch()));
-  x_ = Tensor(rt_, {options_.batch, model.input_features()});
-  dlogits_ = Tensor(rt_, {options_.batch, model.output_features()});
-  labels_ = compute::buffer(rt_.context(), options_.batch * sizeof(cl_int));
-}
-
-EvalStats Trainer::evaluate(const DeviceDataset& data) { return evaluator_.evaluate(data); }
-
-namespace {
 
 // Stores the steady-clock time at which the event completed; owns a reference to the slot, so a
 // trainer destroyed before the device gets there leaves nothing dangling.
@@ -56,7 +32,73 @@ void CL_CALLBACK record_completion(cl_event, cl_int, void* user_data) {
   delete slot;
 }
 
+RuntimeCounters operator-(const RuntimeCounters& a, const RuntimeCounters& b) {
+  return {a.kernel_launches - b.kernel_launches, a.gemm_calls - b.gemm_calls, a.transposes - b.transposes,
+          a.host_waits - b.host_waits};
+}
+void operator+=(RuntimeCounters& a, const RuntimeCounters& b) {
+  a.kernel_launches += b.kernel_launches, a.gemm_calls += b.gemm_calls, a.transposes += b.transposes,
+      a.host_waits += b.host_waits;
+}
 }  // namespace
+
+// Host data sets uploaded by fit(data::Dataset): one copy per replica, kept for the next fit().
+struct Trainer::Uploads {
+  std::map<const data::Dataset*, std::vector<std::unique_ptr<DeviceDataset>>> sets;
+  const std::vector<std::unique_ptr<DeviceDataset>>& on(const data::Dataset& host,
+                                                        const std::vector<std::unique_ptr<Replica>>& replicas,
+                                                        size_t count) {
+    auto& copies = sets[&host];
+    while (copies.size() < count)
+      copies.push_back(std::make_unique<DeviceDataset>(replicas[copies.size()]->runtime(), host));
+    return copies;
+  }
+};
+
+Trainer::Trainer(Sequential& model, Optimizer& optimizer, TrainOptions options)
+    : options_(std::move(options)), collective_(&single_process_), uploads_(std::make_unique<Uploads>()) {
+  replicas_.push_back(std::make_unique<Replica>(model, optimizer, options_.batch, options_.seed));
+  bounds_ = {0.0, 1.0};
+}
+
+Trainer::Trainer(const std::vector<Runtime*>& runtimes, const ModelSpec& spec,
+                 const OptimizerConfig& optimizer, TrainOptions options, Collective* collective,
+                 std::vector<double> shares)
+    : options_(std::move(options)),
+      collective_(collective ? collective : &single_process_),
+      uploads_(std::make_unique<Uploads>()) {
+  if (runtimes.empty()) throw ValidationError("data-parallel training needs at least one device");
+  // Every process holds the same number of local replicas; the world is processes × local
+  // replicas, in rank-major order. Shares are given per local replica (the same on every
+  // process) or per replica of the world (identical on every process, e.g. measure_speed_shares).
+  const size_t world = size_t(collective_->size()) * runtimes.size();
+  if (shares.empty()) shares.assign(runtimes.size(), 1.0);
+  if (shares.size() != runtimes.size() && shares.size() != world)
+    throw ValidationError(
+        fmt::format("{} shares for {} devices ({} replicas in all)", shares.size(), runtimes.size(), world));
+  for (double s : shares)
+    if (!(std::isfinite(s) && s > 0)) throw ValidationError("device shares must be positive numbers");
+  double total = 0;
+  bounds_.push_back(0);
+  for (size_t g = 0; g < world; ++g) bounds_.push_back(total += shares[g % shares.size()]);
+  for (double& b : bounds_) b /= total;
+  for (Runtime* rt : runtimes)
+    replicas_.push_back(std::make_unique<Replica>(*rt, spec, optimizer, options_.batch, options_.seed));
+}
+
+Trainer::~Trainer() = default;
+
+bool Trainer::single() const noexcept { return replicas_.size() == 1 && collective_->size() == 1; }
+
+Sequential& Trainer::model() { return replicas_[0]->model(); }
+
+std::pair<size_t, size_t> Trainer::shard(size_t rows, size_t k) const {
+  const size_t g = size_t(collective_->rank()) * replicas_.size() + k;
+  auto edge = [&](size_t i) {
+    return i + 1 == bounds_.size() ? rows : size_t(std::floor(bounds_[i] * double(rows)));
+  };
+  return {edge(g), edge(g + 1)};
+}
 
 std::optional<Clock::time_point> Trainer::first_step_finished() const {
   const int64_t ns = first_step_ns_->load();
@@ -66,7 +108,7 @@ std::optional<Clock::time_point> Trainer::first_step_finished() const {
 
 void Trainer::note_first_step() {
   cl_event marker = nullptr;
-  detail::check_cl(clEnqueueMarkerWithWaitList(rt_.queue().get(), 0, nullptr, &marker),
+  detail::check_cl(clEnqueueMarkerWithWaitList(replicas_[0]->runtime().queue().get(), 0, nullptr, &marker),
                    "clEnqueueMarkerWithWaitList", "first training step");
   auto* slot = new std::shared_ptr<std::atomic<int64_t>>(first_step_ns_);
   const cl_int status = clSetEventCallback(marker, CL_COMPLETE, record_completion, slot);
@@ -74,119 +116,167 @@ void Trainer::note_first_step() {
   clReleaseEvent(marker);
 }
 
-void Trainer::train_step(const DeviceDataset& data, const compute::buffer& order, size_t first, size_t rows,
-                         size_t slot) {
-  const RuntimeCounters before = rt_.counters();
-  Tensor x = x_.rows(0, rows), dlogits = dlogits_.rows(0, rows);
-  gather_.run(data.images(), data.labels(), order, first, x, labels_);
-  StepContext ctx;
-  ctx.training = true;
-  ctx.seed = options_.seed;
-  ctx.step = uint32_t(steps_done_);
-  const Tensor logits = model_.forward(x, ctx);
-  loss_.run(logits, {&labels_, 0}, &dlogits, 1.0f / float(rows), metrics_, slot);
-  model_.backward(dlogits, ctx);
-  optimizer_.step(model_.parameters(), model_.gradients());
+bool Trainer::combine_gradients() {
+  // Layer by layer as each one's gradients reach the host (last layer first): the sum runs in
+  // replica order, then MPI's, so every run of the same set-up is identical; meanwhile the devices
+  // go on with the earlier layers' backward. A stop vote rides on the first layer's sum, so every
+  // process stops after the same step.
+  const auto& ranges = replicas_[0]->gradient_ranges();
+  sum_grads_.resize(replicas_[0]->model().parameter_count());
+  bool stop = false;
+  for (size_t c = 0; c < ranges.size(); ++c) {
+    const auto [offset, count] = ranges[c];
+    const float* first_replica = replicas_[0]->wait_gradients(c);
+    chunk_.assign(first_replica, first_replica + count);
+    for (size_t k = 1; k < replicas_.size(); ++k) {
+      const float* g = replicas_[k]->wait_gradients(c);
+      for (size_t i = 0; i < count; ++i) chunk_[i] += g[i];
+    }
+    if (c == 0) chunk_.push_back(options_.stop && options_.stop->load() ? 1.f : 0.f);
+    collective_->sum(chunk_);
+    if (c == 0) {
+      stop = chunk_.back() > 0.f;
+      chunk_.pop_back();
+    }
+    std::copy(chunk_.begin(), chunk_.end(), sum_grads_.begin() + long(offset));
+  }
+  for (auto& r : replicas_) r->write_gradients(sum_grads_);
+  return stop;
+}
+
+void Trainer::step(size_t first, size_t rows, size_t slot) {
+  Runtime& rt = replicas_[0]->runtime();
+  const RuntimeCounters before = rt.counters();
+  const uint32_t step = uint32_t(steps_done_);
+  const bool exchange = !single();
+  for (size_t k = 0; k < replicas_.size(); ++k) {
+    const auto [lo, hi] = shard(rows, k);
+    replicas_[k]->compute_gradients(first, lo, hi, rows, step, slot, exchange);
+  }
+  if (exchange) stop_agreed_ = combine_gradients();
+  for (auto& r : replicas_) r->apply_update();
   ++steps_done_;
   if (first_step_ns_->load() == 0 && !first_step_noted_) {
     first_step_noted_ = true;
     note_first_step();
   }
-  const RuntimeCounters& after = rt_.counters();
-  step_counters_.kernel_launches += after.kernel_launches - before.kernel_launches;
-  step_counters_.gemm_calls += after.gemm_calls - before.gemm_calls;
-  step_counters_.transposes += after.transposes - before.transposes;
-  step_counters_.host_waits += after.host_waits - before.host_waits;
+  step_counters_ += rt.counters() - before;
 }
 
-std::vector<float> Trainer::read_slots(size_t slots) {
-  std::vector<float> values = read_metric_slots(rt_, metrics_, slots);
+std::vector<float> Trainer::global_slots(size_t slots) {
+  std::vector<float> total = replicas_[0]->metric_slots(slots);
+  for (size_t k = 1; k < replicas_.size(); ++k) {
+    const std::vector<float> local = replicas_[k]->metric_slots(slots);
+    for (size_t i = 0; i < total.size(); ++i) total[i] += local[i];
+  }
+  collective_->sum(total);
   for (size_t s = 0; s < slots; ++s)
-    if (!std::isfinite(values[2 * s]))
+    if (!std::isfinite(total[2 * s]))
       throw NumericalError(fmt::format(
           "training diverged at epoch {}, step {} (global step {}): the loss became {} — lower the "
           "learning rate (now {:g})",
-          epoch_ + 1, s + 1, steps_done_ - step_ + s + 1, values[2 * s], optimizer_.learning_rate()));
-  return values;
-}
-
-Checkpoint Trainer::checkpoint() {
-  Checkpoint c;
-  c.epoch_metrics = read_slots(step_);
-  c.steps_done = steps_done_;
-  c.epoch = epoch_;
-  c.step_in_epoch = step_;
-  detail::capture_model_state(c, model_, optimizer_, options_, num_classes_);
-  c.train_count = train_count_ ? train_count_ : 1;
-  c.history = history_;
-  c.app = options_.checkpoint_app;
-  return c;
-}
-
-void Trainer::save_checkpoint(const std::string& path) { write_checkpoint(path, checkpoint()); }
-
-void Trainer::resume_from(const std::string& path) { resume_from(read_checkpoint(path)); }
-
-void Trainer::resume_from(const Checkpoint& c) {
-  detail::check_resumable(c, model_, optimizer_, options_);
-  detail::restore_model_state(c, model_, optimizer_);
-  steps_done_ = c.steps_done;
-  epoch_ = c.epoch;
-  step_ = c.step_in_epoch;
-  train_count_ = c.train_count;
-  num_classes_ = c.model.num_classes;
-  restored_metrics_ = c.epoch_metrics;
-  history_ = c.history;
+          epoch_ + 1, s + 1, steps_done_ - step_ + s + 1, total[2 * s],
+          replicas_[0]->optimizer().learning_rate()));
+  return total;
 }
 
 void Trainer::write_checkpoint_if_asked() {
   if (!options_.checkpoint_path.empty()) save_checkpoint(options_.checkpoint_path);
 }
 
+EvalStats Trainer::evaluate(const DeviceDataset& data) {
+  if (!evaluator_) evaluator_ = std::make_unique<Evaluator>(model(), options_.batch);
+  return evaluator_->evaluate(data);
+}
+
+EvalStats Trainer::evaluate(const data::Dataset& data) {
+  return evaluate(*uploads_->on(data, replicas_, 1)[0]);
+}
+
 std::vector<EpochStats> Trainer::fit(const DeviceDataset& train, const DeviceDataset* eval,
                                      const std::string& eval_name) {
-  if (train.features() != model_.input_features())
+  if (replicas_.size() != 1)
+    throw ValidationError(fmt::format(
+        "fit() with data already on one device needs one replica, but this trainer has {} — pass the host "
+        "data set (data::Dataset) so it is uploaded to every device",
+        replicas_.size()));
+  return run({&train}, eval, eval_name);
+}
+
+std::vector<EpochStats> Trainer::fit(const data::Dataset& train, const data::Dataset* eval,
+                                     const std::string& eval_name) {
+  std::vector<const DeviceDataset*> on_replicas;
+  for (const auto& copy : uploads_->on(train, replicas_, replicas_.size())) on_replicas.push_back(copy.get());
+  const DeviceDataset* eval_data = eval ? uploads_->on(*eval, replicas_, 1)[0].get() : nullptr;
+  return run(on_replicas, eval_data, eval_name);
+}
+
+BatchStats Trainer::train_on_batch(const DeviceDataset& data, const std::vector<uint32_t>& rows) {
+  if (!single())
+    throw ValidationError("train_on_batch() drives one replica; use fit() for data-parallel training");
+  if (rows.empty() || rows.size() > options_.batch)
+    throw ValidationError(
+        fmt::format("train_on_batch() needs 1 to {} sample indices (the batch the trainer "
+                    "was made for), got {}",
+                    options_.batch, rows.size()));
+  for (uint32_t r : rows)
+    if (r >= data.count())
+      throw ValidationError(
+          fmt::format("sample index {} is out of range: the data set has {} samples", r, data.count()));
+  Replica& replica = *replicas_[0];
+  replica.use_train_data(data);
+  replica.reserve_slots(1);
+  replica.set_epoch_order(rows, /*blocking=*/true);
+  step(0, rows.size(), 0);
+  const std::vector<float> slot = global_slots(1);
+  const double n = double(rows.size());
+  return {slot[0] / n, slot[1] / n, rows.size()};
+}
+
+std::vector<EpochStats> Trainer::run(const std::vector<const DeviceDataset*>& train,
+                                     const DeviceDataset* eval, const std::string& eval_name) {
+  const DeviceDataset& data = *train[0];
+  Sequential& net = model();
+  if (data.features() != net.input_features())
     throw ValidationError(fmt::format("the model takes {} input features but the data has {}",
-                                      model_.input_features(), train.features()));
-  if (train.num_classes() > model_.output_features())
+                                      net.input_features(), data.features()));
+  if (data.num_classes() > net.output_features())
     throw ValidationError(fmt::format("the data has {} classes but the model has {} outputs",
-                                      train.num_classes(), model_.output_features()));
-  if (train_count_ != 0 && train_count_ != train.count())
+                                      data.num_classes(), net.output_features()));
+  if (train_count_ != 0 && train_count_ != data.count())
     throw ValidationError(fmt::format(
         "the checkpoint was written for {} training samples per epoch but the data has {} — resume with the "
         "same data set, --limit and --validation-split",
-        train_count_, train.count()));
-  train_count_ = train.count();
-  num_classes_ = train.num_classes();
-  stopped_ = false;
-  const size_t steps = ceil_div(train.count(), options_.batch);
-  if (metrics_.get() == nullptr || metrics_.size() < steps * 2 * sizeof(float))
-    metrics_ = compute::buffer(rt_.context(), steps * 2 * sizeof(float));
-  if (order_.get() == nullptr || order_.size() < train.count() * sizeof(cl_uint))
-    order_ = compute::buffer(rt_.context(), train.count() * sizeof(cl_uint));
-  if (!restored_metrics_.empty()) {
-    ++rt_.counters().host_waits;
-    detail::check_cl(clEnqueueWriteBuffer(rt_.queue().get(), metrics_.get(), CL_TRUE, 0,
-                                          restored_metrics_.size() * sizeof(float), restored_metrics_.data(),
-                                          0, nullptr, nullptr),
-                     "clEnqueueWriteBuffer", "restored epoch metrics");
+        train_count_, data.count()));
+  train_count_ = data.count();
+  num_classes_ = data.num_classes();
+  stopped_ = stop_agreed_ = false;
+  const size_t steps = ceil_div(data.count(), options_.batch);
+  for (size_t k = 0; k < replicas_.size(); ++k) {
+    replicas_[k]->use_train_data(*train[k]);
+    replicas_[k]->reserve_slots(steps);
+  }
+  if (!restored_metrics_.empty()) {  // the global sums go to one replica of rank 0, zeros elsewhere
+    const std::vector<float> zeros(restored_metrics_.size(), 0.f);
+    for (size_t k = 0; k < replicas_.size(); ++k)
+      replicas_[k]->set_metric_slots(k == 0 && collective_->rank() == 0 ? restored_metrics_ : zeros);
     restored_metrics_.clear();
   }
-  const uint64_t steps_at_start = steps_done_;
+  // Progress reads are collective: with several processes they would have to happen at the same
+  // step everywhere, so a live view is for one process only.
+  const bool live = on_progress && options_.progress_interval_s > 0 && collective_->size() == 1;
+  const uint64_t steps_at_start = steps_done_;  // max_steps counts per fit(), the same on every rank
   auto stop_requested = [&] {
-    return (options_.stop && options_.stop->load()) ||
-           (options_.max_steps && steps_done_ - steps_at_start >= options_.max_steps);
+    const bool asked = single() ? options_.stop && options_.stop->load() : stop_agreed_;
+    return asked || (options_.max_steps && steps_done_ - steps_at_start >= options_.max_steps);
   };
   while (epoch_ < options_.epochs) {
     const size_t epoch = epoch_ + 1;
     const auto start = Clock::now();
     auto last_progress = start;
     // The previous epoch ended with a blocking read, so the last upload from host_order_ is done.
-    host_order_ = epoch_order(train.count(), options_.seed, uint32_t(epoch - 1));
-    detail::check_cl(
-        clEnqueueWriteBuffer(rt_.queue().get(), order_.get(), CL_FALSE, 0,
-                             host_order_.size() * sizeof(cl_uint), host_order_.data(), 0, nullptr, nullptr),
-        "clEnqueueWriteBuffer", "epoch order");
+    host_order_ = epoch_order(data.count(), options_.seed, uint32_t(epoch - 1));
+    for (auto& r : replicas_) r->set_epoch_order(host_order_);
     const size_t first_step = step_;
     while (step_ < steps) {
       if (stop_requested()) {
@@ -194,30 +284,34 @@ std::vector<EpochStats> Trainer::fit(const DeviceDataset& train, const DeviceDat
         stopped_ = true;
         return history_;
       }
-      const size_t first = step_ * options_.batch, rows = std::min(options_.batch, train.count() - first);
-      train_step(train, order_, first, rows, step_);
+      const size_t first = step_ * options_.batch, rows = std::min(options_.batch, data.count() - first);
+      step(first, rows, step_);
       ++step_;
       if (options_.checkpoint_every && steps_done_ % options_.checkpoint_every == 0 && step_ < steps)
         write_checkpoint_if_asked();
-      if (on_progress && options_.progress_interval_s > 0 &&
-          since(last_progress) >= options_.progress_interval_s && step_ < steps) {
-        const auto [loss, correct] = sums(read_slots(step_));
+      if (live && since(last_progress) >= options_.progress_interval_s && step_ < steps) {
+        const std::vector<float> slots = global_slots(step_);
+        double loss = 0, correct = 0;
+        for (size_t s = 0; s < step_; ++s) loss += slots[2 * s], correct += slots[2 * s + 1];
         const size_t samples = first + rows;
         on_progress({epoch, options_.epochs, step_, steps, samples, since(start), loss / double(samples),
                      correct / double(samples)});
         last_progress = Clock::now();
       }
     }
-    const auto [loss, correct] = sums(read_slots(steps));
+    // Per step, then over steps in double: the order a resumed epoch repeats exactly.
+    const std::vector<float> slots = global_slots(steps);
+    double loss = 0, correct = 0;
+    for (size_t s = 0; s < steps; ++s) loss += slots[2 * s], correct += slots[2 * s + 1];
     EpochStats stats;
     stats.epoch = epoch;
     stats.steps = steps;
-    stats.train_loss = loss / double(train.count());
-    stats.train_accuracy = correct / double(train.count());
-    const size_t trained = std::min(train.count(), (steps - first_step) * options_.batch);
+    stats.train_loss = loss / double(data.count());
+    stats.train_accuracy = correct / double(data.count());
+    const size_t trained = std::min(data.count(), (steps - first_step) * options_.batch);
     stats.samples_per_second = double(trained) / since(start);
-    if (on_progress)
-      on_progress({epoch, options_.epochs, steps, steps, train.count(), since(start), stats.train_loss,
+    if (on_progress && collective_->size() == 1)
+      on_progress({epoch, options_.epochs, steps, steps, data.count(), since(start), stats.train_loss,
                    stats.train_accuracy});
     if (eval) {
       stats.has_eval = true;

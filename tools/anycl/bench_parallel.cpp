@@ -1,5 +1,5 @@
 // The data-parallel benchmark: each device alone with the ordinary Trainer (other processes
-// sleep meanwhile), then every replica together with DataParallelTrainer, then a few extra steps
+// sleep meanwhile), then every replica together with Trainer, then a few extra steps
 // with a device finish after each phase to split a step into compute, exchange and update.
 #include "bench_parallel.hpp"
 
@@ -10,11 +10,11 @@
 #include <memory>
 
 #include "anycl/data/dataset.hpp"
-#include "anycl/dist/data_parallel.hpp"
+#include "anycl/dist/rank_devices.hpp"
 #include "anycl/error.hpp"
+#include "anycl/train/trainer.hpp"
 #include "args.hpp"
 #include "bench_table.hpp"
-#include "rank_devices.hpp"
 
 namespace anycl::cli {
 namespace {
@@ -64,7 +64,7 @@ struct Phases {
 
 // Median phase times of extra steps on the trained replicas (equal shards, as the benchmark trains).
 // The ranks are aligned before the exchange, so it excludes waiting for a slower rank's compute.
-Phases time_phases(DataParallelTrainer& dp, Collective& comm, size_t count) {
+Phases time_phases(Trainer& dp, Collective& comm, size_t count) {
   const size_t local = dp.replica_count(), world = local * size_t(comm.size());
   const size_t steps_per_epoch = (count + kBatch - 1) / kBatch;
   std::vector<double> compute, exchange, update;
@@ -162,7 +162,7 @@ int run_bench_parallel(const ParallelBenchOptions& o) {
   }
   comm.sum(alone);
 
-  DataParallelTrainer dp(pointers, spec, {"rmsprop"}, timed_epochs(o.repeats), mpi.get());
+  Trainer dp(pointers, spec, {"rmsprop"}, timed_epochs(o.repeats), mpi.get());
   std::vector<double> rates;
   dp.on_epoch_end = [&](const EpochStats& e) {
     if (e.epoch > 1) rates.push_back(e.samples_per_second);

@@ -23,7 +23,7 @@
 #include "bench_table.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
-#include "train_parallel.hpp"
+#include "train_run.hpp"
 
 namespace anycl::cli {
 namespace {

@@ -6,38 +6,14 @@
 #include <algorithm>
 #include <csignal>
 #include <filesystem>
-#include <map>
-#include <set>
-#include <sstream>
 
+#include "anycl/data/dataset.hpp"
 #include "anycl/error.hpp"
 #include "anycl/train/checkpoint.hpp"
 #include "args.hpp"
 
 namespace anycl::cli {
 namespace {
-
-// Flags whose value defines the run: resuming with another value would not continue it.
-const std::set<std::string> kRunFlags = {"--data",    "--layers",          "--activation", "--init",
-                                         "--dropout", "--optimizer",       "--seed",       "--batch",
-                                         "--limit",   "--validation-split"};
-
-// flag → value of a flag list (--flag value or --flag=value; --quiet, --help, --distributed take none).
-std::map<std::string, std::string> flag_values(const std::vector<std::string>& args) {
-  std::map<std::string, std::string> values;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a.rfind("--", 0) != 0) continue;
-    const auto eq = a.find('=');
-    if (eq != std::string::npos)
-      values[a.substr(0, eq)] = a.substr(eq + 1);
-    else if (a == "--quiet" || a == "--help" || a == "--distributed")
-      values[a] = "";
-    else
-      values[a] = i + 1 < args.size() ? args[++i] : "";
-  }
-  return values;
-}
 
 volatile std::sig_atomic_t g_signal = 0;
 std::atomic<bool> g_stop{false};
@@ -52,54 +28,72 @@ extern "C" void on_stop_signal(int sig) {
 
 std::string checkpoint_file(const std::string& dir) { return dir + "/checkpoint.anyclckpt"; }
 
-std::string recorded_flags(const std::vector<std::string>& arguments, const std::string& data_dir) {
-  const std::vector<std::string> args(arguments.begin() + long(std::min<size_t>(2, arguments.size())),
-                                      arguments.end());
-  std::string text;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--resume" || a == "--checkpoint") {
-      ++i;  // the folder is given again by --resume
-      continue;
-    }
-    if (a.rfind("--resume=", 0) == 0 || a.rfind("--checkpoint=", 0) == 0) continue;
-    text += a + "\n";
-  }
-  if (!flag_values(args).count("--data")) text += "--data\n" + data_dir + "\n";
-  return text;
+ResumeSource resume_source(const std::string& resume) {
+  if (resume.empty()) throw UsageError("--resume needs the folder given to --checkpoint");
+  std::error_code ec;
+  if (std::filesystem::is_directory(resume, ec)) return {checkpoint_file(resume), resume};
+  const std::string folder = std::filesystem::path(resume).parent_path().string();
+  return {resume, folder.empty() ? "." : folder};
 }
 
-std::vector<std::string> resolve_resume(int argc, char** argv) {
-  std::vector<std::string> given(argv, argv + argc);
-  const std::vector<std::string> flags(given.begin() + std::min<long>(2, argc), given.end());
-  const auto now = flag_values(flags);
-  const auto resume = now.find("--resume");
-  if (resume == now.end()) return given;
-  const std::string& dir = resume->second;
-  if (dir.empty()) throw UsageError("--resume needs the folder given to --checkpoint");
-  const std::string file = std::filesystem::is_directory(dir) ? checkpoint_file(dir) : dir;
-  const Checkpoint checkpoint = read_checkpoint(file);
-  std::vector<std::string> recorded;
-  std::istringstream lines(checkpoint.app);
-  for (std::string line; std::getline(lines, line);) recorded.push_back(line);
-  const auto before = flag_values(recorded);
-  for (const auto& [flag, value] : now) {
-    if (!kRunFlags.count(flag)) continue;
-    const auto it = before.find(flag);
-    if (it == before.end() || it->second != value)
+namespace {
+
+template <typename T>
+void must_match(const TrainRequest& r, const char* flag, const T& given, const T& recorded,
+                const std::string& given_text, const std::string& recorded_text) {
+  if (r.given.count(flag) && !(given == recorded))
+    throw UsageError(fmt::format(
+        "{} {} differs from the checkpoint's ({}) — drop {} to resume the run, or start a new one without "
+        "--resume",
+        flag, given_text, recorded_text, flag));
+}
+
+bool same_folder(const std::string& a, const std::string& b) {
+  std::error_code ea, eb;
+  const auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
+  return ea || eb ? a == b : ca == cb;
+}
+
+}  // namespace
+
+void adopt_checkpoint(TrainRequest& r, const Checkpoint& c, const ResumeSource& source) {
+  const RunConfig& run = c.run;
+  const std::string data_now = r.data_dir.empty() ? data::default_data_dir() : r.data_dir;
+  if (r.given.count("--data") && !run.data_dir.empty() && !same_folder(data_now, run.data_dir))
+    throw UsageError(fmt::format(
+        "--data {} differs from the checkpoint's ({}) — drop --data to resume the run, or start a new one "
+        "without --resume",
+        r.data_dir, run.data_dir));
+  for (const char* flag : {"--layers", "--activation", "--init", "--dropout"}) {
+    if (!r.given.count(flag)) continue;
+    const ModelSpec flags = model_spec_from_flags(r.model, c.model.spec.input_features, c.model.num_classes);
+    if (Sequential(flags).summary() != Sequential(c.model.spec).summary())
       throw UsageError(fmt::format(
-          "{} {} differs from the checkpoint's ({}) — drop {} to resume the run, or start a new one without "
-          "--resume",
-          flag, value, it == before.end() ? "the default" : it->second, flag));
+          "{} describes another model than the checkpoint's:\n{}— drop the model flags to resume the run, or "
+          "start a new one without --resume",
+          flag, Sequential(c.model.spec).summary()));
   }
-  std::vector<std::string> merged(given.begin(), given.begin() + std::min<long>(2, argc));
-  merged.insert(merged.end(), recorded.begin(), recorded.end());
-  const std::string folder =
-      std::filesystem::is_directory(dir) ? dir : std::filesystem::path(dir).parent_path().string();
-  merged.push_back("--checkpoint");  // keep checkpointing where the run did, unless told otherwise
-  merged.push_back(folder.empty() ? "." : folder);
-  merged.insert(merged.end(), flags.begin(), flags.end());
-  return merged;
+  must_match(r, "--optimizer", r.optimizer.name, c.optimizer, r.optimizer.name, c.optimizer);
+  must_match(r, "--seed", r.train.seed, c.seed, std::to_string(r.train.seed), std::to_string(c.seed));
+  must_match(r, "--batch", r.train.batch, c.batch, std::to_string(r.train.batch), std::to_string(c.batch));
+  must_match(r, "--limit", r.load.limit, run.limit, std::to_string(r.load.limit), std::to_string(run.limit));
+  must_match(r, "--validation-split", r.load.validation_split, run.validation_split,
+             fmt::format("{:g}", r.load.validation_split), fmt::format("{:g}", run.validation_split));
+  if (!run.data_dir.empty()) r.data_dir = run.data_dir;
+  r.load.limit = run.limit;
+  r.load.validation_split = run.validation_split;
+  if (run.num_classes) r.load.num_classes = run.num_classes;
+  r.optimizer.name = c.optimizer;
+  if (!r.given.count("--lr")) r.optimizer.lr = c.learning_rate;
+  r.train.seed = c.seed;
+  r.train.batch = c.batch;
+  if (!r.given.count("--epochs") && run.epochs) r.train.epochs = run.epochs;
+  if (!r.given.count("--checkpoint-every")) r.train.checkpoint_every = run.checkpoint_every;
+  if (!r.given.count("--devices") && !r.given.count("--device") && !run.devices.empty())
+    r.device_specs = run.devices;
+  if (!r.given.count("--split") && !run.shares.empty()) r.split = SplitFlag{false, run.shares};
+  if (run.processes > 1) r.distributed = true;                           // under mpirun again, as the run was
+  if (!r.given.count("--checkpoint")) r.checkpoint_dir = source.folder;  // keep checkpointing there
 }
 
 void create_checkpoint_folder(const std::string& dir) {

@@ -1,6 +1,6 @@
-// `anycl train` checkpoint plumbing: where a run's checkpoint lives, the flags a checkpoint
-// records so that `--resume DIR` continues the same run, the SIGINT/SIGTERM stop flag, and what
-// a stopped or failed run tells the user (shared by the one-device and data-parallel paths).
+// `anycl train` checkpoint plumbing: where a run's checkpoint lives, how `--resume DIR` continues
+// the run a checkpoint's typed configuration describes, the SIGINT/SIGTERM stop flag, and what a
+// stopped or failed run tells the user.
 #pragma once
 
 #include <atomic>
@@ -8,21 +8,25 @@
 #include <vector>
 
 #include "anycl/error.hpp"
+#include "anycl/train/checkpoint.hpp"
+#include "train_run.hpp"
 
 namespace anycl::cli {
 
 /// The checkpoint file inside a --checkpoint folder.
 std::string checkpoint_file(const std::string& dir);
 
-/// argv as given, or — with --resume DIR — the flags recorded in DIR's checkpoint followed by
-/// the ones given now (later wins), plus --checkpoint DIR. A flag that defines the run (data,
-/// model, optimizer, batch, seed, data split) given with another value than the checkpoint's is a
-/// UsageError; a checkpoint that cannot be read is a DataError (exit 1).
-std::vector<std::string> resolve_resume(int argc, char** argv);
+/// The checkpoint file --resume names (a --checkpoint folder or the file itself) and its folder.
+struct ResumeSource {
+  std::string file, folder;
+};
+ResumeSource resume_source(const std::string& resume);
 
-/// The text a checkpoint records: the flags of this run (arguments[2..], i.e. after `anycl train`)
-/// and the resolved data folder.
-std::string recorded_flags(const std::vector<std::string>& arguments, const std::string& data_dir);
+/// Continues the checkpointed run in `request`: a flag that defines the run (data, model,
+/// optimizer, batch, seed, data split) given with another value than the checkpoint's is a
+/// UsageError; flags not given take the checkpoint's values (epochs, devices, shares, checkpoint
+/// policy, learning rate). Output paths and printing come from the user's flags only.
+void adopt_checkpoint(TrainRequest& request, const Checkpoint& checkpoint, const ResumeSource& source);
 
 /// Creates a --checkpoint folder (and its parents); Error saying which folder otherwise.
 void create_checkpoint_folder(const std::string& dir);

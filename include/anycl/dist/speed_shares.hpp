@@ -4,7 +4,7 @@
 // computes the same shares (different shares on different ranks would make training diverge).
 //
 //   auto speeds = anycl::measure_speed_shares({&gpu, &cpu}, spec, train, 128);
-//   anycl::DataParallelTrainer dp({&gpu, &cpu}, spec, opt, options, nullptr, speeds.shares);
+//   anycl::Trainer dp({&gpu, &cpu}, spec, opt, options, nullptr, speeds.shares);
 #pragma once
 
 #include <vector>
@@ -27,7 +27,7 @@ struct SpeedProbe {
 };
 
 /// Measured speeds and the shares derived from them, one entry per replica of the whole world
-/// (processes × local replicas, rank-major, as DataParallelTrainer orders replicas).
+/// (processes × local replicas, rank-major, as Trainer orders replicas).
 struct SpeedShares {
   std::vector<double> samples_per_second;
   std::vector<double> shares;  // samples_per_second normalised to sum to 1

@@ -49,6 +49,10 @@ class Optimizer {
 /// Throws ValidationError for an unknown name or a non-finite / non-positive learning rate.
 std::unique_ptr<Optimizer> make_optimizer(Runtime& rt, size_t parameter_count, const OptimizerConfig& config);
 
+/// ValidationError for an unknown name or an out-of-range setting; else the learning rate to use
+/// (the optimizer's default when config.lr is 0).
+float check_optimizer_config(const OptimizerConfig& config);
+
 /// The names make_optimizer accepts, comma-separated.
 const char* optimizer_names() noexcept;
 

@@ -35,7 +35,10 @@ struct Checkpoint {
   size_t train_count = 0;                           // training samples per epoch
   std::vector<float> epoch_metrics;                 // (loss sum, correct) per step done in this epoch
   std::vector<EpochStats> history;                  // completed epochs
-  std::string app;                                  // opaque text for the application (the CLI's flags)
+  RunConfig run;                                    // the data and batch split the run was started with
+  std::string app;                                  // opaque text of the application's own (anycl's CLI
+                                                    // writes none; format-1 files of older versions
+                                                    // hold their flags here, read for the data fields only)
 };
 
 /// The bytes of a checkpoint file.

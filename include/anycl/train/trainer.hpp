@@ -1,7 +1,12 @@
-// The training loop: epochs of shuffled mini-batches gathered on the device, forward, fused
-// softmax-cross-entropy, backward, optimizer update — with no blocking host wait inside a step.
-// Loss and accuracy accumulate in device-side slots, read once per progress update and at
-// epoch end.
+// The training loop — the only one: epochs of shuffled mini-batches over N ≥ 1 replicas of the
+// model (one device, several devices of this process, and/or one per MPI process), gathered on
+// the device, forward, fused loss, backward, gradients combined (nothing to do for one replica),
+// optimizer update — with no blocking host wait inside a step. Loss and metric accumulate in
+// device-side slots, read once per progress update and at epoch end.
+//
+//   anycl::Trainer trainer(model, *optimizer, options);              // one device
+//   anycl::Trainer dp({&gpu, &cpu}, spec, {"rmsprop"}, options);     // data-parallel
+//   trainer.fit(train, &test);
 #pragma once
 
 #include <atomic>
@@ -12,12 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "anycl/dist/collective.hpp"
+#include "anycl/dist/replica.hpp"
 #include "anycl/nn/sequential.hpp"
-#include "anycl/ops/gather.hpp"
-#include "anycl/ops/softmax_xent.hpp"
 #include "anycl/optim/optimizer.hpp"
 #include "anycl/train/device_dataset.hpp"
 #include "anycl/train/evaluator.hpp"
+#include "anycl/train/run_config.hpp"
 
 namespace anycl {
 
@@ -25,14 +31,15 @@ struct Checkpoint;
 
 struct TrainOptions {
   size_t epochs = 20;
-  size_t batch = 128;
+  size_t batch = 128;  // the global batch: split over the replicas
   uint64_t seed = 1;
   double progress_interval_s = 0;  // > 0: read metrics and call on_progress at most this often
   /// Non-empty: fit() writes a checkpoint here (atomically) at each epoch end, every
   /// checkpoint_every steps, and when it stops early. The previous one survives a failed write.
   std::string checkpoint_path;
   size_t checkpoint_every = 0;  // steps between checkpoints; 0: epoch ends only
-  std::string checkpoint_app;   // stored verbatim in each checkpoint (Checkpoint::app)
+  /// Stored in each checkpoint (typed: a checkpoint describes the run, never output paths).
+  RunConfig run;
   /// Polled between steps (the library never installs signal handlers): once it reads true,
   /// fit() finishes the step, writes a checkpoint (if checkpoint_path is set) and returns with
   /// stopped() true. A std::atomic<bool> is safe to set from a signal handler.
@@ -59,11 +66,30 @@ struct Progress {
   double seconds = 0, loss = 0, accuracy = 0;
 };
 
+/// The result of train_on_batch(): the batch's mean loss and accuracy before the update.
+struct BatchStats {
+  double loss = 0, accuracy = 0;
+  size_t count = 0;
+};
+
 class Trainer {
  public:
-  /// The model must be built with max_batch >= options.batch.
+  /// One replica: `model` (built with max_batch >= options.batch, initialised) and `optimizer` on
+  /// the model's runtime, both borrowed.
   Trainer(Sequential& model, Optimizer& optimizer, TrainOptions options);
+  /// Data-parallel: one replica of `spec` per runtime (the same device may appear twice: two
+  /// contexts), initialised from options.seed. `collective` (optional, not owned) spreads the
+  /// replicas over processes too. `shares` (optional) gives each local replica's relative share of
+  /// a batch (the same on every process), or one per replica of the whole world, e.g.
+  /// measure_speed_shares(); default equal.
+  Trainer(const std::vector<Runtime*>& runtimes, const ModelSpec& spec, const OptimizerConfig& optimizer,
+          TrainOptions options, Collective* collective = nullptr, std::vector<double> shares = {});
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
 
+  /// Observers: a live view within an epoch (every progress_interval_s; one process only), and
+  /// each completed epoch's figures.
   std::function<void(const Progress&)> on_progress;
   std::function<void(const EpochStats&)> on_epoch_end;
 
@@ -72,59 +98,85 @@ class Trainer {
   /// Returns every completed epoch's figures (those restored from a checkpoint included).
   /// Throws NumericalError when the loss or the weights become NaN/inf (found at the metric
   /// reads that happen anyway: progress, checkpoints, epoch ends); no checkpoint is written then.
+  /// This overload takes data already on the device: one replica only, on the data's runtime.
   std::vector<EpochStats> fit(const DeviceDataset& train, const DeviceDataset* eval = nullptr,
                               const std::string& eval_name = "test");
-  /// True when the last fit() returned early because options.stop was set.
+  /// The same from host data, uploaded once to every replica's device (evaluation on the first).
+  /// With MPI the processes agree on a stop (any one's flag stops all after the same step) and
+  /// rank 0 alone writes the checkpoints.
+  std::vector<EpochStats> fit(const data::Dataset& train, const data::Dataset* eval = nullptr,
+                              const std::string& eval_name = "test");
+  /// One training step on the samples `rows` of `data` (indices), for an application's own loop:
+  /// one replica only. Blocks to return the batch's loss and accuracy (before the update).
+  BatchStats train_on_batch(const DeviceDataset& data, const std::vector<uint32_t>& rows);
+
+  /// True when the last fit() returned early because options.stop or max_steps was set.
   bool stopped() const noexcept { return stopped_; }
   /// Epochs completed, and steps done within the epoch in progress.
   size_t epochs_done() const noexcept { return epoch_; }
   size_t step_in_epoch() const noexcept { return step_; }
   /// Completed epochs' figures.
   const std::vector<EpochStats>& history() const noexcept { return history_; }
-
-  /// The full training state at the current position (between steps): blocks on the device.
-  /// Throws NumericalError instead when the weights or metrics are not finite.
-  Checkpoint checkpoint();
-  /// Writes checkpoint() to `path` atomically.
-  void save_checkpoint(const std::string& path);
-  /// Restores weights, optimizer state, counters and position from a checkpoint written for the
-  /// same architecture, optimizer, batch and seed (ValidationError naming the difference otherwise).
-  void resume_from(const std::string& path);
-  void resume_from(const Checkpoint& checkpoint);
-  /// Loss and accuracy of the model (dropout off) on `data`.
-  EvalStats evaluate(const DeviceDataset& data);
   /// Training steps taken so far (the dropout RNG's step counter).
   uint64_t steps_done() const noexcept { return steps_done_; }
-  /// When this trainer's first training step finished on the device (recorded by an event
-  /// callback, so no host wait); empty until then.
+
+  /// The full training state at the current position (between steps): blocks on the device; with
+  /// MPI every process must call it. Per-step metrics are summed over all replicas, so a
+  /// checkpoint of N replicas resumes on M. NumericalError when the weights or metrics are not finite.
+  Checkpoint checkpoint();
+  /// Writes checkpoint() to `path` atomically (from rank 0; collective like checkpoint()).
+  void save_checkpoint(const std::string& path);
+  /// Every process reads `path` and they agree before anything changes: when it cannot be read
+  /// on some process, or the processes read different checkpoints, every process throws (no hang).
+  /// Then as resume_from(Checkpoint).
+  void resume_from(const std::string& path);
+  /// Restores weights, optimizer state, counters and position from a checkpoint written for the
+  /// same architecture, optimizer, batch and seed (ValidationError naming the difference otherwise).
+  void resume_from(const Checkpoint& checkpoint);
+
+  /// Loss and accuracy of the model (dropout off) on `data`, on the first replica.
+  EvalStats evaluate(const DeviceDataset& data);
+  EvalStats evaluate(const data::Dataset& data);
+
+  /// Replicas in this process; replica k's model (all replicas hold the same weights), its
+  /// optimizer and its runtime.
+  size_t replica_count() const noexcept { return replicas_.size(); }
+  Replica& replica(size_t k) { return *replicas_.at(k); }
+  Sequential& model();
+  /// When the first training step finished on the device (recorded by an event callback, so no
+  /// host wait); empty until then.
   std::optional<std::chrono::steady_clock::time_point> first_step_finished() const;
-  /// Launches and host waits of the training steps alone (evaluation and epoch-end reads excluded).
+  /// Launches and host waits of the training steps alone (evaluation and epoch-end reads
+  /// excluded), on the first replica's runtime.
   const RuntimeCounters& step_counters() const noexcept { return step_counters_; }
 
  private:
-  void train_step(const DeviceDataset& data, const compute::buffer& order, size_t first, size_t rows,
-                  size_t slot);
-  // Blocking read of the first `slots` metric slots of the epoch in progress; NumericalError on NaN/inf.
-  std::vector<float> read_slots(size_t slots);
+  struct Uploads;
+  std::vector<EpochStats> run(const std::vector<const DeviceDataset*>& train, const DeviceDataset* eval,
+                              const std::string& eval_name);
+  std::pair<size_t, size_t> shard(size_t rows, size_t k) const;
+  void step(size_t first, size_t rows, size_t slot);
+  bool combine_gradients();  // returns the agreed stop vote
+  std::vector<float> global_slots(size_t slots);
   void write_checkpoint_if_asked();
-  void note_first_step();  // marks the queue so first_step_finished() learns when it got there
+  void note_first_step();
+  bool single() const noexcept;  // one replica in the whole world: no gradient exchange
 
-  Sequential& model_;
-  Optimizer& optimizer_;
   TrainOptions options_;
-  Runtime& rt_;
-  GatherBatch gather_;
-  SoftmaxCrossEntropy loss_;
-  Evaluator evaluator_;
-  Tensor x_, dlogits_;
-  compute::buffer labels_, metrics_, order_;
+  Collective single_process_;
+  Collective* collective_;
+  std::vector<std::unique_ptr<Replica>> replicas_;
+  std::vector<double> bounds_;  // cumulative shares of the world's replicas, size world+1
+  std::vector<float> sum_grads_, chunk_;
   std::vector<uint32_t> host_order_;  // must outlive the non-blocking upload of each epoch's order
+  std::unique_ptr<Uploads> uploads_;  // host data sets uploaded by fit(data::Dataset)
+  std::unique_ptr<Evaluator> evaluator_;
   uint64_t steps_done_ = 0;
   size_t epoch_ = 0, step_ = 0;  // position: epochs completed, steps done in the next one
   size_t train_count_ = 0, num_classes_ = 0;
   std::vector<float> restored_metrics_;  // partial-epoch slots from a checkpoint, uploaded by fit()
   std::vector<EpochStats> history_;
-  bool stopped_ = false;
+  bool stopped_ = false, stop_agreed_ = false;
   RuntimeCounters step_counters_;
   // Nanoseconds (steady clock) when the first step finished, 0 before; shared with the callback.
   std::shared_ptr<std::atomic<int64_t>> first_step_ns_ = std::make_shared<std::atomic<int64_t>>(0);

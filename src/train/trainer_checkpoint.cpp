@@ -1,12 +1,13 @@
-// Checkpoints of data-parallel training, in the single-device format: rank 0 writes; on resume
-// every process reads the file and the processes agree (through the collective's sum) that they
-// all read the same checkpoint before any of them changes its state, so a missing or different
-// file fails every process instead of hanging the others in the next all-reduce.
+// The training loop's checkpoints: one format whatever the number of replicas. Rank 0 writes; on
+// resume every process reads the file and the processes agree (through the collective's sum) that
+// they all read the same checkpoint before any of them changes its state, so a missing or
+// different file fails every process instead of hanging the others in the next all-reduce.
 #include <fmt/format.h>
 
-#include "anycl/dist/data_parallel.hpp"
+#include "anycl/dist/replica.hpp"
 #include "anycl/error.hpp"
 #include "anycl/train/checkpoint.hpp"
+#include "anycl/train/trainer.hpp"
 #include "train/checkpoint_state.hpp"
 
 namespace anycl {
@@ -29,7 +30,7 @@ std::vector<double> fingerprint(const Checkpoint& c) {
 
 }  // namespace
 
-Checkpoint DataParallelTrainer::checkpoint() {
+Checkpoint Trainer::checkpoint() {
   Checkpoint c;
   c.epoch_metrics = global_slots(step_);
   c.steps_done = steps_done_;
@@ -38,16 +39,18 @@ Checkpoint DataParallelTrainer::checkpoint() {
   detail::capture_model_state(c, replicas_[0]->model(), replicas_[0]->optimizer(), options_, num_classes_);
   c.train_count = train_count_ ? train_count_ : 1;
   c.history = history_;
-  c.app = options_.checkpoint_app;
+  c.run = options_.run;
+  c.run.epochs = options_.epochs;
+  c.run.checkpoint_every = options_.checkpoint_every;
   return c;
 }
 
-void DataParallelTrainer::save_checkpoint(const std::string& path) {
+void Trainer::save_checkpoint(const std::string& path) {
   const Checkpoint c = checkpoint();
   if (collective_->rank() == 0) write_checkpoint(path, c);
 }
 
-void DataParallelTrainer::resume_from(const std::string& path) {
+void Trainer::resume_from(const std::string& path) {
   Checkpoint c;
   std::string error;
   try {
@@ -78,7 +81,7 @@ void DataParallelTrainer::resume_from(const std::string& path) {
   resume_from(c);
 }
 
-void DataParallelTrainer::resume_from(const Checkpoint& c) {
+void Trainer::resume_from(const Checkpoint& c) {
   for (auto& r : replicas_) detail::check_resumable(c, r->model(), r->optimizer(), options_);
   for (auto& r : replicas_) detail::restore_model_state(c, r->model(), r->optimizer());
   steps_done_ = c.steps_done;

@@ -1,11 +1,11 @@
 // Device choice per process for data-parallel runs.
-#include "rank_devices.hpp"
+#include "anycl/dist/rank_devices.hpp"
 
 #include <cstdlib>
 
 #include "anycl/device.hpp"
 
-namespace anycl::cli {
+namespace anycl {
 
 size_t local_rank() {
   for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
@@ -25,4 +25,4 @@ std::vector<std::string> process_device_specs(const std::vector<std::string>& de
   return {std::to_string(same_kind[local_rank() % same_kind.size()])};
 }
 
-}  // namespace anycl::cli
+}  // namespace anycl

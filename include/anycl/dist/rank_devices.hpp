@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace anycl::cli {
+namespace anycl {
 
 /// The rank's index among the processes on its node (Open MPI, MPICH/Slurm variables; 0 if none).
 size_t local_rank();
@@ -15,4 +15,4 @@ size_t local_rank();
 std::vector<std::string> process_device_specs(const std::vector<std::string>& device_specs,
                                               const std::string& device_spec);
 
-}  // namespace anycl::cli
+}  // namespace anycl
