@@ -57,7 +57,12 @@ Runtime::Runtime(RuntimeOptions options) : options_(std::move(options)) {
   stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-Runtime::~Runtime() = default;
+// No kernel may outlive its runtime: an exit path (an error, a stop) that tears down while the
+// device still runs enqueued work would free what the work uses. Errors are ignored: a destructor
+// has nobody to tell, and the queue is released either way.
+Runtime::~Runtime() {
+  if (queue_.get() != nullptr) clFinish(queue_.get());
+}
 
 std::vector<std::string> Runtime::program_names() const {
   std::vector<std::string> names;

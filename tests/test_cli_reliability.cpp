@@ -1,7 +1,7 @@
 // `anycl train` under every kind of mistake and accident: damaged data files and model files
 // exit 1 naming the file and leave no output behind; a batch the device cannot hold says how much
 // memory; SIGKILL at random points and resuming gives the uninterrupted run's weights bit for bit;
-// SIGINT/SIGTERM exit 130/143 with a resumable checkpoint; a huge learning rate trips the guard.
+// SIGINT/SIGTERM exit 130/143 with a resumable checkpoint (the guard: test_cli_train_safety.cpp).
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <signal.h>
@@ -17,50 +17,20 @@
 #include <sstream>
 #include <thread>
 
+#include "background.hpp"
 #include "data_files.hpp"
 #include "helpers.hpp"
 
 using anycl::test::anycl_cli;
+using anycl::test::Background;
 using anycl::test::contains_all;
 using anycl::test::run_command;
 using anycl::test::slurp;
 using anycl::test::TempDir;
+using anycl::test::wait_for_file;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A command started in the background (its output to `log`), to be signalled and waited for.
-class Background {
- public:
-  Background(const std::string& command_line, const std::string& log) {
-    pid_ = fork();
-    REQUIRE(pid_ >= 0);
-    if (pid_ == 0) {
-      const std::string cmd = "exec " + command_line + " >" + log + " 2>&1";
-      execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-      _exit(127);
-    }
-  }
-  void signal(int sig) const { kill(pid_, sig); }
-  // Exit code, or 128 + signal number.
-  int wait() const {
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  }
-
- private:
-  pid_t pid_ = -1;
-};
-
-// Waits (bounded) until `path` exists; no pass/fail depends on the time it takes.
-bool wait_for_file(const std::string& path, int max_seconds = 120) {
-  for (int i = 0; i < max_seconds * 20; ++i) {
-    if (fs::exists(path)) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
-}
 
 // The per-epoch figures of a metrics CSV without the timing columns.
 std::vector<std::string> csv_figures(const std::string& path) {
@@ -258,23 +228,6 @@ TEST_CASE("SIGINT and SIGTERM finish the step and leave a resumable checkpoint")
   CHECK(run.wait() == 130);
   CHECK_MESSAGE(contains_all(slurp(dir.file("log.txt")), {"no checkpoint", "--checkpoint DIR"}),
                 slurp(dir.file("log.txt")));
-}
-
-TEST_CASE("a huge learning rate trips the numerical guard and keeps the last good checkpoint") {
-  TempDir dir;
-  const std::string ck = dir.file("ck");
-  const auto r = run_command(fmt::format(
-      "{} train --limit 2000 --batch 20 --layers 64,64 --activation linear --dropout 0 --optimizer sgd "
-      "--lr 10 --epochs 2 --checkpoint "
-      "{} --checkpoint-every 1 --save {}",
-      anycl_cli(), ck, dir.file("m.anycl")));
-  CHECK(r.exit_code == 1);
-  CHECK_MESSAGE(
-      contains_all(r.output, {"diverged", "epoch 1, step", "lower the learning rate", "--resume " + ck}),
-      r.output);
-  CHECK_FALSE(fs::exists(dir.file("m.anycl")));
-  const anycl::Checkpoint c = anycl::read_checkpoint(ck + "/checkpoint.anyclckpt");
-  for (float w : c.model.parameters) REQUIRE(std::isfinite(w));
 }
 
 TEST_CASE("resume refuses a flag that would change the run") {

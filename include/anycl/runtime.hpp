@@ -49,6 +49,7 @@ struct RuntimeCounters {
   uint64_t gemm_calls = 0;       // CLBlast GEMM calls (each is one or more CLBlast kernels)
   uint64_t transposes = 0;       // CLBlast matrix transposes (Omatcopy, one kernel each)
   uint64_t host_waits = 0;       // blocking calls: finish, blocking reads and writes
+  uint64_t run_ahead_waits = 0;  // waits for an earlier step while later ones stay queued (no drain)
 };
 
 namespace detail {

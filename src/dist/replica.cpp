@@ -99,6 +99,7 @@ void Replica::set_epoch_order(const std::vector<uint32_t>& order, bool blocking)
 void Replica::compute_gradients(size_t first, size_t lo, size_t hi, size_t global_rows, uint32_t step,
                                 size_t slot, bool stage) {
   const size_t rows = hi - lo;
+  last_rows_ = rows;
   if (rows == 0) {  // an empty shard contributes nothing: zero gradients and metrics
     model_->gradients().fill(0.f);
     for (size_t c = 0; stage && c < ranges_.size(); ++c) this->stage(c);
@@ -121,6 +122,15 @@ void Replica::compute_gradients(size_t first, size_t lo, size_t hi, size_t globa
     model_->backward(dlogits, ctx, [this](size_t c) { this->stage(c); });
   else
     model_->backward(dlogits, ctx);
+}
+
+std::pair<double, double> Replica::probe_last_batch() {
+  if (last_rows_ == 0) return {0.0, 0.0};
+  if (probe_.get() == nullptr) probe_ = compute::buffer(rt_.context(), 2 * sizeof(float));
+  const Tensor logits = model_->forward(x_.rows(0, last_rows_), StepContext{});
+  loss_.run(logits, {&labels_, 0}, nullptr, 1.0f, probe_, 0);
+  const std::vector<float> slot = read_metric_slots(rt_, probe_, 1);
+  return {double(slot[0]), double(last_rows_)};
 }
 
 void Replica::read_gradients(std::vector<float>& host) {

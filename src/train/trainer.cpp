@@ -34,11 +34,11 @@ void CL_CALLBACK record_completion(cl_event, cl_int, void* user_data) {
 
 RuntimeCounters operator-(const RuntimeCounters& a, const RuntimeCounters& b) {
   return {a.kernel_launches - b.kernel_launches, a.gemm_calls - b.gemm_calls, a.transposes - b.transposes,
-          a.host_waits - b.host_waits};
+          a.host_waits - b.host_waits, a.run_ahead_waits - b.run_ahead_waits};
 }
 void operator+=(RuntimeCounters& a, const RuntimeCounters& b) {
   a.kernel_launches += b.kernel_launches, a.gemm_calls += b.gemm_calls, a.transposes += b.transposes,
-      a.host_waits += b.host_waits;
+      a.host_waits += b.host_waits, a.run_ahead_waits += b.run_ahead_waits;
 }
 }  // namespace
 
@@ -86,7 +86,29 @@ Trainer::Trainer(const std::vector<Runtime*>& runtimes, const ModelSpec& spec,
     replicas_.push_back(std::make_unique<Replica>(*rt, spec, optimizer, options_.batch, options_.seed));
 }
 
-Trainer::~Trainer() = default;
+Trainer::~Trainer() {
+  for (cl_event& e : step_marks_)
+    if (e) clReleaseEvent(e);
+}
+
+void Trainer::hold_back() {
+  if (!single()) return;  // the gradient exchange already waits for every step
+  if (step_marks_.empty()) step_marks_.assign(std::max<size_t>(options_.steps_ahead, 1), nullptr);
+  cl_event& mark = step_marks_[steps_done_ % step_marks_.size()];
+  if (!mark) return;
+  ++replicas_[0]->runtime().counters().run_ahead_waits;
+  const cl_int status = clWaitForEvents(1, &mark);
+  clReleaseEvent(mark);
+  mark = nullptr;
+  detail::check_cl(status, "clWaitForEvents", "an earlier training step");
+}
+
+void Trainer::mark_step() {
+  if (!single()) return;
+  cl_event& mark = step_marks_[steps_done_ % step_marks_.size()];
+  detail::check_cl(clEnqueueMarkerWithWaitList(replicas_[0]->runtime().queue().get(), 0, nullptr, &mark),
+                   "clEnqueueMarkerWithWaitList", "end of a training step");
+}
 
 bool Trainer::single() const noexcept { return replicas_.size() == 1 && collective_->size() == 1; }
 
@@ -147,6 +169,7 @@ bool Trainer::combine_gradients() {
 void Trainer::step(size_t first, size_t rows, size_t slot) {
   Runtime& rt = replicas_[0]->runtime();
   const RuntimeCounters before = rt.counters();
+  hold_back();
   const uint32_t step = uint32_t(steps_done_);
   const bool exchange = !single();
   for (size_t k = 0; k < replicas_.size(); ++k) {
@@ -155,6 +178,7 @@ void Trainer::step(size_t first, size_t rows, size_t slot) {
   }
   if (exchange) stop_agreed_ = combine_gradients();
   for (auto& r : replicas_) r->apply_update();
+  mark_step();
   ++steps_done_;
   if (first_step_ns_->load() == 0 && !first_step_noted_) {
     first_step_noted_ = true;
@@ -278,6 +302,7 @@ std::vector<EpochStats> Trainer::run(const std::vector<const DeviceDataset*>& tr
     host_order_ = epoch_order(data.count(), options_.seed, uint32_t(epoch - 1));
     for (auto& r : replicas_) r->set_epoch_order(host_order_);
     const size_t first_step = step_;
+    window_start_ = step_;
     while (step_ < steps) {
       if (stop_requested()) {
         write_checkpoint_if_asked();

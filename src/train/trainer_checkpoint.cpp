@@ -4,6 +4,9 @@
 // different file fails every process instead of hanging the others in the next all-reduce.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "anycl/dist/replica.hpp"
 #include "anycl/error.hpp"
 #include "anycl/train/checkpoint.hpp"
@@ -45,9 +48,44 @@ Checkpoint Trainer::checkpoint() {
   return c;
 }
 
+// A checkpoint is kept only when the run is healthy: finite (checkpoint() throws otherwise) and
+// with no loss explosion. The weights about to be kept are probed on the last batch (dropout off)
+// and compared with the lowest mean loss this run has seen (per-step losses between checkpoints,
+// and earlier probes): more than ten times that, plus one, and the run stops before it overwrites
+// the last healthy checkpoint with weights no smaller learning rate can recover from.
+void Trainer::check_health(const Checkpoint& c) {
+  double loss = 0, rows = 0;
+  for (size_t s = window_start_; s < c.step_in_epoch; ++s) {
+    loss += c.epoch_metrics[2 * s];
+    rows += double(std::min(options_.batch, train_count_ - s * options_.batch));
+  }
+  if (rows > 0 && (best_window_loss_ < 0 || loss / rows < best_window_loss_)) best_window_loss_ = loss / rows;
+  window_start_ = c.step_in_epoch;
+  std::vector<double> probe = {0.0, 0.0};
+  for (auto& r : replicas_) {
+    const auto [l, n] = r->probe_last_batch();
+    probe[0] += l, probe[1] += n;
+  }
+  collective_->sum(probe);
+  if (probe[1] == 0) return;  // no step yet
+  const double mean = probe[0] / probe[1];
+  if (!std::isfinite(mean) || (best_window_loss_ >= 0 && mean > 10 * best_window_loss_ + 1))
+    throw NumericalError(fmt::format(
+        "training diverged by epoch {}, step {} (global step {}): the loss of the weights reached {:.4g}, "
+        "against {:.4g} earlier in this run — {}; lower the learning rate (now {:g})",
+        c.epoch + 1, c.step_in_epoch, c.steps_done, mean, best_window_loss_,
+        last_healthy_.empty() ? "no checkpoint was written by this run"
+                              : "the last healthy checkpoint is kept (" + last_healthy_ + ")",
+        replicas_[0]->optimizer().learning_rate()));
+  if (best_window_loss_ < 0 || mean < best_window_loss_) best_window_loss_ = mean;
+}
+
 void Trainer::save_checkpoint(const std::string& path) {
   const Checkpoint c = checkpoint();
+  check_health(c);
   if (collective_->rank() == 0) write_checkpoint(path, c);
+  last_healthy_ = c.step_in_epoch ? fmt::format("epoch {}, step {}", c.epoch + 1, c.step_in_epoch)
+                                  : fmt::format("end of epoch {}", c.epoch);
 }
 
 void Trainer::resume_from(const std::string& path) {

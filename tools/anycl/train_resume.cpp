@@ -112,8 +112,10 @@ Error with_resume_hint(const Error& e, const std::string& checkpoint_path,
   if (kept)
     note = fmt::format("\nThe last good checkpoint is kept: continue with `anycl train --resume {}{}`",
                        checkpoint_dir, numeric ? " --lr SMALLER" : "");
-  else if (numeric)
+  else if (numeric && checkpoint_dir.empty())
     note = "\nRe-run with a lower --lr (add --checkpoint DIR to keep a resumable checkpoint).";
+  else if (numeric)
+    note = "\nRe-run with a lower --lr.";
   return Error(e.what() + note);
 }
 

@@ -213,6 +213,11 @@ int run_training(TrainRequest r) {
     save_model(r.save_path, trainer.model(), splits.train.num_classes);
     if (speak) fmt::print("model saved to {}\n", r.save_path);
   }
+  if (!r.plot_path.empty() && trainer.history().empty())
+    throw Error(
+        fmt::format("--plot {}: no learning curves to draw — the run stopped before its first epoch "
+                    "ended{}",
+                    r.plot_path, r.save_path.empty() ? "" : " (the model was saved)"));
   if (!r.plot_path.empty())  // all epochs, resumed ones included
     write_learning_curves_svg(r.plot_path, learning_curves(trainer.history()),
                               fmt::format("anycl train — {}", splits.dir));

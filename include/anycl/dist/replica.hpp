@@ -55,6 +55,9 @@ class Replica {
   void apply_update();
   /// (loss sum, correct count) over metric slots [0, slots); blocking.
   std::pair<double, double> metric_sums(size_t slots);
+  /// (loss sum, rows) of the current weights on this replica's shard of the last step's batch,
+  /// dropout off (blocking): how healthy the weights are, as a checkpoint is about to keep them.
+  std::pair<double, double> probe_last_batch();
   /// Makes room for `slots` metric slots (call before an epoch).
   void reserve_slots(size_t slots);
   /// The first `slots` metric slots, (loss sum, correct) each; blocking.
@@ -87,7 +90,8 @@ class Replica {
   GatherBatch gather_;
   SoftmaxCrossEntropy loss_;
   Tensor x_, dlogits_;
-  compute::buffer labels_, metrics_, order_;
+  compute::buffer labels_, metrics_, order_, probe_;
+  size_t last_rows_ = 0;                           // rows of the last compute_gradients shard
   std::vector<std::pair<size_t, size_t>> ranges_;  // model_->gradient_ranges()
   std::vector<float> staged_;                      // host copy of the gradients
   std::vector<cl_event> staging_;                  // per range: its copy in flight, or null

@@ -46,6 +46,10 @@ struct TrainOptions {
   const std::atomic<bool>* stop = nullptr;
   /// > 0: fit() returns after this many training steps (as for `stop`: stopped() is true).
   uint64_t max_steps = 0;
+  /// How many steps the host may enqueue ahead of the device (≥ 1). The host waits for step
+  /// s − steps_ahead to finish before enqueueing step s, so the device always has work queued and
+  /// a stop request is honoured within this many steps, not at the end of an epoch.
+  size_t steps_ahead = 3;
 };
 
 /// One epoch's figures, as a metrics file row.
@@ -147,7 +151,8 @@ class Trainer {
   /// host wait); empty until then.
   std::optional<std::chrono::steady_clock::time_point> first_step_finished() const;
   /// Launches and host waits of the training steps alone (evaluation and epoch-end reads
-  /// excluded), on the first replica's runtime.
+  /// excluded), on the first replica's runtime. Waits that only keep the host from running more
+  /// than options.steps_ahead steps ahead are in run_ahead_waits, not host_waits.
   const RuntimeCounters& step_counters() const noexcept { return step_counters_; }
 
  private:
@@ -160,7 +165,10 @@ class Trainer {
   std::vector<float> global_slots(size_t slots);
   void write_checkpoint_if_asked();
   void note_first_step();
-  bool single() const noexcept;  // one replica in the whole world: no gradient exchange
+  bool single() const noexcept;            // one replica in the whole world: no gradient exchange
+  void hold_back();                        // waits while the device is options_.steps_ahead steps behind
+  void mark_step();                        // marks the end of the step just enqueued
+  void check_health(const Checkpoint& c);  // NumericalError when the loss exploded since the last one
 
   TrainOptions options_;
   Collective single_process_;
@@ -181,6 +189,10 @@ class Trainer {
   // Nanoseconds (steady clock) when the first step finished, 0 before; shared with the callback.
   std::shared_ptr<std::atomic<int64_t>> first_step_ns_ = std::make_shared<std::atomic<int64_t>>(0);
   bool first_step_noted_ = false;
+  std::vector<cl_event> step_marks_;  // per step slot modulo steps_ahead: its end marker, or null
+  double best_window_loss_ = -1;      // lowest mean step loss between two checkpoints (−1: none yet)
+  std::string last_healthy_;          // where the last checkpoint was written ("" before the first)
+  size_t window_start_ = 0;           // step of the epoch where the current health window starts
 };
 
 }  // namespace anycl
