@@ -1,0 +1,53 @@
+// DeviceBuffer: a block of memory on one runtime's device — the one owner of device memory in
+// the library. Allocation failures and failed transfers are anycl::Errors naming the size, what
+// the buffer is for and the device; every blocking transfer is counted as a host wait.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+// The OpenCL handle type, declared as <CL/cl.h> declares it (no OpenCL header or macro needed here).
+typedef struct _cl_mem* cl_mem;
+
+namespace anycl {
+
+class Runtime;
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  /// Allocates `bytes` (at least 1) on `rt`'s device. `what` names the buffer in errors. Throws
+  /// ValidationError when `bytes` exceeds the device's largest allocation, DeviceError when the
+  /// device refuses the allocation.
+  DeviceBuffer(Runtime& rt, size_t bytes, const std::string& what);
+  /// Allocates and fills from `src` (`bytes` of it) in one call.
+  DeviceBuffer(Runtime& rt, size_t bytes, const std::string& what, const void* src);
+  DeviceBuffer(const DeviceBuffer& other);  // shares the memory (reference-counted)
+  DeviceBuffer& operator=(const DeviceBuffer& other);
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  ~DeviceBuffer();
+
+  /// Size in bytes; the raw handle (for kernels and CLBlast); whether it holds memory.
+  size_t bytes() const noexcept { return bytes_; }
+  cl_mem mem() const noexcept { return mem_; }
+  explicit operator bool() const noexcept { return mem_ != nullptr; }
+  /// The runtime whose device holds the memory (ValidationError for an empty buffer).
+  Runtime& runtime() const;
+
+  /// Host → device at byte `offset`. Blocking (counted) unless `blocking` is false; then `src`
+  /// must stay alive until the queue has run the copy.
+  void write(const void* src, size_t bytes, size_t offset = 0, bool blocking = true);
+  /// Device → host from byte `offset` (blocking, counted as a host wait).
+  void read(void* dst, size_t bytes, size_t offset = 0) const;
+
+ private:
+  void check_range(size_t bytes, size_t offset, const char* what) const;
+
+  Runtime* rt_ = nullptr;
+  cl_mem mem_ = nullptr;
+  size_t bytes_ = 0;
+  std::string what_;
+};
+
+}  // namespace anycl
