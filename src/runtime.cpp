@@ -36,6 +36,15 @@ std::string full_source(const std::vector<detail::KernelSource>& sources, const 
 
 Runtime::Runtime(RuntimeOptions options) : options_(std::move(options)) {
   info_ = select_device(options_.device_spec.empty() ? device_spec_from_env() : options_.device_spec);
+  start();
+}
+
+Runtime::Runtime(const DeviceInfo& device, RuntimeOptions options) : options_(std::move(options)) {
+  info_ = device;
+  start();
+}
+
+void Runtime::start() {
   device_ = compute::device(info_.id, /*retain=*/true);
   cl_int status = CL_SUCCESS;
   cl_device_id id = info_.id;

@@ -137,3 +137,13 @@ TEST_CASE("ANYCL_KERNEL_DIR without a needed file says which") {
   ScopedEnv env("ANYCL_KERNEL_DIR", dir.path());
   CHECK_THROWS_WITH_AS(anycl::Runtime(), doctest::Contains("common.cl"), anycl::ValidationError);
 }
+
+TEST_CASE("a runtime starts on a device chosen from list_devices") {
+  const std::vector<anycl::DeviceInfo> devices = anycl::list_devices();
+  REQUIRE_FALSE(devices.empty());
+  const anycl::DeviceInfo& chosen = anycl::test::runtime().info();
+  anycl::Runtime rt(chosen);
+  CHECK(rt.info().name == chosen.name);
+  CHECK(rt.info().index == chosen.index);
+  CHECK(rt.stats().programs == anycl::test::runtime().stats().programs);
+}

@@ -60,6 +60,8 @@ class Runtime {
  public:
   /// Selects the device, creates context and queue, compiles all embedded programs.
   explicit Runtime(RuntimeOptions options = {});
+  /// The same on a device from list_devices() (options.device_spec is ignored).
+  explicit Runtime(const DeviceInfo& device, RuntimeOptions options = {});
   /// Releases queue, context and programs (waits for nothing; never throws).
   ~Runtime();
   Runtime(const Runtime&) = delete;
@@ -94,6 +96,7 @@ class Runtime {
   void set_transposed_dx(bool on) noexcept { transposed_dx_ = on; }
 
  private:
+  void start();  // context, queue, cache, tuning and programs for info_
   compute::program build(const std::string& name, const std::string& options);
   void apply_stored_tuning();
   void log(const std::string& line) const;

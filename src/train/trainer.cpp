@@ -12,6 +12,7 @@
 #include <cmath>
 #include <map>
 
+#include "anycl/blas.hpp"
 #include "anycl/dist/replica.hpp"
 #include "anycl/error.hpp"
 #include "anycl/train/batch_order.hpp"
@@ -206,6 +207,11 @@ std::vector<float> Trainer::global_slots(size_t slots) {
 
 void Trainer::write_checkpoint_if_asked() {
   if (!options_.checkpoint_path.empty()) save_checkpoint(options_.checkpoint_path);
+}
+
+void Trainer::warm_up() {
+  for (auto& r : replicas_)
+    gemm_warmup(r->runtime(), {{Trans::no, Trans::no}, {Trans::yes, Trans::no}, {Trans::no, Trans::yes}});
 }
 
 EvalStats Trainer::evaluate(const DeviceDataset& data) {

@@ -10,7 +10,6 @@
 #include <memory>
 #include <sstream>
 
-#include "anycl/blas.hpp"
 #include "anycl/dist/rank_devices.hpp"
 #include "anycl/dist/replica.hpp"
 #include "anycl/error.hpp"
@@ -170,8 +169,7 @@ int run_training(TrainRequest r) {
   Trainer trainer(pointers, spec, r.optimizer, options, mpi.get(), shares);
   if (rank == 0 && r.quiet && r.split.automatic) fmt::print("split: {}\n", split_note);  // to repeat the run
   if (speak) print_setup(r, pointers, world, splits, trainer, split_note);
-  for (Runtime* rt : pointers)  // compile CLBlast's kernels before the clock starts
-    gemm_warmup(*rt, {{Trans::no, Trans::no}, {Trans::yes, Trans::no}, {Trans::no, Trans::yes}});
+  trainer.warm_up();  // compile CLBlast's kernels before the clock starts
 
   ProgressDisplay display(live, !speak);
   std::unique_ptr<MetricsFile> metrics;

@@ -114,6 +114,10 @@ class Trainer {
   /// one replica only. Blocks to return the batch's loss and accuracy (before the update).
   BatchStats train_on_batch(const DeviceDataset& data, const std::vector<uint32_t>& rows);
 
+  /// Compiles CLBlast's GEMM kernels on every replica's device (the transposes training uses),
+  /// so the first steps are not slowed by compilation; optional, fit() works without it.
+  void warm_up();
+
   /// True when the last fit() returned early because options.stop or max_steps was set.
   bool stopped() const noexcept { return stopped_; }
   /// Epochs completed, and steps done within the epoch in progress.
