@@ -45,7 +45,7 @@ TEST_CASE("anycl cache warm then info then clear") {
   CHECK(r.output.find(" 0 compiled and cached") != std::string::npos);
   CHECK(files_in(dir, ".bin") == kernels);
 
-  std::ofstream(dir + "/clblast-tuning-0123456789abcdef.txt") << "# a tuning file\n";
+  std::ofstream(dir + "/clblast-tuning-0123456789abcdef.txt") << "anycl-clblast-tuning 1\n# a tuning file\n";
   r = run_command(cli + " cache info --verbose");
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   CHECK(r.output.find(fmt::format("compiled kernels: {} files", kernels)) != std::string::npos);

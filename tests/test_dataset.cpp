@@ -162,8 +162,8 @@ TEST_CASE("num_classes is inferred from the training labels - can be overridden 
   o.num_classes = 100;
   CHECK(load_folder(d, o).test.num_classes == 100);
   o.num_classes = 10;
-  CHECK_WORDS(load_error(d, o), "train-labels-idx1-ubyte", "not below num_classes 10",
-              "as set in the options", "set num_classes to at least 62");
+  CHECK_WORDS(load_error(d, o), "train-labels-idx1-ubyte", "not below the class count 10",
+              "as stated", "--classes N", "at least 62");
 
   // A test label the (inferred) class count cannot hold.
   write_file(tmp.file("t10k-labels-idx1-ubyte"), idx_bytes({5}, {1, 2, 70, 3, 4}));
