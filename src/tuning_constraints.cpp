@@ -40,10 +40,12 @@ std::string multiple_of_ratio(const Params& p, const char* x, const char* y, con
                      w_value);
 }
 
-std::string first(std::initializer_list<std::string> checks) {
+// Every violated constraint, so a message shows the whole inconsistency at once.
+std::string all(std::initializer_list<std::string> checks) {
+  std::string out;
   for (const std::string& c : checks)
-    if (!c.empty()) return c;
-  return "";
+    if (!c.empty()) out += (out.empty() ? "" : "; ") + c;
+  return out;
 }
 
 // Sizes and widths must be positive, widths a power of two up to 16; flags 0 or 1.
@@ -67,7 +69,7 @@ std::string xgemm_direct(const Params& p) {
   const char* m = p.count("WGD") ? "WGD" : "MWGD";
   const char* n = p.count("WGD") ? "WGD" : "NWGD";
   const char* k = p.count("WGD") ? "WGD" : "KWGD";
-  return first({ranges(p, {"PADA", "PADB"}, {"VWMD", "VWND"}), multiple(p, k, "KWID"),
+  return all({ranges(p, {"PADA", "PADB"}, {"VWMD", "VWND"}), multiple(p, k, "KWID"),
                 multiple(p, m, "MDIMCD", "VWMD"), multiple(p, n, "NDIMCD", "VWND"), multiple(p, m, "MDIMAD", "VWMD"),
                 multiple(p, n, "NDIMBD", "VWND"), multiple_of_ratio(p, k, "MDIMCD", "NDIMCD", "MDIMAD"),
                 multiple_of_ratio(p, k, "MDIMCD", "NDIMCD", "NDIMBD")});
@@ -83,9 +85,9 @@ std::string xgemm(const Params& p) {
     if (has(p, {"NWG", "NDIMC", "VWN"}) && get(p, "NWG") != get(p, "NDIMC") * get(p, "VWN"))
       return fmt::format("NWG={} must equal NDIMC·VWN = {}·{} when GEMMK=1", get(p, "NWG"), get(p, "NDIMC"),
                          get(p, "VWN"));
-    return first({multiple(p, "MWG", "MDIMA", "VWM"), multiple(p, "NWG", "NDIMB", "VWN")});
+    return all({multiple(p, "MWG", "MDIMA", "VWM"), multiple(p, "NWG", "NDIMB", "VWN")});
   }
-  return first({multiple(p, "KWG", "KWI"), multiple(p, "MWG", "MDIMC", "VWM"), multiple(p, "NWG", "NDIMC", "VWN"),
+  return all({multiple(p, "KWG", "KWI"), multiple(p, "MWG", "MDIMC", "VWM"), multiple(p, "NWG", "NDIMC", "VWN"),
                 multiple(p, "MWG", "MDIMA", "VWM"), multiple(p, "NWG", "NDIMB", "VWN"),
                 multiple_of_ratio(p, "KWG", "MDIMC", "NDIMC", "MDIMA"),
                 multiple_of_ratio(p, "KWG", "MDIMC", "NDIMC", "NDIMB")});

@@ -62,6 +62,23 @@ TEST_CASE("anycl cache warm then info then clear") {
   CHECK(r.output.find("removed 1 file ") != std::string::npos);
 }
 
+TEST_CASE("anycl cache clear removes only files anycl wrote") {
+  anycl::test::TempDir tmp;
+  const std::string dir = tmp.path(), cli = fmt::format("ANYCL_CACHE_DIR={} {}", dir, anycl_cli());
+  // Files a user keeps beside the cache that the old name patterns ("*-*.bin", "*.tmp.*") matched.
+  const std::vector<std::string> foreign = {"backup-2024.bin", "photo.tmp.jpg", "activation-0123456789abcdef.bin",
+                                            "clblast-tuning-0123456789abcdef.txt", "clblast-tuning-notes.txt"};
+  for (const auto& name : foreign) std::ofstream(dir + "/" + name) << "user data\n";
+  // A temporary of a writer that no longer runs (pid beyond any pid_max) is anycl's litter.
+  const std::string stale = dir + "/softmax_xent-00000000000000aa.bin.tmp.999999999.0123456789abcdef";
+  std::ofstream(stale) << "half an entry";
+  const auto r = run_command(cli + " cache clear --all");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  for (const auto& name : foreign) CHECK_MESSAGE(std::filesystem::exists(dir + "/" + name), name);
+  CHECK_FALSE(std::filesystem::exists(stale));
+  CHECK_MESSAGE(r.output.find("removed 1 file ") != std::string::npos, r.output);
+}
+
 TEST_CASE("anycl cache usage errors") {
   CHECK(run_command(anycl_cli() + " cache").exit_code == 2);
   CHECK(run_command(anycl_cli() + " cache frobnicate").exit_code == 2);

@@ -8,6 +8,7 @@
 #include "anycl/blas.hpp"
 #include "anycl/data/dataset.hpp"
 #include "anycl/error.hpp"
+#include "anycl/util/atomic_file.hpp"
 #include "anycl/train/checkpoint.hpp"
 #include "anycl/train/metrics_file.hpp"
 #include "anycl/train/model_file.hpp"
@@ -41,6 +42,8 @@ constexpr const char* kUsage =
     "  --seed N                seed for weights, dropout and shuffling (default 1)\n"
     "  --limit N               train on the first N training samples only\n"
     "  --validation-split F    hold out the last fraction F of the training set for validation\n"
+    "  --classes N             the class count (default: the largest training label + 1, and every\n"
+    "                          class must then have a training sample)\n"
     "  --save FILE             write the trained model (.anycl) when training ends\n"
     "  --metrics FILE          write per-epoch metrics (.csv or .jsonl)\n"
     "  --plot FILE             draw the learning curves (loss and accuracy per epoch) as an SVG\n"
@@ -106,6 +109,7 @@ int run_train(int argc, char** argv) {
                    "--seed",
                    "--limit",
                    "--validation-split",
+                   "--classes",
                    "--save",
                    "--metrics",
                    "--checkpoint",
@@ -136,6 +140,7 @@ int run_train(int argc, char** argv) {
   data::LoadOptions load;
   load.limit = size_t(args.get_int("--limit", 0, 1, 1ll << 40));
   load.validation_split = args.get_double("--validation-split", 0.0, 0.0, 0.99);
+  load.num_classes = size_t(args.get_int("--classes", 0, 2, 256));
   train.max_steps = uint64_t(args.get_int("--max-steps", 0, 1, 1ll << 62));
   const bool quiet = args.has("--quiet");
   const std::string save_path = args.get("--save"), metrics_path = args.get("--metrics");
@@ -144,6 +149,8 @@ int run_train(int argc, char** argv) {
       !(metrics_path.size() > 4 && (metrics_path.rfind(".csv") == metrics_path.size() - 4 ||
                                     metrics_path.rfind(".jsonl") == metrics_path.size() - 6)))
     throw UsageError("--metrics must name a .csv or .jsonl file, got '" + metrics_path + "'");
+  for (const char* output : {"--save", "--metrics", "--plot"})  // before any work, not after training
+    if (!args.get(output).empty()) check_output_file(args.get(output));
   const std::string checkpoint_dir = args.get("--checkpoint");
   if (args.has("--checkpoint") && checkpoint_dir.empty()) throw UsageError("--checkpoint needs a folder");
   train.checkpoint_every = size_t(args.get_int("--checkpoint-every", 0, 1, 1ll << 40));
