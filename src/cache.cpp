@@ -42,8 +42,8 @@ bool is_stale_temporary(const std::string& name) {
   if (at == std::string::npos) return false;
   const std::string target = name.substr(0, at);
   long long pid = 0;
-  return (detail::is_cache_entry_name(target) || is_tuning_name(target)) && is_temporary_name(name, target, &pid) &&
-         !detail::platform::process_exists(pid);
+  return (detail::is_cache_entry_name(target) || is_tuning_name(target)) &&
+         is_temporary_name(name, target, &pid) && !detail::platform::process_exists(pid);
 }
 
 bool starts_with_line(const std::string& file, const std::string& line) {

@@ -104,10 +104,12 @@ bool DiskCache::put(const std::string& key, const std::vector<unsigned char>& pa
 bool is_cache_entry_name(const std::string& name) {
   // "<program>-<16 hex>.bin", as Runtime names its keys.
   constexpr size_t kTail = 1 + 16 + 4;
-  if (name.size() <= kTail || name.compare(name.size() - 4, 4, ".bin") != 0 || name[name.size() - kTail] != '-')
+  if (name.size() <= kTail || name.compare(name.size() - 4, 4, ".bin") != 0 ||
+      name[name.size() - kTail] != '-')
     return false;
   for (size_t i = name.size() - kTail + 1; i < name.size() - 4; ++i)
-    if (!std::isxdigit(static_cast<unsigned char>(name[i])) || std::isupper(static_cast<unsigned char>(name[i])))
+    if (!std::isxdigit(static_cast<unsigned char>(name[i])) ||
+        std::isupper(static_cast<unsigned char>(name[i])))
       return false;
   for (size_t i = 0; i < name.size() - kTail; ++i)
     if (!(std::isalnum(static_cast<unsigned char>(name[i])) || name[i] == '_')) return false;

@@ -188,7 +188,8 @@ void save_tuning(const std::string& path, const GemmTuning& t) {
 void apply_tuning(Runtime& rt, const GemmTuning& t) {
   // Everything is checked before anything is applied, so a refused tuning leaves CLBlast as it was.
   if (const std::string wrong = detail::tuning_constraint_violation(t); !wrong.empty())
-    throw ValidationError(fmt::format("CLBlast tuning refused: {} — CLBlast would compute wrong results with it", wrong));
+    throw ValidationError(
+        fmt::format("CLBlast tuning refused: {} — CLBlast would compute wrong results with it", wrong));
   for (const auto& [name, params] : t.kernels) {
     if (name == kDense) continue;
     std::unordered_map<std::string, size_t> expected;
@@ -196,13 +197,15 @@ void apply_tuning(Runtime& rt, const GemmTuning& t) {
           "clblast::RetrieveParameters", name);
     for (const auto& [key, value] : expected)
       if (!params.count(key))
-        throw ValidationError(fmt::format("CLBlast tuning refused: {} lacks the parameter {} that CLBlast on {} needs",
-                                          name, key, rt.info().name));
+        throw ValidationError(
+            fmt::format("CLBlast tuning refused: {} lacks the parameter {} that CLBlast on {} needs", name,
+                        key, rt.info().name));
     for (const auto& [key, value] : params)
       if (!expected.count(key))
-        throw ValidationError(fmt::format("CLBlast tuning refused: {} has the parameter {}, which CLBlast on {} does "
-                                          "not know",
-                                          name, key, rt.info().name));
+        throw ValidationError(
+            fmt::format("CLBlast tuning refused: {} has the parameter {}, which CLBlast on {} does "
+                        "not know",
+                        name, key, rt.info().name));
   }
   for (const auto& [name, params] : t.kernels) {
     if (name == kDense) {

@@ -36,8 +36,8 @@ std::string multiple_of_ratio(const Params& p, const char* x, const char* y, con
   if (!has(p, {x, y, z, w}) || get(p, w) == 0) return "";
   const size_t num = get(p, y) * get(p, z), w_value = get(p, w);
   if (num % w_value == 0 && num / w_value != 0 && get(p, x) % (num / w_value) == 0) return "";
-  return fmt::format("{}={} is not a multiple of {}·{}/{} = {}·{}/{}", x, get(p, x), y, z, w, get(p, y), get(p, z),
-                     w_value);
+  return fmt::format("{}={} is not a multiple of {}·{}/{} = {}·{}/{}", x, get(p, x), y, z, w, get(p, y),
+                     get(p, z), w_value);
 }
 
 // Every violated constraint, so a message shows the whole inconsistency at once.
@@ -49,7 +49,8 @@ std::string all(std::initializer_list<std::string> checks) {
 }
 
 // Sizes and widths must be positive, widths a power of two up to 16; flags 0 or 1.
-std::string ranges(const Params& p, std::initializer_list<const char*> flags, std::initializer_list<const char*> widths) {
+std::string ranges(const Params& p, std::initializer_list<const char*> flags,
+                   std::initializer_list<const char*> widths) {
   for (const auto& [name, value] : p) {
     bool is_flag = false, is_width = false;
     for (const char* f : flags) is_flag = is_flag || name == f;
@@ -70,9 +71,10 @@ std::string xgemm_direct(const Params& p) {
   const char* n = p.count("WGD") ? "WGD" : "NWGD";
   const char* k = p.count("WGD") ? "WGD" : "KWGD";
   return all({ranges(p, {"PADA", "PADB"}, {"VWMD", "VWND"}), multiple(p, k, "KWID"),
-                multiple(p, m, "MDIMCD", "VWMD"), multiple(p, n, "NDIMCD", "VWND"), multiple(p, m, "MDIMAD", "VWMD"),
-                multiple(p, n, "NDIMBD", "VWND"), multiple_of_ratio(p, k, "MDIMCD", "NDIMCD", "MDIMAD"),
-                multiple_of_ratio(p, k, "MDIMCD", "NDIMCD", "NDIMBD")});
+              multiple(p, m, "MDIMCD", "VWMD"), multiple(p, n, "NDIMCD", "VWND"),
+              multiple(p, m, "MDIMAD", "VWMD"), multiple(p, n, "NDIMBD", "VWND"),
+              multiple_of_ratio(p, k, "MDIMCD", "NDIMCD", "MDIMAD"),
+              multiple_of_ratio(p, k, "MDIMCD", "NDIMCD", "NDIMBD")});
 }
 
 std::string xgemm(const Params& p) {
@@ -87,10 +89,10 @@ std::string xgemm(const Params& p) {
                          get(p, "VWN"));
     return all({multiple(p, "MWG", "MDIMA", "VWM"), multiple(p, "NWG", "NDIMB", "VWN")});
   }
-  return all({multiple(p, "KWG", "KWI"), multiple(p, "MWG", "MDIMC", "VWM"), multiple(p, "NWG", "NDIMC", "VWN"),
-                multiple(p, "MWG", "MDIMA", "VWM"), multiple(p, "NWG", "NDIMB", "VWN"),
-                multiple_of_ratio(p, "KWG", "MDIMC", "NDIMC", "MDIMA"),
-                multiple_of_ratio(p, "KWG", "MDIMC", "NDIMC", "NDIMB")});
+  return all({multiple(p, "KWG", "KWI"), multiple(p, "MWG", "MDIMC", "VWM"),
+              multiple(p, "NWG", "NDIMC", "VWN"), multiple(p, "MWG", "MDIMA", "VWM"),
+              multiple(p, "NWG", "NDIMB", "VWN"), multiple_of_ratio(p, "KWG", "MDIMC", "NDIMC", "MDIMA"),
+              multiple_of_ratio(p, "KWG", "MDIMC", "NDIMC", "NDIMB")});
 }
 
 }  // namespace

@@ -66,8 +66,9 @@ TEST_CASE("anycl cache clear removes only files anycl wrote") {
   anycl::test::TempDir tmp;
   const std::string dir = tmp.path(), cli = fmt::format("ANYCL_CACHE_DIR={} {}", dir, anycl_cli());
   // Files a user keeps beside the cache that the old name patterns ("*-*.bin", "*.tmp.*") matched.
-  const std::vector<std::string> foreign = {"backup-2024.bin", "photo.tmp.jpg", "activation-0123456789abcdef.bin",
-                                            "clblast-tuning-0123456789abcdef.txt", "clblast-tuning-notes.txt"};
+  const std::vector<std::string> foreign = {
+      "backup-2024.bin", "photo.tmp.jpg", "activation-0123456789abcdef.bin",
+      "clblast-tuning-0123456789abcdef.txt", "clblast-tuning-notes.txt"};
   for (const auto& name : foreign) std::ofstream(dir + "/" + name) << "user data\n";
   // A temporary of a writer that no longer runs (pid beyond any pid_max) is anycl's litter.
   const std::string stale = dir + "/softmax_xent-00000000000000aa.bin.tmp.999999999.0123456789abcdef";

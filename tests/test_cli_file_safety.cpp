@@ -23,7 +23,8 @@ namespace {
 
 void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
-const char* kMetrics = "epoch,train_loss,train_acc,test_loss,test_acc\n1,0.9,0.6,0.8,0.65\n2,0.5,0.8,0.6,0.75\n";
+const char* kMetrics =
+    "epoch,train_loss,train_acc,test_loss,test_acc\n1,0.9,0.6,0.8,0.65\n2,0.5,0.8,0.6,0.75\n";
 
 // Runs `anycl ARGS` under a time limit, so a hang fails the test (exit 124) instead of stalling it.
 anycl::test::CommandResult run_cli(const std::string& args) {
@@ -40,7 +41,8 @@ TEST_CASE("FIFOs given as input files are refused at once naming the file") {
   fs::create_directory(dir.file("data"));
   anycl::test::write_mnist_folder(dir.file("data"));
   for (const std::string& args :
-       {fmt::format("eval --model {}", fifo), fmt::format("export --model {} --onnx {}", fifo, dir.file("m.onnx")),
+       {fmt::format("eval --model {}", fifo),
+        fmt::format("export --model {} --onnx {}", fifo, dir.file("m.onnx")),
         fmt::format("plot {} -o {}", csv, dir.file("p.svg")),
         fmt::format("train --data {} --layers 8 --epochs 1 --resume {}", dir.file("data"), fifo)}) {
     const auto r = run_cli(args);
@@ -61,7 +63,8 @@ TEST_CASE("devices and huge files given as input files are refused naming the fi
   fs::resize_file(big, uint64_t{5} << 30);  // sparse
   for (const auto& [args, words] : std::vector<std::pair<std::string, std::vector<std::string>>>{
            {"eval --model /dev/zero", {"/dev/zero", "character device"}},
-           {fmt::format("export --model /dev/urandom --onnx {}", dir.file("m.onnx")), {"/dev/urandom", "character device"}},
+           {fmt::format("export --model /dev/urandom --onnx {}", dir.file("m.onnx")),
+            {"/dev/urandom", "character device"}},
            {fmt::format("train --data {} --layers 8 --epochs 1 --resume /dev/zero", dir.file("data")),
             {"/dev/zero", "character device"}},
            {fmt::format("eval --model {}", big), {big, "too large", "5.0 GiB"}},
@@ -130,10 +133,11 @@ TEST_CASE("plot never follows a link planted at its temporary name - concurrent 
   CHECK(slurp(svg).find("</svg>") != std::string::npos);
 
   // Six plots of one file at once: all succeed and the file is one whole SVG.
-  r = run_command(fmt::format(
-      "pids=; for i in 1 2 3 4 5 6; do timeout 120 {0} plot {1} -o {2} --title run$i & pids=\"$pids $!\"; done; "
-      "rc=0; for p in $pids; do wait $p || rc=1; done; exit $rc",
-      anycl_cli(), csv, dir.file("same.svg")));
+  r =
+      run_command(fmt::format("pids=; for i in 1 2 3 4 5 6; do timeout 120 {0} plot {1} -o {2} --title run$i "
+                              "& pids=\"$pids $!\"; done; "
+                              "rc=0; for p in $pids; do wait $p || rc=1; done; exit $rc",
+                              anycl_cli(), csv, dir.file("same.svg")));
   CHECK_MESSAGE(r.exit_code == 0, r.output);
   const std::string same = slurp(dir.file("same.svg"));
   CHECK(same.rfind("<?xml", 0) == 0);

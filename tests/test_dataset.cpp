@@ -164,8 +164,8 @@ TEST_CASE("num_classes is inferred from the training labels - can be overridden 
   o.num_classes = 100;
   CHECK(load_folder(d, o).test.num_classes == 100);
   o.num_classes = 10;
-  CHECK_WORDS(load_error(d, o), "train-labels-idx1-ubyte", "not below the class count 10",
-              "as stated", "--classes N", "at least 62");
+  CHECK_WORDS(load_error(d, o), "train-labels-idx1-ubyte", "not below the class count 10", "as stated",
+              "--classes N", "at least 62");
 
   // A test label the (inferred) class count cannot hold.
   write_file(tmp.file("t10k-labels-idx1-ubyte"), idx_bytes({5}, {1, 2, 70, 3, 4}));
@@ -252,7 +252,8 @@ TEST_CASE("the real Fashion-MNIST folder" *
   CHECK(test_hist == std::vector<size_t>(10, 1000));
 }
 
-TEST_CASE("labels that leave a class without a training sample stop loading - the class count can be stated") {
+TEST_CASE(
+    "labels that leave a class without a training sample stop loading - the class count can be stated") {
   TempDir tmp;
   const std::string d = tmp.path();
   TinySpec spec;
@@ -268,7 +269,8 @@ TEST_CASE("labels that leave a class without a training sample stop loading - th
   CHECK(load_folder(d, o).train.num_classes == 256);
 
   // Through the command: the run stops with the same message; --classes states the count.
-  const std::string cli = fmt::format("{} train --data {} --layers 8 --epochs 1 --batch 10 --quiet", anycl_cli(), d);
+  const std::string cli =
+      fmt::format("{} train --data {} --layers 8 --epochs 1 --batch 10 --quiet", anycl_cli(), d);
   auto r = run_command(cli);
   CHECK(r.exit_code == 1);
   CHECK_WORDS(r.output, "no training sample", "255", "--classes N");

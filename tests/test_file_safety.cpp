@@ -75,7 +75,8 @@ TEST_CASE("the atomic writer refuses to replace a FIFO a directory or a link to 
   CHECK_MESSAGE(contains_all(m, {"missing", "does not exist"}), m);
   // Nothing but what was there: no temporary left behind.
   size_t entries = 0;
-  for (const auto& e : fs::directory_iterator(dir.path())) entries += e.path().filename().string().find(".tmp.") != std::string::npos;
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    entries += e.path().filename().string().find(".tmp.") != std::string::npos;
   CHECK(entries == 0);
   // A link to a regular file is replaced by the new file; its target is never written through.
   put(dir.file("target"), "old");

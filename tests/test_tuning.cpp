@@ -297,8 +297,10 @@ TEST_CASE("stored tuning parameters that break CLBlast's constraints are refused
   bad.kernels["XgemmDirect"] = direct;
   bad.kernels["XgemmDirect"]["MDIMAD"] = 3;
   bad.kernels["XgemmDirect"]["VWMD"] = 8;
-  CHECK_THROWS_WITH_AS(anycl::apply_tuning(rt, bad), doctest::Contains("XgemmDirect"), anycl::ValidationError);
-  const std::string m = anycl::test::thrown_message<anycl::ValidationError>([&] { anycl::apply_tuning(rt, bad); });
+  CHECK_THROWS_WITH_AS(anycl::apply_tuning(rt, bad), doctest::Contains("XgemmDirect"),
+                       anycl::ValidationError);
+  const std::string m =
+      anycl::test::thrown_message<anycl::ValidationError>([&] { anycl::apply_tuning(rt, bad); });
   CHECK_MESSAGE(m.find("MDIMAD") != std::string::npos, m);
   CHECK(current_parameters("XgemmDirect") == direct);  // nothing was applied
   anycl::GemmTuning odd;
@@ -339,8 +341,8 @@ TEST_CASE("a tuning file that is a FIFO is refused at once and the runtime start
   std::string why;
   CHECK_FALSE(anycl::load_tuning(fifo, &why));
   CHECK_MESSAGE(why.find("FIFO") != std::string::npos, why);
-  const auto r = anycl::test::run_command(
-      fmt::format("ANYCL_CACHE_DIR={} timeout 120 {} devices --verbose", dir.path(), anycl::test::anycl_cli()));
+  const auto r = anycl::test::run_command(fmt::format("ANYCL_CACHE_DIR={} timeout 120 {} devices --verbose",
+                                                      dir.path(), anycl::test::anycl_cli()));
   CHECK_MESSAGE(r.exit_code == 0, r.output);
   CHECK_MESSAGE(r.output.find("FIFO") != std::string::npos, r.output);
 }

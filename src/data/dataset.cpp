@@ -90,8 +90,8 @@ std::string ranges_text(const std::vector<size_t>& values) {
   for (size_t i = 0; i < values.size();) {
     size_t j = i;
     while (j + 1 < values.size() && values[j + 1] == values[j] + 1) ++j;
-    s += (s.empty() ? "" : ", ") + (j == i ? std::to_string(values[i])
-                                            : fmt::format("{}–{}", values[i], values[j]));
+    s += (s.empty() ? "" : ", ") +
+         (j == i ? std::to_string(values[i]) : fmt::format("{}–{}", values[i], values[j]));
     i = j + 1;
   }
   return s;
@@ -155,9 +155,10 @@ std::string default_data_dir() {
 DataSplits load_folder(const std::string& dir_in, const LoadOptions& opts) {
   // Options first: a typo in a flag should not wait for 50 MB of inflate.
   if (!(opts.validation_split >= 0.0 && opts.validation_split < 1.0))
-    throw ValidationError(fmt::format("the validation split (--validation-split, LoadOptions::validation_split) "
-                                      "must be in [0, 1), got {} — pass e.g. 0.1 for 10%",
-                                      opts.validation_split));
+    throw ValidationError(
+        fmt::format("the validation split (--validation-split, LoadOptions::validation_split) "
+                    "must be in [0, 1), got {} — pass e.g. 0.1 for 10%",
+                    opts.validation_split));
   DataSplits out;
   out.dir = dir_in.empty() ? default_data_dir() : dir_in;
   const std::string& dir = out.dir;

@@ -115,8 +115,8 @@ size_t remove_stale_temporaries(const fs::path& path) {
   for (fs::directory_iterator it(folder_of(path), ec), end; !ec && it != end; it.increment(ec)) {
     long long pid = 0;
     std::error_code kind_ec;
-    if (!is_temporary_name(it->path().filename().string(), target, &pid) ||
-        !it->is_regular_file(kind_ec) || it->is_symlink(kind_ec) || detail::platform::process_exists(pid))
+    if (!is_temporary_name(it->path().filename().string(), target, &pid) || !it->is_regular_file(kind_ec) ||
+        it->is_symlink(kind_ec) || detail::platform::process_exists(pid))
       continue;
     std::error_code rm_ec;
     if (fs::remove(it->path(), rm_ec)) ++removed;
@@ -126,14 +126,15 @@ size_t remove_stale_temporaries(const fs::path& path) {
 
 void check_output_file(const fs::path& path) {
   if (path.empty() || !path.has_filename())
-    throw ValidationError(fmt::format("'{}' is not a file name — give the path of the file to write",
-                                      path.string()));
+    throw ValidationError(
+        fmt::format("'{}' is not a file name — give the path of the file to write", path.string()));
   std::error_code ec;
   const fs::path folder = folder_of(path);
   const fs::file_status dir = fs::status(folder, ec);
   if (dir.type() == fs::file_type::not_found)
-    throw Error(fmt::format("cannot write '{}': the folder '{}' does not exist — create it or choose another path",
-                            path.string(), folder.string()));
+    throw Error(
+        fmt::format("cannot write '{}': the folder '{}' does not exist — create it or choose another path",
+                    path.string(), folder.string()));
   if (dir.type() != fs::file_type::directory)
     throw Error(fmt::format("cannot write '{}': '{}' is not a folder", path.string(), folder.string()));
   const fs::file_status self = fs::symlink_status(path, ec);
@@ -142,9 +143,10 @@ void check_output_file(const fs::path& path) {
   // all the same, since the user named it as if it were that file.
   const fs::file_status target = self.type() == fs::file_type::symlink ? fs::status(path, ec) : self;
   if (target.type() == fs::file_type::not_found || target.type() == fs::file_type::regular) return;
-  throw Error(fmt::format("cannot write '{}': it exists and is {} — anycl replaces only regular files; "
-                          "choose another path",
-                          path.string(), kind_name(target.type())));
+  throw Error(
+      fmt::format("cannot write '{}': it exists and is {} — anycl replaces only regular files; "
+                  "choose another path",
+                  path.string(), kind_name(target.type())));
 }
 
 void check_output_is_not_input(const fs::path& input, const fs::path& output) {

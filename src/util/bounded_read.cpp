@@ -58,10 +58,10 @@ detail::platform::File open_checked(const fs::path& path, uint64_t max_bytes, st
     throw DataError(fmt::format("{} '{}' is {}, not a regular file — give the path of a {}", what,
                                 path.string(), kind_name(info.type), what));
   if (info.size > max_bytes)
-    throw DataError(fmt::format("{} '{}' is too large: {} ({} bytes), more than any {} can be ({}) — check "
-                                "that this is the right file",
-                                what, path.string(), human_bytes(info.size), info.size, what,
-                                human_bytes(max_bytes)));
+    throw DataError(
+        fmt::format("{} '{}' is too large: {} ({} bytes), more than any {} can be ({}) — check "
+                    "that this is the right file",
+                    what, path.string(), human_bytes(info.size), info.size, what, human_bytes(max_bytes)));
   *size = info.size;
   return file;
 }
@@ -75,19 +75,21 @@ Bytes read_impl(const fs::path& path, uint64_t max_bytes, std::string_view what)
   const size_t got = detail::platform::read(file, bytes.data(), bytes.size(), ec);
   if (ec) throw DataError(fmt::format("cannot read {} '{}': {}", what, path.string(), ec.message()));
   if (got != bytes.size())
-    throw DataError(fmt::format("{} '{}' shrank while being read ({} of {} bytes) — is another program "
-                                "writing it?",
-                                what, path.string(), got, bytes.size()));
+    throw DataError(
+        fmt::format("{} '{}' shrank while being read ({} of {} bytes) — is another program "
+                    "writing it?",
+                    what, path.string(), got, bytes.size()));
   char extra = 0;
   if (detail::platform::read(file, &extra, 1, ec) != 0)
-    throw DataError(fmt::format("{} '{}' grew while being read — is another program writing it?", what,
-                                path.string()));
+    throw DataError(
+        fmt::format("{} '{}' grew while being read — is another program writing it?", what, path.string()));
   return bytes;
 }
 
 }  // namespace
 
-std::vector<unsigned char> read_file_bounded(const fs::path& path, uint64_t max_bytes, std::string_view what) {
+std::vector<unsigned char> read_file_bounded(const fs::path& path, uint64_t max_bytes,
+                                             std::string_view what) {
   return read_impl<std::vector<unsigned char>>(path, max_bytes, what);
 }
 

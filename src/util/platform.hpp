@@ -52,7 +52,8 @@ void sync(const File& file, std::error_code& ec);
 /// Makes the folder's entries (a rename into it) durable; best effort, nothing is lost when it fails.
 void sync_folder(const std::filesystem::path& folder);
 /// Renames `from` to `to`, replacing `to` atomically when it exists (readers see one or the other).
-void rename_replacing(const std::filesystem::path& from, const std::filesystem::path& to, std::error_code& ec);
+void rename_replacing(const std::filesystem::path& from, const std::filesystem::path& to,
+                      std::error_code& ec);
 /// This process's id.
 int64_t process_id();
 /// False only when no process `pid` exists (a process we may not signal counts as existing).

@@ -8,11 +8,11 @@
 #include "anycl/blas.hpp"
 #include "anycl/data/dataset.hpp"
 #include "anycl/error.hpp"
-#include "anycl/util/atomic_file.hpp"
 #include "anycl/train/checkpoint.hpp"
 #include "anycl/train/metrics_file.hpp"
 #include "anycl/train/model_file.hpp"
 #include "anycl/train/trainer.hpp"
+#include "anycl/util/atomic_file.hpp"
 #include "args.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
@@ -96,29 +96,11 @@ int run_train(int argc, char** argv) {
   std::vector<char*> arg_ptrs;
   for (auto& a : arguments) arg_ptrs.push_back(a.data());
   const Args args(int(arg_ptrs.size()), arg_ptrs.data(), 2,
-                  {"--data",
-                   "--device",
-                   "--epochs",
-                   "--batch",
-                   "--layers",
-                   "--activation",
-                   "--init",
-                   "--dropout",
-                   "--optimizer",
-                   "--lr",
-                   "--seed",
-                   "--limit",
-                   "--validation-split",
-                   "--classes",
-                   "--save",
-                   "--metrics",
-                   "--checkpoint",
-                   "--checkpoint-every",
-                   "--resume",
-                   "--plot",
-                   "--devices",
-                   "--split",
-                   "--max-steps"},
+                  {"--data",       "--device",     "--epochs",           "--batch",     "--layers",
+                   "--activation", "--init",       "--dropout",          "--optimizer", "--lr",
+                   "--seed",       "--limit",      "--validation-split", "--classes",   "--save",
+                   "--metrics",    "--checkpoint", "--checkpoint-every", "--resume",    "--plot",
+                   "--devices",    "--split",      "--max-steps"},
                   {"--quiet", "--help", "--distributed"});
   if (args.has("--help")) return fmt::print("{}", kUsage), 0;
   if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");

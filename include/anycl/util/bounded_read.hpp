@@ -22,7 +22,8 @@ inline constexpr uint64_t kMaxTextFileBytes = uint64_t{64} << 20;
 std::vector<unsigned char> read_file_bounded(const std::filesystem::path& path, uint64_t max_bytes,
                                              std::string_view what);
 /// As read_file_bounded, as text.
-std::string read_text_file_bounded(const std::filesystem::path& path, uint64_t max_bytes, std::string_view what);
+std::string read_text_file_bounded(const std::filesystem::path& path, uint64_t max_bytes,
+                                   std::string_view what);
 /// Checks that `path` names a regular file that can be opened (what read_file_bounded checks
 /// first), without reading it; DataError otherwise. Returns its size.
 uint64_t check_input_file(const std::filesystem::path& path, std::string_view what);
