@@ -163,3 +163,41 @@ TEST_CASE("a run that fails before its first epoch keeps the earlier metrics fil
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path())) ++entries;
   CHECK(entries == 1);
 }
+
+TEST_CASE("messages name the real cause - links, cache folder, stdout, usage") {
+  TempDir dir;
+  const std::string data = dir.file("data");
+  fs::create_directory(data);
+  anycl::test::write_mnist_folder(data);
+  fs::remove(data + "/train-images-idx3-ubyte");
+  fs::create_symlink(dir.file("gone"), data + "/train-images-idx3-ubyte");
+  auto r = run_cli(fmt::format("train --data {} --layers 8 --epochs 1", data));
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(contains_all(r.output, {"train-images-idx3-ubyte", "link to", "gone", "does not exist"}),
+                r.output);
+
+  // `anycl` alone is a mistake: usage on stderr, exit 2; output that cannot be written is a failure.
+  r = run_command(fmt::format("({} 2>/dev/null)", anycl_cli()));
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.empty());
+  r = run_command(fmt::format("({} devices >/dev/full)", anycl_cli()));
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(r.output.find("cannot write the output") != std::string::npos, r.output);
+  r = run_cli("tune --into " + dir.file("t.txt"));
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.output.find("--into goes with --stage") != std::string::npos, r.output);
+
+  // The cache folder: unset HOME is not "ANYCL_CACHE=off"; a regular file is not "not created yet".
+  r = run_command(fmt::format("env -u HOME -u XDG_CACHE_HOME -u ANYCL_CACHE_DIR -u ANYCL_CACHE {} cache info",
+                              anycl_cli()));
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(contains_all(r.output, {"HOME", "ANYCL_CACHE_DIR"}), r.output);
+  CHECK(r.output.find("ANYCL_CACHE=off") == std::string::npos);
+  put(dir.file("cachefile"), "not a folder");
+  for (const char* action : {"info", "warm"}) {
+    r = run_command(
+        fmt::format("ANYCL_CACHE_DIR={} {} cache {}", dir.file("cachefile"), anycl_cli(), action));
+    CHECK_MESSAGE(r.exit_code == 1, action, r.output);
+    CHECK_MESSAGE(contains_all(r.output, {"cachefile", "not a folder"}), r.output);
+  }
+}

@@ -43,7 +43,9 @@ std::string find_file(const std::string& dir, const std::string& stem, const std
        {stem + "-" + kind, stem + "-" + kind + ".gz", stem + "." + kind, stem + "." + kind + ".gz"}) {
     fs::path p = fs::path(dir) / name;
     std::error_code ec;
-    if (fs::exists(p, ec)) return p.string();  // a directory here is reported by read_idx
+    // Present as an entry (a dangling or looping link included): read_idx then says what is wrong
+    // with it, instead of reporting the file as missing.
+    if (fs::symlink_status(p, ec).type() != fs::file_type::not_found) return p.string();
   }
   missing(dir, fmt::format("no {}-{}[.gz] or {}.{}[.gz]", stem, kind, stem, kind));
 }
