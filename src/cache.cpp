@@ -9,15 +9,50 @@
 
 #include "anycl/error.hpp"
 #include "anycl/ops/softmax_xent.hpp"
+#include "anycl/util/atomic_file.hpp"
+#include "anycl/util/bounded_read.hpp"
 #include "disk_cache.hpp"
+#include "util/platform.hpp"
 
 namespace anycl {
 namespace fs = std::filesystem;
 namespace {
 
+// The first line of every tuning file (tuning.cpp writes it).
+constexpr const char* kTuningMagic = "anycl-clblast-tuning 1";
+
 bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 bool ends_with(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+bool is_tuning_name(const std::string& name) {
+  // "clblast-tuning-<16 lowercase hex>.txt", as tuning_file_path() names it.
+  const std::string head = "clblast-tuning-", tail = ".txt";
+  if (name.size() != head.size() + 16 + tail.size() || !starts_with(name, head) || !ends_with(name, tail))
+    return false;
+  return std::all_of(name.begin() + long(head.size()), name.end() - long(tail.size()),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// A temporary that anycl's atomic writer left for a cache entry or tuning file, and whose writer
+// no longer runs.
+bool is_stale_temporary(const std::string& name) {
+  const size_t at = name.find(".tmp.");
+  if (at == std::string::npos) return false;
+  const std::string target = name.substr(0, at);
+  long long pid = 0;
+  return (detail::is_cache_entry_name(target) || is_tuning_name(target)) &&
+         is_temporary_name(name, target, &pid) && !detail::platform::process_exists(pid);
+}
+
+bool starts_with_line(const std::string& file, const std::string& line) {
+  try {
+    const std::string text = read_text_file_bounded(file, kMaxTextFileBytes, "tuning file");
+    return starts_with(text, line + "\n");
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 CacheEntry classify(const fs::path& path, uint64_t bytes) {
@@ -25,9 +60,9 @@ CacheEntry classify(const fs::path& path, uint64_t bytes) {
   e.path = path.string();
   e.bytes = bytes;
   const std::string name = path.filename().string();
-  if (starts_with(name, "clblast-tuning-") && ends_with(name, ".txt")) {
+  if (is_tuning_name(name)) {
     e.kind = CacheEntry::Kind::tuning;
-  } else if (ends_with(name, ".bin") && name.find('-') != std::string::npos) {
+  } else if (detail::is_cache_entry_name(name)) {
     e.kind = CacheEntry::Kind::kernel;
     e.program = name.substr(0, name.rfind('-'));
   }
@@ -66,12 +101,15 @@ CacheInfo cache_info() {
 }
 
 size_t clear_cache(bool tuning) {
+  // Only what anycl wrote goes: its own names, checked again against the file's first bytes, and
+  // the temporaries of such files whose writer has died. Anything else in the folder stays.
   size_t removed = 0;
   for (const CacheEntry& e : cache_info().entries) {
-    // Left-over temporary files of an interrupted write go too ("<key>.bin.tmp.<pid>.<n>").
-    const bool tmp = e.path.find(".tmp.") != std::string::npos;
-    if (!(e.kind == CacheEntry::Kind::kernel || tmp || (tuning && e.kind == CacheEntry::Kind::tuning)))
-      continue;
+    const std::string name = fs::path(e.path).filename().string();
+    const bool ours = e.kind == CacheEntry::Kind::kernel   ? detail::has_cache_entry_magic(e.path)
+                      : e.kind == CacheEntry::Kind::tuning ? tuning && starts_with_line(e.path, kTuningMagic)
+                                                           : is_stale_temporary(name);
+    if (!ours) continue;
     std::error_code ec;
     fs::remove(e.path, ec);
     if (ec)

@@ -3,15 +3,15 @@
 #include "disk_cache.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
-
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <random>
 
 #include "anycl/device.hpp"
+#include "anycl/error.hpp"
+#include "anycl/util/atomic_file.hpp"
+#include "anycl/util/bounded_read.hpp"
 #include "hash.hpp"
 
 namespace anycl::detail {
@@ -20,6 +20,8 @@ namespace {
 constexpr char kMagic[8] = {'A', 'N', 'Y', 'C', 'L', 'B', 'I', 'N'};
 constexpr uint32_t kVersion = 1;
 constexpr size_t kHeaderSize = sizeof(kMagic) + sizeof(uint32_t) + 2 * sizeof(uint64_t);
+// No compiled program comes near this; a larger file under an entry's name is not an entry.
+constexpr uint64_t kMaxEntryBytes = uint64_t{1} << 30;
 
 std::string env(const char* name) {
   const char* v = std::getenv(name);
@@ -48,56 +50,79 @@ DiskCache::DiskCache(std::string dir) : dir_(std::move(dir)) {}
 std::string DiskCache::path(const std::string& key) const { return dir_ + "/" + key + ".bin"; }
 
 std::optional<std::vector<unsigned char>> DiskCache::get(const std::string& key) const {
-  std::ifstream in(path(key), std::ios::binary);
-  if (!in) return std::nullopt;
-  char header[kHeaderSize];
+  const std::string file = path(key);
+  std::vector<unsigned char> bytes;
+  try {
+    bytes = read_file_bounded(file, kMaxEntryBytes, "kernel-cache entry");
+  } catch (const DataError&) {
+    // Missing is the normal miss. A FIFO or device under our name is not ours to remove (put()
+    // refuses to replace it too); a regular file past the cap is a corrupt entry and goes.
+    std::error_code ec;
+    if (std::filesystem::symlink_status(file, ec).type() == std::filesystem::file_type::regular)
+      std::filesystem::remove(file, ec);
+    return std::nullopt;
+  }
   uint32_t version = 0;
   uint64_t size = 0, checksum = 0;
-  bool ok = bool(in.read(header, kHeaderSize)) && std::memcmp(header, kMagic, sizeof(kMagic)) == 0;
+  bool ok = bytes.size() >= kHeaderSize && std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) == 0;
   if (ok) {
-    std::memcpy(&version, header + 8, 4);
-    std::memcpy(&size, header + 12, 8);
-    std::memcpy(&checksum, header + 20, 8);
-    ok = version == kVersion && size < (uint64_t(1) << 32);
-  }
-  std::vector<unsigned char> payload;
-  if (ok) {
-    payload.resize(size);
-    ok = bool(in.read(reinterpret_cast<char*>(payload.data()), std::streamsize(size))) &&
-         in.peek() == std::char_traits<char>::eof() && fnv1a(payload.data(), payload.size()) == checksum;
+    std::memcpy(&version, bytes.data() + 8, 4);
+    std::memcpy(&size, bytes.data() + 12, 8);
+    std::memcpy(&checksum, bytes.data() + 20, 8);
+    // The size field must describe the file exactly: a corrupt one is dropped, never allocated.
+    ok = version == kVersion && size == bytes.size() - kHeaderSize &&
+         fnv1a(bytes.data() + kHeaderSize, size) == checksum;
   }
   if (!ok) {
     std::error_code ignored;
-    std::filesystem::remove(path(key), ignored);
+    std::filesystem::remove(file, ignored);
     return std::nullopt;
   }
-  return payload;
+  bytes.erase(bytes.begin(), bytes.begin() + kHeaderSize);
+  return bytes;
 }
 
 bool DiskCache::put(const std::string& key, const std::vector<unsigned char>& payload) const {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
   if (ec) return false;
-  std::random_device rd;
-  const std::string tmp = fmt::format("{}.tmp.{}.{:x}", path(key), ::getpid(), rd());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    const uint64_t size = payload.size(), checksum = fnv1a(payload.data(), payload.size());
-    out.write(kMagic, sizeof(kMagic));
-    out.write(reinterpret_cast<const char*>(&kVersion), sizeof(kVersion));
-    out.write(reinterpret_cast<const char*>(&size), sizeof(size));
-    out.write(reinterpret_cast<const char*>(&checksum), sizeof(checksum));
-    out.write(reinterpret_cast<const char*>(payload.data()), std::streamsize(payload.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      std::filesystem::remove(tmp, ec);
-      return false;
-    }
+  const uint64_t size = payload.size(), checksum = fnv1a(payload.data(), payload.size());
+  std::vector<unsigned char> bytes(kHeaderSize + payload.size());
+  std::memcpy(bytes.data(), kMagic, sizeof(kMagic));
+  std::memcpy(bytes.data() + 8, &kVersion, 4);
+  std::memcpy(bytes.data() + 12, &size, 8);
+  std::memcpy(bytes.data() + 20, &checksum, 8);
+  if (!payload.empty()) std::memcpy(bytes.data() + kHeaderSize, payload.data(), payload.size());
+  try {
+    write_file_atomically(path(key), bytes);  // readers see the old entry or the new one, never half
+  } catch (const Error&) {
+    return false;
   }
-  std::filesystem::rename(tmp, path(key), ec);  // atomic on POSIX: readers see old or new, never half
-  if (ec) std::filesystem::remove(tmp, ec);
-  return !ec;
+  return true;
+}
+
+bool is_cache_entry_name(const std::string& name) {
+  // "<program>-<16 hex>.bin", as Runtime names its keys.
+  constexpr size_t kTail = 1 + 16 + 4;
+  if (name.size() <= kTail || name.compare(name.size() - 4, 4, ".bin") != 0 ||
+      name[name.size() - kTail] != '-')
+    return false;
+  for (size_t i = name.size() - kTail + 1; i < name.size() - 4; ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(name[i])) ||
+        std::isupper(static_cast<unsigned char>(name[i])))
+      return false;
+  for (size_t i = 0; i < name.size() - kTail; ++i)
+    if (!(std::isalnum(static_cast<unsigned char>(name[i])) || name[i] == '_')) return false;
+  return true;
+}
+
+bool has_cache_entry_magic(const std::string& file) {
+  try {
+    const auto bytes = read_file_bounded(file, kMaxEntryBytes, "kernel-cache entry");
+    return bytes.size() >= kHeaderSize && std::memcmp(bytes.data(), kMagic, sizeof(kMagic)) == 0;
+  } catch (const DataError&) {
+    return false;
+  }
 }
 
 }  // namespace anycl::detail

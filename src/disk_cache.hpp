@@ -37,4 +37,9 @@ class DiskCache {
   std::string dir_;
 };
 
+/// True for the names DiskCache gives its entries: "<program>-<16 lowercase hex>.bin".
+bool is_cache_entry_name(const std::string& name);
+/// True when `file` is a regular file that starts like a cache entry ("ANYCLBIN").
+bool has_cache_entry_magic(const std::string& file);
+
 }  // namespace anycl::detail

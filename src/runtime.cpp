@@ -171,6 +171,12 @@ void Runtime::apply_stored_tuning() {
     apply_tuning(*this, *tuning);
     stats_.tuning_file = path;
     log("CLBlast tuning applied from " + path);
+  } catch (const ValidationError& e) {
+    // Intact but unusable parameters would compute wrong results silently: refuse, and say how to fix.
+    throw DataError(
+        fmt::format("{}: {} — run `anycl tune --reset` to remove it (CLBlast's defaults apply), "
+                    "or set ANYCL_TUNING=off",
+                    path, e.what()));
   } catch (const Error& e) {
     log(std::string("CLBlast tuning ignored: ") + e.what());
   }

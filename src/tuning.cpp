@@ -15,9 +15,11 @@
 
 #include "anycl/blas.hpp"
 #include "anycl/error.hpp"
+#include "anycl/util/bounded_read.hpp"
 #include "disk_cache.hpp"
 #include "hash.hpp"
 #include "train/atomic_file.hpp"
+#include "tuning_constraints.hpp"
 
 namespace anycl {
 namespace {
@@ -107,8 +109,16 @@ std::optional<GemmTuning> load_tuning(const std::string& path, std::string* why)
     if (why) *why = reason;
     return std::nullopt;
   };
-  std::ifstream in(path);
-  if (!in) return fail("no tuning file " + path);
+  std::error_code ec;
+  if (std::filesystem::symlink_status(path, ec).type() == std::filesystem::file_type::not_found)
+    return fail("no tuning file " + path);
+  std::string text;
+  try {
+    text = read_text_file_bounded(path, kMaxTextFileBytes, "tuning file");
+  } catch (const DataError& e) {
+    return fail(e.what());
+  }
+  std::istringstream in(text);
   std::string line;
   if (!std::getline(in, line) || line != kMagic) return fail(path + ": not an anycl tuning file");
   GemmTuning t;
@@ -176,6 +186,27 @@ void save_tuning(const std::string& path, const GemmTuning& t) {
 }
 
 void apply_tuning(Runtime& rt, const GemmTuning& t) {
+  // Everything is checked before anything is applied, so a refused tuning leaves CLBlast as it was.
+  if (const std::string wrong = detail::tuning_constraint_violation(t); !wrong.empty())
+    throw ValidationError(
+        fmt::format("CLBlast tuning refused: {} — CLBlast would compute wrong results with it", wrong));
+  for (const auto& [name, params] : t.kernels) {
+    if (name == kDense) continue;
+    std::unordered_map<std::string, size_t> expected;
+    check(clblast::RetrieveParameters(rt.info().id, name, clblast::Precision::kSingle, expected),
+          "clblast::RetrieveParameters", name);
+    for (const auto& [key, value] : expected)
+      if (!params.count(key))
+        throw ValidationError(
+            fmt::format("CLBlast tuning refused: {} lacks the parameter {} that CLBlast on {} needs", name,
+                        key, rt.info().name));
+    for (const auto& [key, value] : params)
+      if (!expected.count(key))
+        throw ValidationError(
+            fmt::format("CLBlast tuning refused: {} has the parameter {}, which CLBlast on {} does "
+                        "not know",
+                        name, key, rt.info().name));
+  }
   for (const auto& [name, params] : t.kernels) {
     if (name == kDense) {
       const auto it = params.find(kTransposedDx);

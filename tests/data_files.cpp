@@ -64,6 +64,10 @@ TinySet write_mnist_folder(const std::string& dir, const TinySpec& spec) {
   set.train_labels = random_bytes(spec.train, spec.seed + 1, classes);
   set.test_pixels = random_bytes(spec.test * f, spec.seed + 2);
   set.test_labels = random_bytes(spec.test, spec.seed + 3, classes);
+  // Every class gets a training sample (spread over the set), so the inferred class count is exact and
+  // load_folder's empty-class check passes; the last label is the largest.
+  for (size_t c = 0; c < classes && spec.train >= classes; ++c)
+    set.train_labels[c * spec.train / classes] = static_cast<uint8_t>(c);
   if (!set.train_labels.empty()) set.train_labels.back() = static_cast<uint8_t>(classes - 1);
 
   const auto r = static_cast<uint32_t>(spec.rows), c = static_cast<uint32_t>(spec.cols);

@@ -45,7 +45,7 @@ TEST_CASE("anycl cache warm then info then clear") {
   CHECK(r.output.find(" 0 compiled and cached") != std::string::npos);
   CHECK(files_in(dir, ".bin") == kernels);
 
-  std::ofstream(dir + "/clblast-tuning-0123456789abcdef.txt") << "# a tuning file\n";
+  std::ofstream(dir + "/clblast-tuning-0123456789abcdef.txt") << "anycl-clblast-tuning 1\n# a tuning file\n";
   r = run_command(cli + " cache info --verbose");
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   CHECK(r.output.find(fmt::format("compiled kernels: {} files", kernels)) != std::string::npos);
@@ -60,6 +60,24 @@ TEST_CASE("anycl cache warm then info then clear") {
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   CHECK(files_in(dir, ".txt") == 0);
   CHECK(r.output.find("removed 1 file ") != std::string::npos);
+}
+
+TEST_CASE("anycl cache clear removes only files anycl wrote") {
+  anycl::test::TempDir tmp;
+  const std::string dir = tmp.path(), cli = fmt::format("ANYCL_CACHE_DIR={} {}", dir, anycl_cli());
+  // Files a user keeps beside the cache that the old name patterns ("*-*.bin", "*.tmp.*") matched.
+  const std::vector<std::string> foreign = {
+      "backup-2024.bin", "photo.tmp.jpg", "activation-0123456789abcdef.bin",
+      "clblast-tuning-0123456789abcdef.txt", "clblast-tuning-notes.txt"};
+  for (const auto& name : foreign) std::ofstream(dir + "/" + name) << "user data\n";
+  // A temporary of a writer that no longer runs (pid beyond any pid_max) is anycl's litter.
+  const std::string stale = dir + "/softmax_xent-00000000000000aa.bin.tmp.999999999.0123456789abcdef";
+  std::ofstream(stale) << "half an entry";
+  const auto r = run_command(cli + " cache clear --all");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  for (const auto& name : foreign) CHECK_MESSAGE(std::filesystem::exists(dir + "/" + name), name);
+  CHECK_FALSE(std::filesystem::exists(stale));
+  CHECK_MESSAGE(r.output.find("removed 1 file ") != std::string::npos, r.output);
 }
 
 TEST_CASE("anycl cache usage errors") {

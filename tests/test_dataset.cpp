@@ -2,6 +2,8 @@
 // validation split, class-count inference, every pairing fault, and the real Fashion-MNIST if installed.
 #include <doctest/doctest.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -162,8 +164,8 @@ TEST_CASE("num_classes is inferred from the training labels - can be overridden 
   o.num_classes = 100;
   CHECK(load_folder(d, o).test.num_classes == 100);
   o.num_classes = 10;
-  CHECK_WORDS(load_error(d, o), "train-labels-idx1-ubyte", "not below num_classes 10",
-              "as set in the options", "set num_classes to at least 62");
+  CHECK_WORDS(load_error(d, o), "train-labels-idx1-ubyte", "not below the class count 10", "as stated",
+              "--classes N", "at least 62");
 
   // A test label the (inferred) class count cannot hold.
   write_file(tmp.file("t10k-labels-idx1-ubyte"), idx_bytes({5}, {1, 2, 70, 3, 4}));
@@ -248,4 +250,48 @@ TEST_CASE("the real Fashion-MNIST folder" *
   for (uint8_t l : s.test.labels) ++test_hist[l];
   CHECK(train_hist == std::vector<size_t>(10, 6000));
   CHECK(test_hist == std::vector<size_t>(10, 1000));
+}
+
+TEST_CASE(
+    "labels that leave a class without a training sample stop loading - the class count can be stated") {
+  TempDir tmp;
+  const std::string d = tmp.path();
+  TinySpec spec;
+  spec.train = 100;
+  TinySet set = write_mnist_folder(d, spec);
+  // One corrupt label (255) among 0-9 would otherwise make a 256-class model.
+  set.train_labels[17] = 255;
+  write_file(tmp.file("train-labels-idx1-ubyte"), idx_bytes({100}, set.train_labels));
+  const std::string m = load_error(d);
+  CHECK_WORDS(m, "train-labels-idx1-ubyte", "256 classes", "245 of them", "10–254", "255 ×1", "--classes N");
+  LoadOptions o;
+  o.num_classes = 256;  // stated: empty classes are then the user's choice
+  CHECK(load_folder(d, o).train.num_classes == 256);
+
+  // Through the command: the run stops with the same message; --classes states the count.
+  const std::string cli =
+      fmt::format("{} train --data {} --layers 8 --epochs 1 --batch 10 --quiet", anycl_cli(), d);
+  auto r = run_command(cli);
+  CHECK(r.exit_code == 1);
+  CHECK_WORDS(r.output, "no training sample", "255", "--classes N");
+  r = run_command(cli + " --classes 256");
+  CHECK_MESSAGE(r.exit_code == 0, r.output);
+  r = run_command(cli + " --classes 1");
+  CHECK_WORDS(r.output, "--classes");
+  CHECK(r.exit_code == 2);
+}
+
+TEST_CASE("gzip IDX headers are checked against each other before either body is inflated") {
+  TempDir tmp;
+  const std::string d = tmp.path();
+  TinySpec spec;
+  spec.gzip = true;
+  write_mnist_folder(d, spec);
+  // A stream claiming 5,000,000 images of 4x3 (60 MB) whose body is 60,000 random bytes: within
+  // deflate's ratio, so only the count check against the 12 labels catches it before inflating.
+  write_gzip(tmp.file("train-images-idx3-ubyte.gz"), idx_bytes({5000000, 4, 3}, random_bytes(60000, 3)));
+  CHECK_WORDS(load_error(d), "train-images-idx3-ubyte.gz", "5000000 images", "12 labels");
+  // A header claiming more than deflate can expand the file to is refused by itself.
+  write_gzip(tmp.file("train-images-idx3-ubyte.gz"), idx_bytes({5000000, 4, 3}, random_bytes(100, 3)));
+  CHECK_WORDS(load_error(d), "train-images-idx3-ubyte.gz", "more than a", "gzip file can hold");
 }

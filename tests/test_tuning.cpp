@@ -10,11 +10,14 @@
 #include <anycl/tuning.hpp>
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <unordered_map>
 
+#include "data_files.hpp"
 #include "helpers.hpp"
 #include "reference/gemm.hpp"
 
@@ -138,7 +141,8 @@ TEST_CASE("overridden CLBlast parameters keep GEMM exact - direct and indirect")
 
   anycl::GemmTuning incomplete;
   incomplete.kernels["Xgemm"] = {{"KWG", 16}};
-  CHECK_THROWS_WITH_AS(anycl::apply_tuning(rt, incomplete), doctest::Contains("Xgemm"), anycl::OpenCLError);
+  CHECK_THROWS_WITH_AS(anycl::apply_tuning(rt, incomplete), doctest::Contains("Xgemm lacks the parameter"),
+                       anycl::ValidationError);
 }
 
 TEST_CASE("tuning continues an interrupted run - finished stages are kept and each stage is reported") {
@@ -283,4 +287,62 @@ TEST_CASE("tuning_mismatch refuses parameters that compute wrong GEMMs and leave
   good.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", 1u << 20}};
   anycl::apply_tuning(rt, good);
   check_gemm_exact(65, 31, 7);
+}
+
+TEST_CASE("stored tuning parameters that break CLBlast's constraints are refused when applied") {
+  auto& rt = anycl::test::runtime();
+  const auto direct = current_parameters("XgemmDirect"), indirect = current_parameters("Xgemm");
+  // The report's case: a valid checksum, XgemmDirect with MDIMAD=3 and VWMD=8 (silently wrong GEMMs).
+  anycl::GemmTuning bad;
+  bad.kernels["XgemmDirect"] = direct;
+  bad.kernels["XgemmDirect"]["MDIMAD"] = 3;
+  bad.kernels["XgemmDirect"]["VWMD"] = 8;
+  CHECK_THROWS_WITH_AS(anycl::apply_tuning(rt, bad), doctest::Contains("XgemmDirect"),
+                       anycl::ValidationError);
+  const std::string m =
+      anycl::test::thrown_message<anycl::ValidationError>([&] { anycl::apply_tuning(rt, bad); });
+  CHECK_MESSAGE(m.find("MDIMAD") != std::string::npos, m);
+  CHECK(current_parameters("XgemmDirect") == direct);  // nothing was applied
+  anycl::GemmTuning odd;
+  odd.kernels["Xgemm"] = indirect;
+  odd.kernels["Xgemm"]["VWM"] = 3;
+  CHECK_THROWS_WITH_AS(anycl::apply_tuning(rt, odd), doctest::Contains("VWM=3"), anycl::ValidationError);
+  anycl::GemmTuning unknown;
+  unknown.kernels["Xgemv"] = {{"WGS", 64}};
+  CHECK_THROWS_WITH_AS(anycl::apply_tuning(rt, unknown), doctest::Contains("unknown kernel 'Xgemv'"),
+                       anycl::ValidationError);
+  CHECK(current_parameters("Xgemm") == indirect);
+
+  // Through the command: a run beside such a file stops, naming the file and `anycl tune --reset`.
+  anycl::test::TempDir dir;
+  const auto name = std::filesystem::path(anycl::tuning_file_path(rt.info())).filename().string();
+  anycl::save_tuning(dir.file(name), bad);
+  const std::string cli = fmt::format("ANYCL_CACHE_DIR={} {}", dir.path(), anycl::test::anycl_cli());
+  auto r = anycl::test::run_command(cli + " train --limit 100 --epochs 1 --layers 8 --quiet");
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(r.output.find(dir.file(name)) != std::string::npos, r.output);
+  CHECK_MESSAGE(r.output.find("anycl tune --reset") != std::string::npos, r.output);
+  CHECK_MESSAGE(r.output.find("MDIMAD") != std::string::npos, r.output);
+  anycl::save_tuning(dir.file(name), unknown);
+  r = anycl::test::run_command(cli + " train --limit 100 --epochs 1 --layers 8 --quiet");
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(r.output.find("unknown kernel 'Xgemv'") != std::string::npos, r.output);
+  r = anycl::test::run_command(cli + " tune --reset");
+  CHECK(r.exit_code == 0);
+  r = anycl::test::run_command(cli + " train --limit 100 --epochs 1 --layers 8 --quiet");
+  CHECK_MESSAGE(r.exit_code == 0, r.output);
+}
+
+TEST_CASE("a tuning file that is a FIFO is refused at once and the runtime starts") {
+  anycl::test::TempDir dir;
+  const auto name = std::filesystem::path(anycl::tuning_file_path(anycl::test::runtime().info())).filename();
+  const std::string fifo = dir.file(name.string());
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  std::string why;
+  CHECK_FALSE(anycl::load_tuning(fifo, &why));
+  CHECK_MESSAGE(why.find("FIFO") != std::string::npos, why);
+  const auto r = anycl::test::run_command(fmt::format("ANYCL_CACHE_DIR={} timeout 120 {} devices --verbose",
+                                                      dir.path(), anycl::test::anycl_cli()));
+  CHECK_MESSAGE(r.exit_code == 0, r.output);
+  CHECK_MESSAGE(r.output.find("FIFO") != std::string::npos, r.output);
 }

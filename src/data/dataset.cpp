@@ -43,7 +43,9 @@ std::string find_file(const std::string& dir, const std::string& stem, const std
        {stem + "-" + kind, stem + "-" + kind + ".gz", stem + "." + kind, stem + "." + kind + ".gz"}) {
     fs::path p = fs::path(dir) / name;
     std::error_code ec;
-    if (fs::exists(p, ec)) return p.string();  // a directory here is reported by read_idx
+    // Present as an entry (a dangling or looping link included): read_idx then says what is wrong
+    // with it, instead of reporting the file as missing.
+    if (fs::symlink_status(p, ec).type() != fs::file_type::not_found) return p.string();
   }
   missing(dir, fmt::format("no {}-{}[.gz] or {}.{}[.gz]", stem, kind, stem, kind));
 }
@@ -52,13 +54,19 @@ Dataset load_pair(const std::string& dir, const std::string& split, std::string&
                   std::string& labels_path) {
   images_path = find_file(dir, split + "-images", "idx3-ubyte");
   labels_path = find_file(dir, split + "-labels", "idx1-ubyte");
-  IdxArray images = read_idx(images_path, 3);
-  IdxArray labels = read_idx(labels_path, 1);
-  if (images.dims[0] != labels.dims[0])
+  // Both headers first: a count mismatch (or a header claiming more than its file can hold) is
+  // reported before either body is inflated.
+  const uint32_t image_count = read_idx_header(images_path, 3).dims[0];
+  const uint32_t label_count = read_idx_header(labels_path, 1).dims[0];
+  if (image_count != label_count)
     throw DataError(
         fmt::format("{} holds {} images but {} holds {} labels — the two files must come from the "
                     "same data set and split",
-                    images_path, images.dims[0], labels_path, labels.dims[0]));
+                    images_path, image_count, labels_path, label_count));
+  IdxArray images = read_idx(images_path, 3);
+  IdxArray labels = read_idx(labels_path, 1);
+  if (images.dims[0] != labels.dims[0])  // a file replaced while being read
+    throw DataError(fmt::format("{} or {} changed while being read — run again", images_path, labels_path));
   Dataset ds;
   ds.count = images.dims[0];
   ds.rows = images.dims[1];
@@ -72,11 +80,50 @@ void check_labels(const Dataset& ds, const std::string& path, size_t num_classes
   auto bad = std::find_if(ds.labels.begin(), ds.labels.end(), [&](uint8_t l) { return l >= num_classes; });
   if (bad == ds.labels.end()) return;
   throw DataError(
-      fmt::format("{}: label {} at index {} is not below num_classes {} ({}) — set num_classes to at "
-                  "least {}",
+      fmt::format("{}: label {} at index {} is not below the class count {} ({}) — state the class count "
+                  "with --classes N (LoadOptions::num_classes), at least {}",
                   path, *bad, bad - ds.labels.begin(), num_classes,
-                  inferred ? "inferred as the largest training label + 1" : "as set in the options",
+                  inferred ? "inferred as the largest training label + 1" : "as stated",
                   *std::max_element(ds.labels.begin(), ds.labels.end()) + 1));
+}
+
+std::string ranges_text(const std::vector<size_t>& values) {
+  std::string s;
+  for (size_t i = 0; i < values.size();) {
+    size_t j = i;
+    while (j + 1 < values.size() && values[j + 1] == values[j] + 1) ++j;
+    s += (s.empty() ? "" : ", ") +
+         (j == i ? std::to_string(values[i]) : fmt::format("{}–{}", values[i], values[j]));
+    i = j + 1;
+  }
+  return s;
+}
+
+// An inferred class count must leave no class without a training sample: a gap means a corrupt label
+// (one 255 among 0–9 would make a 256-class model) or a data set whose classes the user should state.
+void check_no_empty_class(const Dataset& ds, const std::string& path, size_t num_classes) {
+  std::vector<size_t> count(num_classes, 0);
+  for (uint8_t l : ds.labels) ++count[l];
+  std::vector<size_t> empty;
+  for (size_t c = 0; c < num_classes; ++c)
+    if (count[c] == 0) empty.push_back(c);
+  if (empty.empty()) return;
+  std::string present;
+  size_t shown = 0;
+  for (size_t c = 0; c < num_classes; ++c) {
+    if (count[c] == 0) continue;
+    if (shown++ == 12) {
+      present += ", …";
+      break;
+    }
+    present += fmt::format("{}{} ×{}", present.empty() ? "" : ", ", c, count[c]);
+  }
+  throw DataError(fmt::format(
+      "{}: the labels run from {} to {}, so {} classes are inferred, but {} of them have no training "
+      "sample (label values {}); present: {} — a label is corrupt (re-download the file), or state the "
+      "class count with --classes N (LoadOptions::num_classes)",
+      path, *std::min_element(ds.labels.begin(), ds.labels.end()), num_classes - 1, num_classes, empty.size(),
+      ranges_text(empty), present));
 }
 
 // Keeps the first n images; shrink_to_fit so a small limit does not pin a full-size buffer.
@@ -110,8 +157,10 @@ std::string default_data_dir() {
 DataSplits load_folder(const std::string& dir_in, const LoadOptions& opts) {
   // Options first: a typo in a flag should not wait for 50 MB of inflate.
   if (!(opts.validation_split >= 0.0 && opts.validation_split < 1.0))
-    throw ValidationError(fmt::format("validation_split must be in [0, 1), got {} — pass e.g. 0.1 for 10%",
-                                      opts.validation_split));
+    throw ValidationError(
+        fmt::format("the validation split (--validation-split, LoadOptions::validation_split) "
+                    "must be in [0, 1), got {} — pass e.g. 0.1 for 10%",
+                    opts.validation_split));
   DataSplits out;
   out.dir = dir_in.empty() ? default_data_dir() : dir_in;
   const std::string& dir = out.dir;
@@ -134,6 +183,7 @@ DataSplits load_folder(const std::string& dir_in, const LoadOptions& opts) {
   const bool inferred = opts.num_classes == 0;
   size_t classes = opts.num_classes;
   if (inferred) classes = size_t{*std::max_element(out.train.labels.begin(), out.train.labels.end())} + 1;
+  if (inferred) check_no_empty_class(out.train, train_labels, classes);
   check_labels(out.train, train_labels, classes, inferred);
   check_labels(out.test, test_labels, classes, inferred);
   out.train.num_classes = out.test.num_classes = classes;
@@ -146,8 +196,8 @@ DataSplits load_folder(const std::string& dir_in, const LoadOptions& opts) {
   const size_t split_at = static_cast<size_t>(static_cast<double>(tr.count) * (1.0 - opts.validation_split));
   if (split_at == 0)
     throw ValidationError(
-        fmt::format("validation_split {} of {} training images leaves none to train on — lower "
-                    "validation_split or raise limit",
+        fmt::format("a validation split of {} of {} training images leaves none to train on — lower "
+                    "--validation-split (LoadOptions::validation_split) or raise --limit",
                     opts.validation_split, tr.count));
   Dataset& va = out.validation;
   va.rows = tr.rows;

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "anycl/error.hpp"
+#include "anycl/util/bounded_read.hpp"
 
 namespace anycl::data {
 namespace {
@@ -26,6 +27,9 @@ constexpr uint64_t kMaxPayload = uint64_t{16} << 30;
 // First gzip read chunk; it doubles per step, so a lying header costs at most one such allocation.
 constexpr size_t kFirstChunk = size_t{1} << 20;
 constexpr const char* kRedownload = "re-download the file";
+// Deflate cannot expand a byte into more than 1032 (its longest match per shortest code), so a gzip
+// file claiming more than this many bytes per compressed byte lies; refused before inflating.
+constexpr uint64_t kMaxGzipRatio = 1032;
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) {
   throw DataError(fmt::format("{}: {}", path, what));
@@ -115,16 +119,15 @@ class ByteSource {
   std::unique_ptr<gzFile_s, GzClose> gz_;
 };
 
-// Existence and kind of `path`, and its size: the plain-file body check needs it.
+// Existence and kind of `path` (checked on the opened file, which never blocks, so a FIFO is refused
+// rather than waited on), and its size: the plain-file body check needs it.
 uint64_t regular_file_size(const std::string& path) {
-  std::error_code ec;
-  fs::file_status st = fs::status(path, ec);
-  if (st.type() == fs::file_type::not_found) fail(path, "file not found — check the path");
-  if (ec) fail(path, fmt::format("cannot access: {}", ec.message()));
-  if (st.type() == fs::file_type::directory) fail(path, "is a directory, expected an IDX file");
-  if (st.type() != fs::file_type::regular) fail(path, "is not a regular file, expected an IDX file");
-  uint64_t size = fs::file_size(path, ec);
-  if (ec) fail(path, fmt::format("cannot read size: {}", ec.message()));
+  uint64_t size = 0;
+  try {
+    size = check_input_file(path, "IDX file");
+  } catch (const DataError& e) {
+    throw DataError(fmt::format("{} — pass --data DIR with the MNIST-format files", e.what()));
+  }
   if (size == 0) fail(path, "empty file (0 bytes) — " + std::string(kRedownload));
   return size;
 }
@@ -175,9 +178,9 @@ uint64_t checked_payload(const std::string& path, const std::vector<uint32_t>& d
   return total;
 }
 
-IdxArray read_impl(const std::string& path, size_t expected_dims) {
-  const uint64_t file_size = regular_file_size(path);
-  ByteSource src(path, starts_with_gzip_magic(path));
+// Reads and checks the header from `src`: magic, dims, and the payload they claim against what the
+// file can hold (exactly, for a plain file; by deflate's largest ratio, for gzip).
+IdxHeader read_header(ByteSource& src, const std::string& path, uint64_t file_size, size_t expected_dims) {
   const char* what = src.gzip() ? "decompressed data" : "file";
 
   uint8_t h[4];
@@ -192,14 +195,14 @@ IdxArray read_impl(const std::string& path, size_t expected_dims) {
   if (got < raw.size())
     fail(path, fmt::format("truncated header: {} dimensions need {} size bytes, only {} follow — {}", ndims,
                            raw.size(), got, kRedownload));
-  IdxArray out;
-  out.dims.resize(ndims);
+  IdxHeader header;
+  header.gzip = src.gzip();
+  header.dims.resize(ndims);
   for (size_t i = 0; i < ndims; ++i)  // big-endian on disk
-    out.dims[i] = uint32_t{raw[4 * i]} << 24 | uint32_t{raw[4 * i + 1]} << 16 |
-                  uint32_t{raw[4 * i + 2]} << 8 | uint32_t{raw[4 * i + 3]};
-  const uint64_t payload = checked_payload(path, out.dims);
-  const std::string dims = dims_text(out.dims);
-
+    header.dims[i] = uint32_t{raw[4 * i]} << 24 | uint32_t{raw[4 * i + 1]} << 16 |
+                     uint32_t{raw[4 * i + 2]} << 8 | uint32_t{raw[4 * i + 3]};
+  const uint64_t payload = checked_payload(path, header.dims);
+  const std::string dims = dims_text(header.dims);
   if (!src.gzip()) {
     // The size is known: compare before allocating anything the header asks for.
     const uint64_t have = file_size - 4 - raw.size();
@@ -210,6 +213,23 @@ IdxArray read_impl(const std::string& path, size_t expected_dims) {
       fail(path, fmt::format("{} bytes of trailing data after the {} that dims {} describe — the file is "
                              "corrupt; {}",
                              have - payload, payload, dims, kRedownload));
+  } else if (payload / kMaxGzipRatio > file_size) {
+    fail(path, fmt::format("dims {} claim {} bytes of data, more than a {}-byte gzip file can hold (deflate "
+                           "expands at most {}:1) — the header is corrupt; {}",
+                           dims, payload, file_size, kMaxGzipRatio, kRedownload));
+  }
+  return header;
+}
+
+IdxArray read_impl(const std::string& path, size_t expected_dims) {
+  const uint64_t file_size = regular_file_size(path);
+  ByteSource src(path, starts_with_gzip_magic(path));
+  IdxArray out;
+  out.dims = read_header(src, path, file_size, expected_dims).dims;
+  const uint64_t payload = checked_payload(path, out.dims);
+  const std::string dims = dims_text(out.dims);
+
+  if (!src.gzip()) {
     out.data.resize(payload);
     if (src.read(out.data.data(), payload) < payload)  // the file shrank under us
       fail(path, fmt::format("truncated while reading: dims {} need {} data bytes — {}", dims, payload,
@@ -241,6 +261,12 @@ IdxArray read_impl(const std::string& path, size_t expected_dims) {
 }  // namespace
 
 IdxArray read_idx(const std::string& path) { return read_impl(path, 0); }
+
+IdxHeader read_idx_header(const std::string& path, size_t expected_dims) {
+  const uint64_t file_size = regular_file_size(path);
+  ByteSource src(path, starts_with_gzip_magic(path));
+  return read_header(src, path, file_size, expected_dims);
+}
 
 IdxArray read_idx(const std::string& path, size_t expected_dims) { return read_impl(path, expected_dims); }
 

@@ -1,14 +1,9 @@
-// Writing a file so that readers see the old version or the new one, never half of one:
-// temporary file in the same folder, fsync, rename, fsync of the folder.
+// Kept so that `detail::write_file_atomically` callers build unchanged: the one atomic writer lives
+// in the util layer (anycl/util/atomic_file.hpp).
 #pragma once
 
-#include <string>
-#include <vector>
+#include "anycl/util/atomic_file.hpp"
 
 namespace anycl::detail {
-
-/// Replaces `path` with `bytes` atomically; throws Error naming the path on failure and leaves
-/// no temporary file behind.
-void write_file_atomically(const std::string& path, const std::vector<unsigned char>& bytes);
-
+using anycl::write_file_atomically;
 }  // namespace anycl::detail

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "anycl/error.hpp"
+#include "anycl/util/bounded_read.hpp"
 #include "atomic_file.hpp"
 #include "hash.hpp"
 
@@ -357,13 +358,7 @@ void write_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
 }
 
 Checkpoint read_checkpoint(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw DataError(fmt::format("cannot open checkpoint '{}': {} — check the path given to --resume", path,
-                                std::strerror(errno)));
-  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),
-                                         std::istreambuf_iterator<char>());
-  return decode_checkpoint(path, bytes);
+  return decode_checkpoint(path, read_file_bounded(path, kMaxCheckpointBytes, "checkpoint"));
 }
 
 }  // namespace anycl

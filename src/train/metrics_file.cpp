@@ -3,10 +3,8 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-
 #include "anycl/error.hpp"
+#include "anycl/util/atomic_file.hpp"
 
 namespace anycl {
 namespace {
@@ -18,31 +16,29 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 MetricsFile::MetricsFile(const std::string& path) : path_(path), jsonl_(ends_with(path, ".jsonl")) {
   if (!jsonl_ && !ends_with(path, ".csv"))
     throw ValidationError(fmt::format("metrics file '{}' must end in .csv or .jsonl", path));
-  out_.open(path, std::ios::trunc);
-  if (!out_) throw Error(fmt::format("cannot create metrics file '{}': {}", path, std::strerror(errno)));
+  check_output_file(path);
 }
 
 void MetricsFile::write(const EpochStats& s) {
   const std::string e = s.has_eval ? s.eval_name : "test";
   if (jsonl_) {
-    out_ << fmt::format("{{\"epoch\": {}, \"train_loss\": {:.6f}, \"train_acc\": {:.6f}", s.epoch,
-                        s.train_loss, s.train_accuracy);
+    text_ += fmt::format("{{\"epoch\": {}, \"train_loss\": {:.6f}, \"train_acc\": {:.6f}", s.epoch,
+                         s.train_loss, s.train_accuracy);
     if (s.has_eval)
-      out_ << fmt::format(", \"{0}_loss\": {1:.6f}, \"{0}_acc\": {2:.6f}", e, s.eval.loss, s.eval.accuracy);
-    out_ << fmt::format(", \"seconds\": {:.3f}, \"samples_per_s\": {:.1f}}}\n", s.seconds,
-                        s.samples_per_second);
+      text_ += fmt::format(", \"{0}_loss\": {1:.6f}, \"{0}_acc\": {2:.6f}", e, s.eval.loss, s.eval.accuracy);
+    text_ +=
+        fmt::format(", \"seconds\": {:.3f}, \"samples_per_s\": {:.1f}}}\n", s.seconds, s.samples_per_second);
   } else {
     if (!header_written_)
-      out_ << (s.has_eval
-                   ? fmt::format("epoch,train_loss,train_acc,{0}_loss,{0}_acc,seconds,samples_per_s\n", e)
-                   : "epoch,train_loss,train_acc,seconds,samples_per_s\n");
-    out_ << fmt::format("{},{:.6f},{:.6f}", s.epoch, s.train_loss, s.train_accuracy);
-    if (s.has_eval) out_ << fmt::format(",{:.6f},{:.6f}", s.eval.loss, s.eval.accuracy);
-    out_ << fmt::format(",{:.3f},{:.1f}\n", s.seconds, s.samples_per_second);
+      text_ +=
+          (s.has_eval ? fmt::format("epoch,train_loss,train_acc,{0}_loss,{0}_acc,seconds,samples_per_s\n", e)
+                      : "epoch,train_loss,train_acc,seconds,samples_per_s\n");
+    text_ += fmt::format("{},{:.6f},{:.6f}", s.epoch, s.train_loss, s.train_accuracy);
+    if (s.has_eval) text_ += fmt::format(",{:.6f},{:.6f}", s.eval.loss, s.eval.accuracy);
+    text_ += fmt::format(",{:.3f},{:.1f}\n", s.seconds, s.samples_per_second);
   }
   header_written_ = true;
-  out_.flush();
-  if (!out_) throw Error(fmt::format("writing metrics file '{}' failed: {}", path_, std::strerror(errno)));
+  write_file_atomically(path_, text_);
 }
 
 }  // namespace anycl

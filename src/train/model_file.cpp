@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "anycl/error.hpp"
+#include "anycl/util/bounded_read.hpp"
 #include "atomic_file.hpp"
 #include "hash.hpp"
 
@@ -139,11 +140,7 @@ void save_model(const std::string& path, Sequential& model, size_t num_classes) 
 }
 
 SavedModel read_model(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw DataError(fmt::format("cannot open model file '{}': {}", path, std::strerror(errno)));
-  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),
-                                         std::istreambuf_iterator<char>());
-  return decode_model(path, bytes);
+  return decode_model(path, read_file_bounded(path, kMaxModelFileBytes, "model file"));
 }
 
 SavedModel decode_model(const std::string& path, const std::vector<unsigned char>& bytes) {

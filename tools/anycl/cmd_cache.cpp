@@ -1,7 +1,12 @@
 // `anycl cache info|clear|warm`: the compiled-kernel cache and CLBlast tuning files.
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
 #include "anycl/cache.hpp"
+#include "anycl/error.hpp"
 #include "args.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
@@ -27,9 +32,23 @@ std::string human(uint64_t bytes) {
 
 std::string require_enabled() {
   const std::string dir = cache_dir();
-  if (dir.empty())
+  const char* mode = std::getenv("ANYCL_CACHE");
+  if (dir.empty() && mode &&
+      (std::strcmp(mode, "off") == 0 || std::strcmp(mode, "0") == 0 || std::strcmp(mode, "false") == 0))
     throw UsageError(
         "the kernel cache is off (ANYCL_CACHE=off) — unset ANYCL_CACHE, or set ANYCL_CACHE_DIR to a folder");
+  if (dir.empty())
+    throw UsageError(
+        "there is no cache folder: ANYCL_CACHE_DIR, XDG_CACHE_HOME and HOME are all unset — set "
+        "ANYCL_CACHE_DIR "
+        "to a folder");
+  std::error_code ec;
+  const auto type = std::filesystem::status(dir, ec).type();
+  if (type != std::filesystem::file_type::not_found && type != std::filesystem::file_type::directory)
+    throw Error(
+        fmt::format("the cache folder '{}' exists but is not a folder — remove it, or set "
+                    "ANYCL_CACHE_DIR to a folder",
+                    dir));
   return dir;
 }
 
@@ -74,6 +93,11 @@ int run_cache(int argc, char** argv) {
     require_enabled();
     const DeviceInfo device = select_device_or_usage_error(args);
     const CompileStats s = warm_cache(std::to_string(device.index));
+    if (const CacheInfo after = cache_info(); !after.exists || !after.writable || after.kernels == 0)
+      throw Error(
+          fmt::format("compiled {} programs for {}, but nothing could be stored in '{}' — check that "
+                      "the folder is writable",
+                      s.programs, device.name, after.dir));
     fmt::print("{}: {} programs — {} compiled and cached, {} already cached ({:.1f} s) in {}\n", device.name,
                s.programs, s.cache_misses, s.cache_hits, s.seconds, s.cache_dir);
     return 0;

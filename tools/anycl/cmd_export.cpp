@@ -4,6 +4,7 @@
 
 #include "anycl/error.hpp"
 #include "anycl/train/model_file.hpp"
+#include "anycl/util/atomic_file.hpp"
 #include "args.hpp"
 #include "commands.hpp"
 #ifdef ANYCL_WITH_ONNX
@@ -31,6 +32,8 @@ int run_export(int argc, char** argv) {
   if (model_path.empty())
     throw UsageError("--model M.anycl is required (write one with `anycl train --save`)");
   if (onnx_path.empty()) throw UsageError("--onnx OUT.onnx is required: the format and file to write");
+  check_output_is_not_input(model_path, onnx_path);
+  check_output_file(onnx_path);  // before any work: a bad output path is reported first
 #ifdef ANYCL_WITH_ONNX
   const SavedModel model = read_model(model_path);
   export_onnx(model, onnx_path);

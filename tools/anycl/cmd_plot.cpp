@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "anycl/util/atomic_file.hpp"
 #include "args.hpp"
 #include "commands.hpp"
 #include "learning_curves.hpp"
@@ -31,6 +32,8 @@ int run_plot(int argc, char** argv) {
     throw UsageError("name one metrics file (.csv or .jsonl), e.g. `anycl plot run.csv -o curves.svg`");
   const std::string input = args.positional().front(), output = args.get("--output");
   if (output.empty()) throw UsageError("-o OUT.svg is required: where to write the plot");
+  check_output_is_not_input(input, output);
+  check_output_file(output);  // before reading, so a bad -o is reported first
   write_learning_curves_svg(output, read_learning_curves(input), args.get("--title", input));
   fmt::print("wrote {}\n", output);
   return 0;

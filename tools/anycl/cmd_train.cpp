@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "anycl/error.hpp"
+#include "anycl/util/atomic_file.hpp"
 #include "args.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
@@ -31,6 +32,8 @@ constexpr const char* kUsage =
     "  --seed N                seed for weights, dropout and shuffling (default 1)\n"
     "  --limit N               train on the first N training samples only\n"
     "  --validation-split F    hold out the last fraction F of the training set for validation\n"
+    "  --classes N             the class count (default: the largest training label + 1, and every\n"
+    "                          class must then have a training sample)\n"
     "  --save FILE             write the trained model (.anycl) when training ends\n"
     "  --metrics FILE          write per-epoch metrics (.csv or .jsonl)\n"
     "  --plot FILE             draw the learning curves (loss and accuracy per epoch) as an SVG\n"
@@ -93,6 +96,7 @@ int run_train(int argc, char** argv) {
                                              "--seed",
                                              "--limit",
                                              "--validation-split",
+                                             "--classes",
                                              "--save",
                                              "--metrics",
                                              "--checkpoint",
@@ -123,6 +127,7 @@ int run_train(int argc, char** argv) {
   r.optimizer.lr = float(args.get_double("--lr", 0.0, 1e-12, 10.0));
   r.load.limit = size_t(args.get_int("--limit", 0, 1, 1ll << 40));
   r.load.validation_split = args.get_double("--validation-split", 0.0, 0.0, 0.99);
+  r.load.num_classes = size_t(args.get_int("--classes", 0, 2, 256));
   r.train.max_steps = uint64_t(args.get_int("--max-steps", 0, 1, 1ll << 62));
   r.quiet = args.has("--quiet");
   r.save_path = args.get("--save");
@@ -133,6 +138,8 @@ int run_train(int argc, char** argv) {
   const std::string& m = r.metrics_path;
   if (!m.empty() && !(m.size() > 4 && (m.rfind(".csv") == m.size() - 4 || m.rfind(".jsonl") == m.size() - 6)))
     throw UsageError("--metrics must name a .csv or .jsonl file, got '" + m + "'");
+  for (const char* output : {"--save", "--metrics", "--plot"})  // before any work, not after training
+    if (!args.get(output).empty()) check_output_file(args.get(output));
   r.checkpoint_dir = args.get("--checkpoint");
   if (args.has("--checkpoint") && r.checkpoint_dir.empty()) throw UsageError("--checkpoint needs a folder");
   r.train.checkpoint_every = size_t(args.get_int("--checkpoint-every", 0, 1, 1ll << 40));

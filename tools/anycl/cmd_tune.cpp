@@ -63,6 +63,10 @@ int run_tune(int argc, char** argv) {
     return 0;
   }
   if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
+  if (args.has("--into") && !args.has("--stage"))
+    throw UsageError(
+        "--into goes with --stage (it names the file one stage writes); `anycl tune` alone tunes "
+        "every stage into the device's tuning file");
   TuneOptions options;
   options.fraction = args.get_double("--fraction", options.fraction, 1e-6, 1.0);
   options.indirect_fraction = args.get_double("--indirect-fraction", options.indirect_fraction, 1e-6, 1.0);

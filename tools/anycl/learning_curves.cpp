@@ -11,11 +11,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <sstream>
 
 #include "anycl/error.hpp"
+#include "anycl/util/atomic_file.hpp"
+#include "anycl/util/bounded_read.hpp"
 
 namespace anycl::cli {
 namespace {
@@ -218,12 +219,17 @@ std::string panel(const std::vector<Curve>& curves, const std::string& title, co
 }  // namespace
 
 LearningCurves read_learning_curves(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw DataError(
-        fmt::format("cannot open metrics file '{}': {} — write one with `anycl train --metrics "
-                    "run.csv`",
-                    path, std::strerror(errno)));
+  std::string text;
+  try {
+    text = read_text_file_bounded(path, kMaxTextFileBytes, "metrics file");
+  } catch (const DataError& e) {
+    throw DataError(fmt::format("{} — write one with `anycl train --metrics run.csv`", e.what()));
+  }
+  return parse_learning_curves(text, path);
+}
+
+LearningCurves parse_learning_curves(const std::string& text, const std::string& path) {
+  std::istringstream in(text);
   LearningCurves c;
   const bool jsonl = ends_with(path, ".jsonl");
   std::string line;
@@ -305,21 +311,7 @@ std::string render_learning_curves_svg(const LearningCurves& curves, const std::
 
 void write_learning_curves_svg(const std::string& path, const LearningCurves& curves,
                                const std::string& title) {
-  const std::string svg = render_learning_curves_svg(curves, title), tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << svg;
-    out.flush();
-    if (!out)
-      throw Error(fmt::format("cannot write '{}': {} — check that the folder exists and is writable", path,
-                              std::strerror(errno)));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    std::remove(tmp.c_str());
-    throw Error(fmt::format("cannot write '{}': {} — check that the folder exists and is writable", path,
-                            std::strerror(err)));
-  }
+  write_file_atomically(path, render_learning_curves_svg(curves, title));
 }
 
 }  // namespace anycl::cli

@@ -23,6 +23,8 @@ struct LearningCurves {
 /// Reads a metrics file written by `anycl train --metrics` (.csv or .jsonl): every column named
 /// NAME_loss or NAME_acc becomes the curve NAME. DataError naming the file and line otherwise.
 LearningCurves read_learning_curves(const std::string& path);
+/// As read_learning_curves, from the file's text (`path` names it in messages and picks the format).
+LearningCurves parse_learning_curves(const std::string& text, const std::string& path);
 /// The curves of a training history (what Trainer::fit returns).
 LearningCurves learning_curves(const std::vector<EpochStats>& history);
 /// A standalone SVG document: loss (left) and accuracy (right) against epochs, with axes, ticks,

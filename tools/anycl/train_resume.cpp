@@ -77,6 +77,8 @@ void adopt_checkpoint(TrainRequest& r, const Checkpoint& c, const ResumeSource& 
   must_match(r, "--seed", r.train.seed, c.seed, std::to_string(r.train.seed), std::to_string(c.seed));
   must_match(r, "--batch", r.train.batch, c.batch, std::to_string(r.train.batch), std::to_string(c.batch));
   must_match(r, "--limit", r.load.limit, run.limit, std::to_string(r.load.limit), std::to_string(run.limit));
+  must_match(r, "--classes", r.load.num_classes, run.num_classes, std::to_string(r.load.num_classes),
+             std::to_string(run.num_classes));
   must_match(r, "--validation-split", r.load.validation_split, run.validation_split,
              fmt::format("{:g}", r.load.validation_split), fmt::format("{:g}", run.validation_split));
   if (!run.data_dir.empty()) r.data_dir = run.data_dir;

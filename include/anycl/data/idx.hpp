@@ -15,6 +15,17 @@ struct IdxArray {
   std::vector<uint8_t> data;
 };
 
+/// An IDX file's header: `dims` as stored, and whether the file is gzip-compressed.
+struct IdxHeader {
+  std::vector<uint32_t> dims;
+  bool gzip = false;
+};
+
+/// Reads and checks only the header of an IDX file (magic, type, `expected_dims` when not 0, and the
+/// size the dims claim against the file's size: exact for a plain file, within deflate's largest
+/// expansion for gzip) — cheap checks that come before any body is inflated. DataError otherwise.
+IdxHeader read_idx_header(const std::string& path, size_t expected_dims = 0);
+
 /// Reads an unsigned-byte (type 0x08) IDX file; gzip is detected by its 1f 8b magic, not the name.
 /// Throws DataError naming the path and the fault (magic, dims, truncation, trailing bytes, zlib).
 IdxArray read_idx(const std::string& path);

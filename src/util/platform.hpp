@@ -1,0 +1,62 @@
+// The one place anycl calls the operating system for files and processes: opening without
+// blocking or following links, fsync, rename, process ids. POSIX here; a Windows port replaces
+// platform.cpp behind this interface. Errors come back as std::error_code for callers to word.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <system_error>
+
+namespace anycl::detail::platform {
+
+/// An open file; closed when it dies. Move-only.
+class File {
+ public:
+  File() = default;
+  explicit File(intptr_t handle) : handle_(handle) {}
+  File(File&& other) noexcept : handle_(other.handle_) { other.handle_ = -1; }
+  File& operator=(File&& other) noexcept;
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+  ~File();
+  bool is_open() const { return handle_ >= 0; }
+  intptr_t handle() const { return handle_; }
+  /// Closes now; the error a deferred write reports at close comes back here.
+  std::error_code close();
+
+ private:
+  intptr_t handle_ = -1;
+};
+
+/// What an open file is: its type and size in bytes (of the file itself, not of what its path
+/// names by now).
+struct FileInfo {
+  std::filesystem::file_type type = std::filesystem::file_type::unknown;
+  uint64_t size = 0;
+};
+
+/// Opens an existing file for reading; never blocks, even on a FIFO with no writer.
+File open_for_reading(const std::filesystem::path& path, std::error_code& ec);
+/// Type and size of an open file.
+FileInfo info(const File& file, std::error_code& ec);
+/// Reads up to `size` bytes; fewer only at the end of the file (retries interrupted reads).
+size_t read(const File& file, void* data, size_t size, std::error_code& ec);
+/// Creates `path` for writing, exclusively (an existing name, a link included, is an error: EEXIST)
+/// and without following a link; mode rw-r--r-- before the umask.
+File create_exclusive(const std::filesystem::path& path, std::error_code& ec);
+/// Writes all `size` bytes (retries short and interrupted writes).
+void write(const File& file, const void* data, size_t size, std::error_code& ec);
+/// Makes the file's contents durable (fsync).
+void sync(const File& file, std::error_code& ec);
+/// Makes the folder's entries (a rename into it) durable; best effort, nothing is lost when it fails.
+void sync_folder(const std::filesystem::path& folder);
+/// Renames `from` to `to`, replacing `to` atomically when it exists (readers see one or the other).
+void rename_replacing(const std::filesystem::path& from, const std::filesystem::path& to,
+                      std::error_code& ec);
+/// This process's id.
+int64_t process_id();
+/// False only when no process `pid` exists (a process we may not signal counts as existing).
+bool process_exists(int64_t pid);
+
+}  // namespace anycl::detail::platform
