@@ -74,9 +74,8 @@ TEST_CASE("a failed plot costs neither the saved model nor leaves kernels runnin
   for (int attempt = 0; attempt < 4; ++attempt) {
     CAPTURE(attempt);
     fs::remove(dir.file("m.anycl"));
-    const auto r =
-        run_command(fmt::format("{} train {} --max-steps 3 --save {} --plot {} --quiet", anycl_cli(), kTiny,
-                                dir.file("m.anycl"), dir.file("curves.svg")));
+    const auto r = run_command(fmt::format("{} train {} --max-steps 3 --save {} --plot {} --quiet",
+                                           anycl_cli(), kTiny, dir.file("m.anycl"), dir.file("curves.svg")));
     CHECK_MESSAGE(r.exit_code == 1, r.output);  // an error, not a crash (139) or success
     CHECK_MESSAGE(r.output.find("curves.svg") != std::string::npos, r.output);
     REQUIRE(fs::exists(dir.file("m.anycl")));

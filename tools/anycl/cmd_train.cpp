@@ -83,29 +83,12 @@ auto as_usage_error(const char* flag, F&& parse) {
 }  // namespace
 
 int run_train(int argc, char** argv) {
-  const std::set<std::string> value_flags = {"--data",
-                                             "--device",
-                                             "--epochs",
-                                             "--batch",
-                                             "--layers",
-                                             "--activation",
-                                             "--init",
-                                             "--dropout",
-                                             "--optimizer",
-                                             "--lr",
-                                             "--seed",
-                                             "--limit",
-                                             "--validation-split",
-                                             "--classes",
-                                             "--save",
-                                             "--metrics",
-                                             "--checkpoint",
-                                             "--checkpoint-every",
-                                             "--resume",
-                                             "--plot",
-                                             "--devices",
-                                             "--split",
-                                             "--max-steps"};
+  const std::set<std::string> value_flags = {
+      "--data",       "--device",     "--epochs",           "--batch",     "--layers",
+      "--activation", "--init",       "--dropout",          "--optimizer", "--lr",
+      "--seed",       "--limit",      "--validation-split", "--classes",   "--save",
+      "--metrics",    "--checkpoint", "--checkpoint-every", "--resume",    "--plot",
+      "--devices",    "--split",      "--max-steps"};
   const std::set<std::string> switches = {"--quiet", "--help", "--distributed"};
   const Args args(argc, argv, 2, value_flags, switches);
   if (args.has("--help")) return fmt::print("{}", kUsage), 0;
