@@ -5,6 +5,9 @@
 #include <anycl/nn/model_from_flags.hpp>
 #include <anycl/nn/registry.hpp>
 #include <anycl/nn/sequential.hpp>
+#include <anycl/tuning.hpp>
+
+#include <tuple>
 
 #include "reference/layers.hpp"
 
@@ -77,4 +80,24 @@ TEST_CASE("model_from_flags keeps the meaning of --layers and builds the referen
   flags.loss = "hinge";
   CHECK_THROWS_WITH_AS(anycl::model_from_flags(flags, 12, 3), doctest::Contains("--loss"),
                        anycl::ValidationError);
+}
+
+TEST_CASE("anycl tune's shapes come from the model - the reference model gives its eight GEMMs") {
+  const auto shapes = anycl::reference_model_gemm_shapes(128);
+  const std::vector<std::tuple<std::string, bool, bool, size_t, size_t, size_t>> expected{
+      {"fwd 1", false, false, 128, 512, 784}, {"fwd 2", false, false, 128, 512, 512},
+      {"fwd 3", false, false, 128, 10, 512},  {"dW 3", true, false, 512, 10, 128},
+      {"dX 3", false, true, 128, 512, 10},    {"dW 2", true, false, 512, 512, 128},
+      {"dX 2", false, true, 128, 512, 512},   {"dW 1", true, false, 784, 512, 128}};
+  REQUIRE(shapes.size() == expected.size());
+  for (size_t i = 0; i < shapes.size(); ++i)
+    CHECK(std::tie(shapes[i].label, shapes[i].trans_a, shapes[i].trans_b, shapes[i].m, shapes[i].n,
+                   shapes[i].k) == expected[i]);
+  anycl::ModelFlags flags;
+  flags.layers = "64";
+  const auto small = anycl::model_gemm_shapes(anycl::Sequential(anycl::model_from_flags(flags, 20, 3)), 32);
+  REQUIRE(small.size() == 5);  // fwd 1, fwd 2, dW 2, dX 2, dW 1
+  CHECK(small[0].n == 64);
+  CHECK(small[0].k == 20);
+  CHECK(small.back().label == "dW 1");
 }

@@ -9,6 +9,7 @@
 
 #include "anycl/blas.hpp"
 #include "anycl/error.hpp"
+#include "anycl/tuning.hpp"
 
 namespace anycl {
 
@@ -94,6 +95,14 @@ size_t Dense::parameter_count(const Shape& input) const {
 
 size_t Dense::activation_floats(const Shape& input) const {
   return checked_add(flat_input(input, units_), units_, "a Dense layer's activations");  // y and dx
+}
+
+std::vector<GemmShape> Dense::gemm_shapes(const Shape& input, size_t batch, bool need_dx) const {
+  const size_t in = flat_input(input, units_);
+  // y = x·W (NN); dW = xᵀ·dz (TN); dx = dz·Wᵀ (NT)
+  std::vector<GemmShape> g{{"fwd", false, false, batch, units_, in}, {"dW", true, false, in, units_, batch}};
+  if (need_dx) g.push_back({"dX", false, true, batch, in, units_});
+  return g;
 }
 
 void Dense::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor params, Tensor grads,

@@ -9,6 +9,7 @@
 #include "anycl/error.hpp"
 #include "anycl/nn/dense.hpp"
 #include "anycl/nn/dropout.hpp"
+#include "anycl/tuning.hpp"
 
 namespace anycl {
 
@@ -34,5 +35,7 @@ std::unique_ptr<Layer> make_layer(const LayerSpec& spec) { return layer_type(spe
 LayerSpec Layer::spec() const { return {type().name, args()}; }
 
 std::string Layer::kind() const { return type().summary_name; }
+
+std::vector<GemmShape> Layer::gemm_shapes(const Shape&, size_t, bool) const { return {}; }
 
 }  // namespace anycl

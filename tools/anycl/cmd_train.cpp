@@ -8,6 +8,7 @@
 #include "anycl/blas.hpp"
 #include "anycl/data/dataset.hpp"
 #include "anycl/error.hpp"
+#include "anycl/nn/model_from_flags.hpp"
 #include "anycl/train/checkpoint.hpp"
 #include "anycl/train/metrics_file.hpp"
 #include "anycl/train/model_file.hpp"
@@ -61,21 +62,6 @@ constexpr const char* kUsage =
     "                          equal); auto measures the devices' speeds and prints the shares (the result\n"
     "                          then depends on timing: repeat a run exactly with the printed --split)\n";
 
-std::vector<size_t> parse_layers(const std::string& text) {
-  std::vector<size_t> sizes;
-  if (text == "none" || text.empty()) return sizes;
-  std::istringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    char* end = nullptr;
-    const long long v = std::strtoll(part.c_str(), &end, 10);
-    if (part.empty() || *end != '\0' || v < 1 || v > 65536)
-      throw UsageError(fmt::format("--layers must be comma-separated sizes in [1, 65536], got '{}'", text));
-    sizes.push_back(size_t(v));
-  }
-  return sizes;
-}
-
 template <typename F>
 auto as_usage_error(const char* flag, F&& parse) {
   try {
@@ -124,12 +110,19 @@ int run_train(int argc, char** argv) {
   train.epochs = size_t(args.get_int("--epochs", 20, 1, 1000000));
   train.batch = size_t(args.get_int("--batch", 128, 1, 1ll << 31));
   train.seed = uint64_t(args.get_int("--seed", 1, 0, (1ll << 62)));
-  const auto hidden = parse_layers(args.get("--layers", "512,512"));
-  const Activation activation =
+  ModelFlags model_flags;
+  model_flags.activation =
       as_usage_error("--activation", [&] { return parse_activation(args.get("--activation", "relu")); });
-  const Init init =
+  model_flags.init =
       as_usage_error("--init", [&] { return parse_init(args.get("--init", "glorot_uniform")); });
-  const float dropout = float(args.get_double("--dropout", 0.2, 0.0, 0.999999));
+  model_flags.dropout = float(args.get_double("--dropout", 0.2, 0.0, 0.999999));
+  model_flags.layers = args.get("--layers", "512,512");
+  // Checked now, before anything slow (the data's sizes complete the model later).
+  try {
+    model_from_flags(model_flags, 1, 1);
+  } catch (const ValidationError& e) {
+    throw UsageError(e.what());  // names the flag
+  }
   OptimizerConfig opt;
   opt.name = args.get("--optimizer", "rmsprop");
   opt.lr = float(args.get_double("--lr", 0.0, 1e-12, 10.0));
@@ -158,10 +151,7 @@ int run_train(int argc, char** argv) {
     request.load = load;
     request.train = train;
     request.optimizer = opt;
-    request.hidden = hidden;
-    request.activation = activation;
-    request.init = init;
-    request.dropout = dropout;
+    request.model = model_flags;
     request.quiet = quiet;
     request.save_path = save_path;
     request.metrics_path = metrics_path;
@@ -183,12 +173,7 @@ int run_train(int argc, char** argv) {
   rt_options.device_spec = std::to_string(device.index);
   Runtime rt(rt_options);
   const double runtime_ready_at = seconds_since_process_start();
-  Sequential model(splits.train.features());
-  for (size_t units : hidden) {
-    model.dense(units, activation, init);
-    if (dropout > 0.f) model.dropout(dropout);
-  }
-  model.dense(splits.train.num_classes, Activation::linear, init);
+  Sequential model(model_from_flags(model_flags, splits.train.features(), splits.train.num_classes));
   std::unique_ptr<Optimizer> optimizer;
   try {
     optimizer = make_optimizer(rt, model.parameter_count(), opt);

@@ -67,12 +67,7 @@ int train_data_parallel(const ParallelTrainRequest& r) {
     pointers.push_back(runtimes.back().get());
   }
   const data::DataSplits splits = data::load_folder(r.data_dir, r.load);
-  Sequential layout(splits.train.features());
-  for (size_t units : r.hidden) {
-    layout.dense(units, r.activation, r.init);
-    if (r.dropout > 0.f) layout.dropout(r.dropout);
-  }
-  layout.dense(splits.train.num_classes, Activation::linear, r.init);
+  const Sequential layout(model_from_flags(r.model, splits.train.features(), splits.train.num_classes));
 
   std::string split_note;
   const std::vector<double> shares =

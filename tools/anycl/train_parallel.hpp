@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "anycl/data/dataset.hpp"
+#include "anycl/nn/model_from_flags.hpp"
 #include "anycl/nn/sequential.hpp"
 #include "anycl/optim/optimizer.hpp"
 #include "anycl/train/trainer.hpp"
@@ -22,10 +23,7 @@ struct ParallelTrainRequest {
   data::LoadOptions load;
   TrainOptions train;
   OptimizerConfig optimizer;
-  std::vector<size_t> hidden;
-  Activation activation = Activation::relu;
-  Init init = Init::glorot_uniform;
-  float dropout = 0.2f;
+  ModelFlags model;  // --layers, --activation, --init, --dropout
   bool quiet = false;
   std::string save_path, metrics_path, plot_path;
   SplitFlag split;                     // --split: equal (default), auto or weights

@@ -33,6 +33,7 @@ struct LayerSpec {
 };
 
 struct LayerType;
+struct GemmShape;  // tuning.hpp
 
 class Layer {
  public:
@@ -56,6 +57,9 @@ class Layer {
   virtual size_t activation_floats(const Shape& input) const = 0;
   /// Whether the layer can be a model's last layer (its outputs are the model's outputs).
   virtual bool can_be_output() const { return false; }
+  /// The GEMMs one training step of this layer runs on `batch` rows, labelled "fwd", "dW" or "dX"
+  /// (no dX when !need_dx), so `anycl tune` tunes the model it is given. None by default.
+  virtual std::vector<GemmShape> gemm_shapes(const Shape& input, size_t batch, bool need_dx) const;
   /// Flat conveniences: output width and parameter count for `input_features` inputs.
   size_t output_features(size_t input_features) const { return shape_size(output_shape({input_features})); }
   size_t parameter_count(size_t input_features) const { return parameter_count(Shape{input_features}); }
