@@ -66,7 +66,10 @@ std::string onnx_model_bytes(const SavedModel& model, const OnnxExportOptions& o
   m.set_ir_version(8);  // IR 8 (ONNX 1.10+), which every opset-13 reader accepts
   m.set_producer_name("anycl");
   m.set_producer_version(ANYCL_VERSION);
-  m.set_doc_string("MLP trained with anycl; input: pixels / 255, output: class probabilities");
+  m.set_doc_string(model.spec.loss == "softmax_cross_entropy"
+                       ? "MLP trained with anycl; input: pixels / 255, output: class probabilities"
+                       : "MLP trained with anycl (loss " + model.spec.loss +
+                             "); output: the model's raw outputs");
   onnx::OperatorSetIdProto* opset = m.add_opset_import();
   opset->set_domain("");
   opset->set_version(kOnnxOpset);
