@@ -5,6 +5,8 @@
 #include <anycl/error.hpp>
 #include <anycl/losses/loss.hpp>
 #include <anycl/losses/mse.hpp>
+#include <anycl/nn/sequential.hpp>
+#include <anycl/optim/optimizer.hpp>
 
 #include <cmath>
 
@@ -132,4 +134,47 @@ TEST_CASE("losses describe their targets and metric and refuse misuse") {
   CHECK_THROWS_AS(mse->run(y, {&enough, 1}, nullptr, 1.f, metrics, 0), anycl::ValidationError);
   CHECK_THROWS_AS(mse->run(y, {&enough, 0}, &wrong, 1.f, metrics, 0), anycl::ValidationError);
   CHECK_THROWS_AS(mse->run(y, {&enough, 0}, nullptr, 1.f, metrics, kSlots), anycl::ValidationError);
+}
+
+TEST_CASE("a regression model with the mse loss learns a smooth function of float features") {
+  // y = (sin(2x0) + x1², x0·x1) on [-1, 1]²: Dense(32, tanh) → Dense(2), Adam, full-batch steps
+  // written against the public API alone (forward, loss run, backward, optimizer step).
+  auto& rt = anycl::test::runtime();
+  const size_t rows = 256;
+  const auto x = anycl::test::random_floats(rows * 2, -1.f, 1.f, 81);
+  std::vector<float> t(rows * 2);
+  for (size_t r = 0; r < rows; ++r) {
+    const float a = x[2 * r], b = x[2 * r + 1];
+    t[2 * r] = std::sin(2.f * a) + b * b;
+    t[2 * r + 1] = a * b;
+  }
+  anycl::Sequential model(2);
+  model.dense(32, anycl::Activation::tanh).dense(2).set_loss("mse");
+  model.build(rt, rows);
+  model.initialize(3);
+  auto loss = anycl::make_loss(rt, model.loss());
+  REQUIRE(loss->target_width(model.output_features()) == 2);
+  auto optimizer = anycl::make_optimizer(rt, model.parameter_count(), {"adam", 0.02f});
+  const auto xt = anycl::Tensor::from_host(rt, {rows, 2}, x);
+  const auto targets = float_buffer(rt, t);
+  anycl::Tensor grad(rt, {rows, 2});
+  auto metrics = float_buffer(rt, std::vector<float>(2 * kSlots, 0.f));
+  anycl::StepContext ctx;
+  ctx.training = true;
+  std::vector<float> first, last;
+  for (uint32_t step = 0; step < 300; ++step) {
+    ctx.step = step;
+    const anycl::Tensor out = model.forward(xt, ctx);
+    loss->run(out, {&targets, 0}, &grad, 1.f / float(rows), metrics, 0);
+    model.backward(grad, ctx);
+    optimizer->step(model.parameters(), model.gradients());
+    if (step == 0) first = read_metrics(rt, metrics);
+  }
+  last = read_metrics(rt, metrics);
+  const double mse_first = first[0] / rows, mse_last = last[0] / rows;
+  CAPTURE(mse_first);
+  CAPTURE(mse_last);
+  CHECK(mse_last < 0.01);
+  CHECK(mse_last < mse_first / 20);
+  CHECK(last[1] / rows < 0.1);  // mean absolute error
 }
