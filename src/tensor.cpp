@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <numeric>
 
 #include "anycl/error.hpp"
@@ -15,8 +16,14 @@ size_t product(const std::vector<size_t>& shape, size_t from) {
 }
 }  // namespace
 
-Tensor::Tensor(Runtime& rt, std::vector<size_t> shape) : rt_(&rt), shape_(std::move(shape)) {
-  const size_t bytes = size() * sizeof(float);
+Tensor::Tensor(Runtime& rt, std::vector<size_t> shape, DType dtype)
+    : rt_(&rt), shape_(std::move(shape)), dtype_(dtype) {
+  for (size_t i = 0, n = 1; i < shape_.size(); ++i) {
+    if (shape_[i] != 0 && n > SIZE_MAX / element_size() / shape_[i])
+      throw ValidationError(fmt::format("tensor {} is too large to address", shape_string()));
+    n *= shape_[i];
+  }
+  const size_t bytes = size() * element_size();
   if (bytes > rt.info().max_alloc_bytes)
     throw ValidationError(fmt::format(
         "tensor {} needs {} MiB but '{}' allows at most {} MiB in one buffer — use a smaller batch or layer",
@@ -41,27 +48,60 @@ size_t Tensor::cols() const noexcept { return shape_.empty() ? 0 : product(shape
 
 std::string Tensor::shape_string() const { return fmt::format("({})", fmt::join(shape_, ", ")); }
 
-void Tensor::upload(const float* data, size_t n, bool blocking) {
-  if (n != size()) throw ValidationError(fmt::format("upload: {} values for tensor {}", n, shape_string()));
+void Tensor::transfer(bool write, void* data, size_t n, DType type, bool blocking) const {
+  const char* call = write ? "upload" : "download";
+  if (type != dtype_)
+    throw ValidationError(fmt::format("{}: {} values for a {} tensor {}", call, to_string(type),
+                                      to_string(dtype_), shape_string()));
+  if (n != size()) throw ValidationError(fmt::format("{}: {} values for tensor {}", call, n, shape_string()));
   if (n == 0) return;
   if (blocking) ++rt_->counters().host_waits;
-  detail::check_cl(
-      clEnqueueWriteBuffer(rt_->queue().get(), mem(), blocking ? CL_TRUE : CL_FALSE, offset_ * sizeof(float),
-                           n * sizeof(float), data, 0, nullptr, nullptr),
-      "clEnqueueWriteBuffer", "tensor " + shape_string());
+  const size_t es = element_size();
+  const cl_bool block = blocking ? CL_TRUE : CL_FALSE;
+  if (write)
+    detail::check_cl(clEnqueueWriteBuffer(rt_->queue().get(), mem(), block, offset_ * es, n * es, data, 0,
+                                          nullptr, nullptr),
+                     "clEnqueueWriteBuffer", "tensor " + shape_string());
+  else
+    detail::check_cl(clEnqueueReadBuffer(rt_->queue().get(), mem(), block, offset_ * es, n * es, data, 0,
+                                         nullptr, nullptr),
+                     "clEnqueueReadBuffer", "tensor " + shape_string());
+}
+
+void Tensor::upload(const float* data, size_t n, bool blocking) {
+  transfer(true, const_cast<float*>(data), n, DType::f32, blocking);
+}
+
+void Tensor::upload(const std::vector<int32_t>& values) {
+  transfer(true, const_cast<int32_t*>(values.data()), values.size(), DType::i32, true);
+}
+
+void Tensor::upload(const std::vector<uint8_t>& values) {
+  transfer(true, const_cast<uint8_t*>(values.data()), values.size(), DType::u8, true);
 }
 
 std::vector<float> Tensor::download() const {
   std::vector<float> out(size());
-  if (out.empty()) return out;
-  ++rt_->counters().host_waits;
-  detail::check_cl(clEnqueueReadBuffer(rt_->queue().get(), mem(), CL_TRUE, offset_ * sizeof(float),
-                                       out.size() * sizeof(float), out.data(), 0, nullptr, nullptr),
-                   "clEnqueueReadBuffer", "tensor " + shape_string());
+  transfer(false, out.data(), out.size(), DType::f32, true);
+  return out;
+}
+
+std::vector<int32_t> Tensor::download_i32() const {
+  std::vector<int32_t> out(size());
+  transfer(false, out.data(), out.size(), DType::i32, true);
+  return out;
+}
+
+std::vector<uint8_t> Tensor::download_u8() const {
+  std::vector<uint8_t> out(size());
+  transfer(false, out.data(), out.size(), DType::u8, true);
   return out;
 }
 
 void Tensor::fill(float value) {
+  if (dtype_ != DType::f32)
+    throw ValidationError(
+        fmt::format("fill: a float value for a {} tensor {}", to_string(dtype_), shape_string()));
   if (size() == 0) return;
   detail::check_cl(clEnqueueFillBuffer(rt_->queue().get(), mem(), &value, sizeof(value),
                                        offset_ * sizeof(float), size() * sizeof(float), 0, nullptr, nullptr),

@@ -3,6 +3,9 @@
 // parameters with OverrideParameters.
 #include "anycl/tuning.hpp"
 
+#include "anycl/nn/model_from_flags.hpp"
+#include "anycl/nn/sequential.hpp"
+
 #include <clblast.h>
 #include <fmt/format.h>
 
@@ -90,12 +93,28 @@ size_t cube_root_up(size_t mnk) {
 
 }  // namespace
 
+std::vector<GemmShape> model_gemm_shapes(const Sequential& model, size_t batch) {
+  std::vector<GemmShape> forward, backward;
+  Shape in{model.input_features()};
+  std::vector<std::vector<GemmShape>> per_layer;
+  for (size_t i = 0; i < model.layers().size(); ++i) {
+    const Layer& layer = *model.layers()[i];
+    auto g = layer.gemm_shapes(in, batch, /*need_dx=*/i > 0);
+    if (!g.empty()) per_layer.push_back(std::move(g));
+    in = layer.output_shape(in);
+  }
+  for (size_t i = 0; i < per_layer.size(); ++i)
+    for (GemmShape g : per_layer[i])
+      if (g.label == "fwd") forward.push_back((g.label += " " + std::to_string(i + 1), g));
+  for (size_t i = per_layer.size(); i-- > 0;)
+    for (GemmShape g : per_layer[i])
+      if (g.label != "fwd") backward.push_back((g.label += " " + std::to_string(i + 1), g));
+  forward.insert(forward.end(), backward.begin(), backward.end());
+  return forward;
+}
+
 std::vector<GemmShape> reference_model_gemm_shapes(size_t batch) {
-  // Dense layers 784→512→512→10; dW = xᵀ·dz (TN), dX = dz·Wᵀ (NT); the first layer needs no dX.
-  return {{"fwd 1", false, false, batch, 512, 784}, {"fwd 2", false, false, batch, 512, 512},
-          {"fwd 3", false, false, batch, 10, 512},  {"dW 3", true, false, 512, 10, batch},
-          {"dX 3", false, true, batch, 512, 10},    {"dW 2", true, false, 512, 512, batch},
-          {"dX 2", false, true, batch, 512, 512},   {"dW 1", true, false, 784, 512, batch}};
+  return model_gemm_shapes(Sequential(reference_mlp()), batch);
 }
 
 std::string tuning_file_path(const DeviceInfo& device) {

@@ -4,6 +4,8 @@
 #include <anycl/error.hpp>
 #include <anycl/train/model_file.hpp>
 
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -49,9 +51,10 @@ TEST_CASE("save then load reproduces the architecture - weights and predictions 
   CHECK(saved.num_classes == 3);
   CHECK(saved.spec.input_features == 12);
   REQUIRE(saved.spec.layers.size() == 4);
-  CHECK(saved.spec.layers[0].activation == anycl::Activation::tanh);
-  CHECK(saved.spec.layers[1].rate == doctest::Approx(0.3f));
-  CHECK(saved.spec.layers[2].init == anycl::Init::he_uniform);
+  CHECK(saved.spec.layers[0].text() == "dense 9 tanh glorot_uniform");
+  CHECK(saved.spec.layers[1].text() == "dropout 0.3");
+  CHECK(saved.spec.layers[2].text() == "dense 4 relu he_uniform");
+  CHECK(saved.spec.loss == "softmax_cross_entropy");
   CHECK(saved.parameters == model->parameters().download());
 
   auto loaded = anycl::instantiate(saved, rt, 16);
@@ -88,7 +91,7 @@ TEST_CASE("damaged model files are refused with a clear message") {
   }
   SUBCASE("newer version") {
     auto copy = bytes;
-    copy[8] = 2;
+    copy[8] = uint8_t(anycl::kModelFormatVersion + 1);
     expect(copy, "upgrade anycl");
   }
   SUBCASE("trailing bytes") {
@@ -98,4 +101,82 @@ TEST_CASE("damaged model files are refused with a clear message") {
   }
   CHECK_THROWS_WITH_AS(anycl::read_model(dir.file("missing.anycl")), doctest::Contains("missing.anycl"),
                        anycl::DataError);
+}
+
+namespace {
+
+// A model file as version 1 lays it out, written here byte by byte (not by encode_model), so the
+// format that earlier releases wrote stays readable whatever the writer does.
+std::vector<unsigned char> version1_file(const std::string& arch, const std::vector<float>& weights) {
+  std::vector<unsigned char> out{'A', 'N', 'Y', 'C', 'L', 'M', 'D', 'L'};
+  auto put = [&](uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) out.push_back((unsigned char)(v >> (8 * i)));
+  };
+  put(1, 4);
+  put(arch.size(), 4);
+  out.insert(out.end(), arch.begin(), arch.end());
+  put(weights.size(), 8);
+  for (float f : weights) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    put(bits, 4);
+  }
+  uint64_t h = 1469598103934665603ull;  // FNV-1a 64
+  for (unsigned char c : out) h = (h ^ c) * 1099511628211ull;
+  put(h, 8);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a version 1 model file loads and is written back byte for byte") {
+  const std::string arch =
+      "input 3\nclasses 2\ndense 2 relu he_uniform\ndropout 0.25\ndense 2 linear glorot_uniform\n";
+  const auto weights = anycl::test::random_floats(3 * 2 + 2 + 2 * 2 + 2, -1.f, 1.f, 9);
+  const auto bytes = version1_file(arch, weights);
+  const auto saved = anycl::decode_model("v1.anycl", bytes);
+  CHECK(saved.spec.loss == "softmax_cross_entropy");
+  CHECK(saved.num_classes == 2);
+  CHECK(saved.parameters == weights);
+  CHECK(anycl::encode_model(saved.spec, saved.num_classes, saved.parameters) == bytes);
+}
+
+TEST_CASE("a regression model stores its loss as format version 2 and loads with it") {
+  anycl::ModelSpec spec;
+  spec.input_features = 4;
+  spec.layers = {{"dense", "3 tanh glorot_uniform"}, {"dense", "2 linear glorot_uniform"}};
+  spec.loss = "mse";
+  const auto weights = anycl::test::random_floats(4 * 3 + 3 + 3 * 2 + 2, -1.f, 1.f, 10);
+  const auto bytes = anycl::encode_model(spec, 2, weights);
+  CHECK(bytes[8] == 2);
+  const auto saved = anycl::decode_model("mse.anycl", bytes);
+  CHECK(saved.spec.loss == "mse");
+  CHECK(saved.spec.layers == spec.layers);
+  CHECK(saved.parameters == weights);
+  CHECK(anycl::Sequential(saved.spec).loss() == "mse");
+}
+
+TEST_CASE("model file sizes that overflow are refused instead of wrapping") {
+  // input 2^60 × dense 16 = 2^64 weights (+16 biases) wraps to 16 in 64-bit arithmetic.
+  anycl::ModelSpec spec;
+  spec.input_features = size_t(1) << 60;
+  spec.layers = {{"dense", "16 linear glorot_uniform"}};
+  const auto bytes = anycl::encode_model(spec, 16, std::vector<float>(16, 0.5f));
+  CHECK_THROWS_WITH_AS(anycl::decode_model("huge.anycl", bytes),
+                       doctest::Contains("'huge.anycl' has an impossible architecture"), anycl::DataError);
+  CHECK_THROWS_AS(anycl::Sequential(spec).parameter_count(), anycl::ValidationError);
+}
+
+TEST_CASE("model files holding NaN or infinite weights are refused") {
+  anycl::ModelSpec spec;
+  spec.input_features = 2;
+  spec.layers = {{"dense", "2 linear glorot_uniform"}};
+  for (float poison : {std::nanf(""), INFINITY, -INFINITY}) {
+    std::vector<float> weights{0.1f, 0.2f, 0.3f, 0.4f, 0.f, 0.f};
+    weights[3] = poison;
+    CAPTURE(poison);
+    CHECK_THROWS_WITH_AS(anycl::decode_model("diverged.anycl", anycl::encode_model(spec, 2, weights)),
+                         doctest::Contains("model file 'diverged.anycl' holds a non-finite weight"),
+                         anycl::DataError);
+  }
 }

@@ -54,3 +54,25 @@ TEST_CASE("a tensor larger than the device allows names both sizes") {
     CHECK(std::string(e.what()).find("smaller batch") != std::string::npos);
   }
 }
+
+TEST_CASE("tensors carry a dtype - typed transfers round-trip and mismatches are refused") {
+  auto& rt = anycl::test::runtime();
+  Tensor f(rt, {2, 3});
+  CHECK(f.dtype() == anycl::DType::f32);
+  CHECK(f.element_size() == 4);
+  Tensor i(rt, {5}, anycl::DType::i32);
+  const std::vector<int32_t> ints{-7, 0, 3, 1 << 30, -(1 << 30)};
+  i.upload(ints);
+  CHECK(i.download_i32() == ints);
+  CHECK(i.rows(2, 2).download_i32() == std::vector<int32_t>{3, 1 << 30});
+  Tensor u(rt, {2, 3}, anycl::DType::u8);
+  CHECK(u.element_size() == 1);
+  const std::vector<uint8_t> bytes{0, 1, 127, 128, 254, 255};
+  u.upload(bytes);
+  CHECK(u.download_u8() == bytes);
+  CHECK(u.rows(1, 1).download_u8() == std::vector<uint8_t>{128, 254, 255});
+  CHECK_THROWS_AS(i.download(), anycl::ValidationError);
+  CHECK_THROWS_AS(f.download_i32(), anycl::ValidationError);
+  CHECK_THROWS_AS(u.upload(ints), anycl::ValidationError);
+  CHECK_THROWS_AS(i.fill(1.f), anycl::ValidationError);
+}

@@ -1,10 +1,12 @@
-// Tensor: a shape plus a float32 device buffer (and an element offset, so a tensor can be a
+// Tensor: a dtype, a shape and a device buffer (and an element offset, so a tensor can be a
 // view of consecutive rows of another, as batching needs). Row-major.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
+#include "anycl/dtype.hpp"
 #include "anycl/runtime.hpp"
 
 namespace anycl {
@@ -12,8 +14,8 @@ namespace anycl {
 class Tensor {
  public:
   Tensor() = default;
-  /// Allocates an uninitialised tensor of `shape` on the runtime's device.
-  Tensor(Runtime& rt, std::vector<size_t> shape);
+  /// Allocates an uninitialised tensor of `shape` and element type `dtype` on the runtime's device.
+  Tensor(Runtime& rt, std::vector<size_t> shape, DType dtype = DType::f32);
   /// A tensor holding a copy of `values` (values.size() must equal the shape's product).
   static Tensor from_host(Runtime& rt, std::vector<size_t> shape, const std::vector<float>& values);
 
@@ -21,6 +23,9 @@ class Tensor {
   const std::vector<size_t>& shape() const noexcept { return shape_; }
   /// Number of elements.
   size_t size() const noexcept;
+  /// The element type, and its size in bytes.
+  DType dtype() const noexcept { return dtype_; }
+  size_t element_size() const noexcept { return dtype_size(dtype_); }
   /// First dimension, and the product of the others (a matrix view of the tensor).
   size_t rows() const noexcept { return shape_.empty() ? 0 : shape_[0]; }
   size_t cols() const noexcept;
@@ -40,6 +45,11 @@ class Tensor {
   void upload(const std::vector<float>& values) { upload(values.data(), values.size()); }
   /// Copies the tensor to the host (blocking).
   std::vector<float> download() const;
+  /// Typed transfers for i32 and u8 tensors (blocking); ValidationError on a dtype mismatch.
+  void upload(const std::vector<int32_t>& values);
+  void upload(const std::vector<uint8_t>& values);
+  std::vector<int32_t> download_i32() const;
+  std::vector<uint8_t> download_u8() const;
   /// Sets every element to `value` (enqueued, no wait).
   void fill(float value);
 
@@ -53,7 +63,10 @@ class Tensor {
 
  private:
   Runtime* rt_ = nullptr;
+  void transfer(bool write, void* data, size_t n, DType type, bool blocking) const;
+
   std::vector<size_t> shape_;
+  DType dtype_ = DType::f32;
   compute::buffer buffer_;
   size_t offset_ = 0;
 };

@@ -16,6 +16,8 @@
 
 namespace anycl {
 
+class Sequential;
+
 /// CLBlast parameters per kernel family ("XgemmDirect", "Xgemm", "GemmRoutine"), as CLBlast names
 /// them, plus anycl's own measured choice "anyclDense" {TRANSPOSED_DX: 0|1} (Runtime::transposed_dx).
 struct GemmTuning {
@@ -33,6 +35,9 @@ struct GemmShape {
 
 /// The reference model's eight GEMMs per training step at batch 128 (forward, dW, dX).
 std::vector<GemmShape> reference_model_gemm_shapes(size_t batch = 128);
+/// The GEMMs one training step of `model` runs at `batch` rows: "fwd 1…" in layer order, then
+/// "dW i"/"dX i" as backward reaches them (i counts the layers that run GEMMs).
+std::vector<GemmShape> model_gemm_shapes(const Sequential& model, size_t batch = 128);
 
 /// How tune_gemm searches.
 struct TuneOptions {

@@ -11,7 +11,7 @@ namespace anycl {
 
 Replica::Replica(Runtime& rt, const ModelSpec& spec, const OptimizerConfig& optimizer, size_t max_rows,
                  uint64_t seed)
-    : rt_(rt), owned_model_(std::make_unique<Sequential>(spec)), seed_(seed), gather_(rt), loss_(rt) {
+    : rt_(rt), owned_model_(std::make_unique<Sequential>(spec)), seed_(seed), gather_(rt) {
   model_ = owned_model_.get();
   model_->build(rt, max_rows);
   model_->initialize(seed);
@@ -21,7 +21,7 @@ Replica::Replica(Runtime& rt, const ModelSpec& spec, const OptimizerConfig& opti
 }
 
 Replica::Replica(Sequential& model, Optimizer& optimizer, size_t max_rows, uint64_t seed)
-    : rt_(model.runtime()), model_(&model), optimizer_(&optimizer), seed_(seed), gather_(rt_), loss_(rt_) {
+    : rt_(model.runtime()), model_(&model), optimizer_(&optimizer), seed_(seed), gather_(rt_) {
   if (max_rows == 0 || max_rows > model.max_batch())
     throw ValidationError(fmt::format("batch {} must be in [1, {}] (the size the model was built for)",
                                       max_rows, model.max_batch()));
@@ -30,9 +30,11 @@ Replica::Replica(Sequential& model, Optimizer& optimizer, size_t max_rows, uint6
 
 void Replica::allocate(size_t max_rows) {
   Runtime& rt = rt_;
+  loss_ = make_loss(rt, model_->loss());
   x_ = Tensor(rt, {max_rows, model_->input_features()});
   dlogits_ = Tensor(rt, {max_rows, model_->output_features()});
-  labels_ = compute::buffer(rt.context(), max_rows * sizeof(cl_int));
+  // Targets: a class index (int32) or the loss's width of floats per row, 4 bytes each.
+  labels_ = compute::buffer(rt.context(), max_rows * loss_->target_width(model_->output_features()) * 4);
   ranges_ = model_->gradient_ranges();
   staging_.assign(ranges_.size(), nullptr);
 }
@@ -117,7 +119,7 @@ void Replica::compute_gradients(size_t first, size_t lo, size_t hi, size_t globa
   ctx.step = step;
   ctx.row_base = uint32_t(lo);
   const Tensor logits = model_->forward(x, ctx);
-  loss_.run(logits, {&labels_, 0}, &dlogits, 1.0f / float(global_rows), metrics_, slot);
+  loss_->run(logits, {&labels_, 0}, &dlogits, 1.0f / float(global_rows), metrics_, slot);
   if (stage)
     model_->backward(dlogits, ctx, [this](size_t c) { this->stage(c); });
   else
@@ -128,7 +130,7 @@ std::pair<double, double> Replica::probe_last_batch() {
   if (last_rows_ == 0) return {0.0, 0.0};
   if (probe_.get() == nullptr) probe_ = compute::buffer(rt_.context(), 2 * sizeof(float));
   const Tensor logits = model_->forward(x_.rows(0, last_rows_), StepContext{});
-  loss_.run(logits, {&labels_, 0}, nullptr, 1.0f, probe_, 0);
+  loss_->run(logits, {&labels_, 0}, nullptr, 1.0f, probe_, 0);
   const std::vector<float> slot = read_metric_slots(rt_, probe_, 1);
   return {double(slot[0]), double(last_rows_)};
 }

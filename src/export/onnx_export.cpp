@@ -4,22 +4,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 #include "anycl/error.hpp"
+#include "anycl/nn/registry.hpp"
+#include "anycl/nn/sequential.hpp"
 #include "onnx.pb.h"
 #include "train/atomic_file.hpp"
 
 namespace anycl {
 namespace {
-
-void add_float_tensor(onnx::GraphProto& g, const std::string& name, std::vector<int64_t> dims,
-                      const float* data) {
-  onnx::TensorProto* t = g.add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
-  size_t n = 1;
-  for (int64_t d : dims) t->add_dims(d), n *= size_t(d);
-  t->mutable_float_data()->Add(data, data + n);
-}
 
 void set_value_info(onnx::ValueInfoProto* v, const std::string& name, const std::string& batch,
                     int64_t width) {
@@ -30,22 +25,39 @@ void set_value_info(onnx::ValueInfoProto* v, const std::string& name, const std:
   t->mutable_shape()->add_dim()->set_dim_value(width);
 }
 
-onnx::NodeProto* add_node(onnx::GraphProto& g, const std::string& op, std::vector<std::string> inputs,
-                          const std::string& output) {
-  onnx::NodeProto* n = g.add_node();
-  n->set_op_type(op);
-  n->set_name(output);
-  for (const auto& in : inputs) n->add_input(in);
-  n->add_output(output);
-  return n;
-}
+// The registry's view of an ONNX graph: layer types emit initializers and nodes through it.
+class ProtoGraph final : public OnnxGraph {
+ public:
+  explicit ProtoGraph(onnx::GraphProto& g) : g_(g) {}
+  std::string initializer(const std::string& name, const std::vector<int64_t>& dims,
+                          const float* data) override {
+    onnx::TensorProto* t = g_.add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    size_t n = 1;
+    for (int64_t d : dims) t->add_dims(d), n *= size_t(d);
+    t->mutable_float_data()->Add(data, data + n);
+    return name;
+  }
+  std::string node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output,
+                   const std::vector<std::pair<std::string, int64_t>>& int_attributes = {}) override {
+    onnx::NodeProto* n = g_.add_node();
+    n->set_op_type(op);
+    n->set_name(output);
+    for (const auto& in : inputs) n->add_input(in);
+    n->add_output(output);
+    for (const auto& [name, value] : int_attributes) {
+      onnx::AttributeProto* a = n->add_attribute();
+      a->set_name(name);
+      a->set_type(onnx::AttributeProto::INT);
+      a->set_i(value);
+    }
+    return output;
+  }
 
-void add_int_attribute(onnx::NodeProto* n, const std::string& name, int64_t value) {
-  onnx::AttributeProto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(value);
-}
+ private:
+  onnx::GraphProto& g_;
+};
 
 }  // namespace
 
@@ -54,49 +66,55 @@ std::string onnx_model_bytes(const SavedModel& model, const OnnxExportOptions& o
   m.set_ir_version(8);  // IR 8 (ONNX 1.10+), which every opset-13 reader accepts
   m.set_producer_name("anycl");
   m.set_producer_version(ANYCL_VERSION);
-  m.set_doc_string("MLP trained with anycl; input: pixels / 255, output: class probabilities");
+  m.set_doc_string(model.spec.loss == "softmax_cross_entropy"
+                       ? "MLP trained with anycl; input: pixels / 255, output: class probabilities"
+                       : "MLP trained with anycl (loss " + model.spec.loss +
+                             "); output: the model's raw outputs");
   onnx::OperatorSetIdProto* opset = m.add_opset_import();
   opset->set_domain("");
   opset->set_version(kOnnxOpset);
   onnx::GraphProto& g = *m.mutable_graph();
   g.set_name(options.graph_name);
 
+  ProtoGraph graph(g);
   std::string x = options.input_name;
-  size_t width = model.spec.input_features, offset = 0, dense = 0;
-  for (const LayerSpec& layer : model.spec.layers) {
-    if (layer.kind == LayerSpec::Kind::dropout) continue;  // identity at inference
-    const size_t in = width, out = layer.units;
-    if (offset + in * out + out > model.parameters.size())
-      throw ValidationError(
-          fmt::format("ONNX export: dense layer {} needs {} parameters beyond offset {}, the model "
-                      "has {} — the model file is inconsistent; save it again",
-                      dense, in * out + out, offset, model.parameters.size()));
-    const std::string w = fmt::format("dense{}.W", dense), b = fmt::format("dense{}.b", dense);
-    add_float_tensor(g, w, {int64_t(in), int64_t(out)}, model.parameters.data() + offset);
-    add_float_tensor(g, b, {int64_t(out)}, model.parameters.data() + offset + in * out);
-    offset += in * out + out;
-    std::string y = fmt::format("dense{}", dense);
-    onnx::NodeProto* gemm = add_node(g, "Gemm", {x, w, b}, y);  // y = x·W + b
-    add_int_attribute(gemm, "transA", 0);
-    add_int_attribute(gemm, "transB", 0);
-    const char* op = layer.activation == Activation::relu      ? "Relu"
-                     : layer.activation == Activation::tanh    ? "Tanh"
-                     : layer.activation == Activation::sigmoid ? "Sigmoid"
-                                                               : nullptr;
-    if (op) {
-      const std::string act = fmt::format("{}.{}", y, to_string(layer.activation));
-      add_node(g, op, {y}, act);
-      y = act;
+  size_t offset = 0, with_parameters = 0, width = 0;
+  std::map<std::string, size_t> per_type;  // dense0, dense1, … as before the registry
+  try {
+    const Sequential layout(model.spec);  // checked shapes and parameter counts
+    Shape in{model.spec.input_features};
+    for (const auto& layer : layout.layers()) {
+      const size_t count = layer->parameter_count(in);
+      if (count > model.parameters.size() - std::min(offset, model.parameters.size()))
+        throw ValidationError(fmt::format(
+            "ONNX export: layer '{}' needs {} parameters beyond offset {}, the model has {} — the model file "
+            "is inconsistent; save it again",
+            layer->spec().text(), count, offset, model.parameters.size()));
+      x = layer->type().to_onnx(*layer, graph, x, in, model.parameters.data() + offset,
+                                per_type[layer->type().name]++);
+      offset += count;
+      with_parameters += count > 0;
+      in = layer->output_shape(in);
     }
-    x = y, width = out, ++dense;
+    width = shape_size(in);
+  } catch (const DataError&) {
+    throw;
+  } catch (const ValidationError& e) {
+    if (std::string(e.what()).rfind("ONNX export", 0) == 0) throw;
+    throw ValidationError(
+        fmt::format("ONNX export: {} — the model file is inconsistent; save it again", e.what()));
   }
-  if (dense == 0) throw ValidationError("ONNX export: the model has no dense layer — nothing to export");
+  if (with_parameters == 0)
+    throw ValidationError("ONNX export: the model has no dense layer — nothing to export");
   if (offset != model.parameters.size())
     throw ValidationError(
         fmt::format("ONNX export: the architecture uses {} parameters, the model holds {} — the "
                     "model file is inconsistent; save it again",
                     offset, model.parameters.size()));
-  add_int_attribute(add_node(g, "Softmax", {x}, options.output_name), "axis", 1);
+  if (model.spec.loss == "softmax_cross_entropy")
+    graph.node("Softmax", {x}, options.output_name, {{"axis", 1}});
+  else
+    graph.node("Identity", {x}, options.output_name);
   set_value_info(g.add_input(), options.input_name, "batch", int64_t(model.spec.input_features));
   set_value_info(g.add_output(), options.output_name, "batch", int64_t(width));
 

@@ -5,8 +5,11 @@
 
 #include <fmt/format.h>
 
+#include <sstream>
+
 #include "anycl/blas.hpp"
 #include "anycl/error.hpp"
+#include "anycl/tuning.hpp"
 
 namespace anycl {
 
@@ -15,18 +18,96 @@ Dense::Dense(size_t units, Activation activation, Init init)
   if (units == 0) throw ValidationError("a Dense layer needs at least one unit");
 }
 
-LayerSpec Dense::spec() const {
-  LayerSpec s;
-  s.kind = LayerSpec::Kind::dense;
-  s.units = units_;
-  s.activation = activation_;
-  s.init = init_;
-  return s;
+namespace {
+
+constexpr size_t kMaxUnits = size_t(1) << 24;
+
+std::unique_ptr<Layer> parse_dense(const std::string& args) {
+  std::istringstream words(args);
+  long long units = 0;
+  std::string act, init, extra;
+  if (!(words >> units >> act >> init) || (words >> extra) || units < 1 || size_t(units) > kMaxUnits)
+    throw ValidationError(fmt::format(
+        "expected 'dense UNITS ACTIVATION INIT' with UNITS in [1, {}], got 'dense {}'", kMaxUnits, args));
+  return std::make_unique<Dense>(size_t(units), parse_activation(act), parse_init(init));
 }
 
-void Dense::build(Runtime& rt, size_t input_features, size_t max_batch, Tensor params, Tensor grads,
+bool dense_token(const std::string& token, const LayerListDefaults& d, std::vector<LayerSpec>& out) {
+  if (token.empty() || token.find_first_not_of("0123456789") != std::string::npos) return false;
+  const unsigned long long units = token.size() > 6 ? 0 : std::stoull(token);
+  if (units < 1 || units > 65536)
+    throw ValidationError(fmt::format("a hidden layer size must be in [1, 65536], got '{}'", token));
+  out.push_back(Dense(size_t(units), d.activation, d.init).spec());
+  if (d.dropout > 0.f) out.push_back({"dropout", fmt::format("{}", d.dropout)});
+  return true;
+}
+
+// y = x·W + b as an ONNX Gemm (W is (in, out) as anycl stores it: no transpose), then the activation.
+std::string dense_onnx(const Layer& layer, OnnxGraph& g, const std::string& x, const Shape& input,
+                       const float* params, size_t index) {
+  const auto& d = static_cast<const Dense&>(layer);
+  const size_t in = shape_size(input), out = d.units();
+  const std::string w = g.initializer(fmt::format("dense{}.W", index), {int64_t(in), int64_t(out)}, params);
+  const std::string b = g.initializer(fmt::format("dense{}.b", index), {int64_t(out)}, params + in * out);
+  const std::string y =
+      g.node("Gemm", {x, w, b}, fmt::format("dense{}", index), {{"transA", 0}, {"transB", 0}});
+  const char* op = d.activation() == Activation::relu      ? "Relu"
+                   : d.activation() == Activation::tanh    ? "Tanh"
+                   : d.activation() == Activation::sigmoid ? "Sigmoid"
+                                                           : nullptr;
+  return op ? g.node(op, {y}, fmt::format("{}.{}", y, to_string(d.activation()))) : y;
+}
+
+size_t flat_input(const Shape& input, size_t units) {
+  if (input.size() != 1)
+    throw ValidationError(fmt::format("Dense({}) needs flat inputs (one dimension per sample), got {}", units,
+                                      shape_string(input)));
+  return input[0];
+}
+
+}  // namespace
+
+const LayerType& dense_layer_type() {
+  static const LayerType type{"dense", "Dense", parse_dense, dense_token, dense_onnx};
+  return type;
+}
+
+const LayerType& Dense::type() const { return dense_layer_type(); }
+
+std::string Dense::args() const {
+  return fmt::format("{} {} {}", units_, to_string(activation_), to_string(init_));
+}
+
+std::string Dense::summary_note() const {
+  return activation_ == Activation::linear ? std::string() : to_string(activation_);
+}
+
+Shape Dense::output_shape(const Shape& input) const {
+  flat_input(input, units_);
+  return {units_};
+}
+
+size_t Dense::parameter_count(const Shape& input) const {
+  const size_t in = flat_input(input, units_);
+  return checked_add(checked_mul(in, units_, "a Dense layer's weight count"), units_,
+                     "a Dense layer's parameter count");
+}
+
+size_t Dense::activation_floats(const Shape& input) const {
+  return checked_add(flat_input(input, units_), units_, "a Dense layer's activations");  // y and dx
+}
+
+std::vector<GemmShape> Dense::gemm_shapes(const Shape& input, size_t batch, bool need_dx) const {
+  const size_t in = flat_input(input, units_);
+  // y = x·W (NN); dW = xᵀ·dz (TN); dx = dz·Wᵀ (NT)
+  std::vector<GemmShape> g{{"fwd", false, false, batch, units_, in}, {"dW", true, false, in, units_, batch}};
+  if (need_dx) g.push_back({"dX", false, true, batch, in, units_});
+  return g;
+}
+
+void Dense::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor params, Tensor grads,
                   uint32_t index) {
-  in_ = input_features;
+  in_ = flat_input(input, units_);
   index_ = index;
   w_ = params.rows(0, in_ * units_).reshaped({in_, units_});
   b_ = params.rows(in_ * units_, units_);

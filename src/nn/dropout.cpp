@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <sstream>
+
 #include "anycl/error.hpp"
 
 namespace anycl {
@@ -16,16 +18,49 @@ Dropout::Dropout(float rate) : rate_(rate) {
     throw ValidationError(fmt::format("dropout rate must be in [0, 1), got {}", rate));
 }
 
-LayerSpec Dropout::spec() const {
-  LayerSpec s;
-  s.kind = LayerSpec::Kind::dropout;
-  s.rate = rate_;
-  return s;
+namespace {
+
+float parse_rate(const std::string& text, const char* form) {
+  std::istringstream words(text);
+  float rate = -1.f;
+  std::string extra;
+  if (!(words >> rate) || (words >> extra) || !(rate >= 0.f && rate < 1.f))
+    throw ValidationError(fmt::format("expected {} with a rate in [0, 1), got '{}'", form, text));
+  return rate;
 }
 
-void Dropout::build(Runtime& rt, size_t input_features, size_t max_batch, Tensor, Tensor, uint32_t index) {
+std::unique_ptr<Layer> parse_dropout(const std::string& args) {
+  return std::make_unique<Dropout>(parse_rate(args, "'dropout RATE'"));
+}
+
+bool dropout_token(const std::string& token, const LayerListDefaults&, std::vector<LayerSpec>& out) {
+  if (token.rfind("dropout", 0) != 0) return false;
+  out.push_back(Dropout(parse_rate(token.substr(7), "'dropoutRATE' (e.g. dropout0.25)")).spec());
+  return true;
+}
+
+std::string dropout_onnx(const Layer&, OnnxGraph&, const std::string& x, const Shape&, const float*, size_t) {
+  return x;  // identity at inference
+}
+
+}  // namespace
+
+const LayerType& dropout_layer_type() {
+  static const LayerType type{"dropout", "Dropout", parse_dropout, dropout_token, dropout_onnx};
+  return type;
+}
+
+const LayerType& Dropout::type() const { return dropout_layer_type(); }
+
+std::string Dropout::args() const { return fmt::format("{}", rate_); }
+
+void Dropout::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor, Tensor, uint32_t index) {
   index_ = index;
-  if (rate_ > 0.f) y_ = Tensor(rt, {max_batch, input_features});
+  if (rate_ > 0.f) {
+    Shape shape{max_batch};
+    shape.insert(shape.end(), input.begin(), input.end());
+    y_ = Tensor(rt, shape);
+  }
   op_ = std::make_unique<DropoutOp>(rt);
 }
 

@@ -1,13 +1,15 @@
 // Sequential: layer bookkeeping over flat parameter/gradient buffers, and the summary table.
+// Layers are known only through the Layer interface and the registry.
 #include "anycl/nn/sequential.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-
 #include <cstdint>
+#include <map>
 
 #include "anycl/error.hpp"
+#include "anycl/losses/loss.hpp"
 #include "anycl/nn/dense.hpp"
 #include "anycl/nn/dropout.hpp"
 
@@ -25,12 +27,8 @@ Sequential::Sequential(size_t input_features) : input_features_(input_features) 
 }
 
 Sequential::Sequential(const ModelSpec& spec) : Sequential(spec.input_features) {
-  for (const LayerSpec& l : spec.layers) {
-    if (l.kind == LayerSpec::Kind::dense)
-      dense(l.units, l.activation, l.init);
-    else
-      dropout(l.rate);
-  }
+  for (const LayerSpec& l : spec.layers) add(l);
+  set_loss(spec.loss);
 }
 
 Sequential& Sequential::dense(size_t units, Activation activation, Init init) {
@@ -45,22 +43,35 @@ Sequential& Sequential::add(std::unique_ptr<Layer> layer) {
   return *this;
 }
 
+Sequential& Sequential::add(const LayerSpec& spec) { return add(make_layer(spec)); }
+
+Sequential& Sequential::set_loss(const std::string& name) {
+  check_loss_name(name);
+  loss_ = name;
+  return *this;
+}
+
+std::vector<Shape> Sequential::shapes() const {
+  std::vector<Shape> s{Shape{input_features_}};
+  for (const auto& l : layers_) s.push_back(l->output_shape(s.back()));
+  return s;
+}
+
 size_t Sequential::parameter_count() const {
-  size_t total = 0, in = input_features_;
-  for (const auto& l : layers_) total += l->parameter_count(in), in = l->output_features(in);
+  const std::vector<Shape> in = shapes();
+  size_t total = 0;
+  for (size_t i = 0; i < layers_.size(); ++i)
+    total = checked_add(total, layers_[i]->parameter_count(in[i]), "the model's parameter count");
   return total;
 }
 
-size_t Sequential::output_features() const {
-  size_t in = input_features_;
-  for (const auto& l : layers_) in = l->output_features(in);
-  return in;
-}
+size_t Sequential::output_features() const { return shape_size(shapes().back()); }
 
 ModelSpec Sequential::spec() const {
   ModelSpec s;
   s.input_features = input_features_;
   for (const auto& l : layers_) s.layers.push_back(l->spec());
+  s.loss = loss_;
   return s;
 }
 
@@ -70,20 +81,15 @@ Runtime& Sequential::runtime() const {
 }
 
 void Sequential::check_memory(Runtime& rt, size_t max_batch) const {
-  // Every buffer build() allocates, in floats: parameters and gradients, then per layer its output
-  // and input-gradient (Dense) or mask output (Dropout) for max_batch rows. Saturating arithmetic
-  // so that an absurd batch reports a huge figure instead of wrapping.
+  // Every buffer build() allocates, in floats: parameters and gradients, then each layer's
+  // activations for max_batch rows. Saturating arithmetic so that an absurd batch reports a huge
+  // figure instead of wrapping.
   const auto mul = [](size_t a, size_t b) { return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b; };
   const auto add = [](size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; };
-  size_t floats = mul(parameter_count(), 2), in = input_features_;
-  for (const auto& l : layers_) {
-    const size_t out = l->output_features(in);
-    if (l->kind() == "Dense")
-      floats = add(floats, mul(max_batch, add(in, out)));
-    else
-      floats = add(floats, mul(max_batch, out));
-    in = out;
-  }
+  const std::vector<Shape> in = shapes();
+  size_t floats = mul(parameter_count(), 2);
+  for (size_t i = 0; i < layers_.size(); ++i)
+    floats = add(floats, mul(max_batch, layers_[i]->activation_floats(in[i])));
   const size_t bytes = mul(floats, sizeof(float));
   if (bytes > rt.info().global_mem_bytes)
     throw ValidationError(fmt::format(
@@ -93,20 +99,20 @@ void Sequential::check_memory(Runtime& rt, size_t max_batch) const {
 }
 
 void Sequential::build(Runtime& rt, size_t max_batch) {
-  if (layers_.empty() || layers_.back()->kind() != "Dense")
-    throw ValidationError("a model must end with a Dense layer (its outputs are the class logits)");
+  if (layers_.empty() || !layers_.back()->can_be_output())
+    throw ValidationError("a model must end with a Dense layer (its outputs are the model's outputs)");
   if (max_batch == 0) throw ValidationError("the batch size must be at least 1");
   const size_t n = parameter_count();
   check_memory(rt, max_batch);
   params_ = Tensor(rt, {n});
   grads_ = Tensor(rt, {n});
-  size_t offset = 0, in = input_features_;
+  const std::vector<Shape> in = shapes();
+  size_t offset = 0;
   for (size_t i = 0; i < layers_.size(); ++i) {
-    const size_t count = layers_[i]->parameter_count(in);
-    layers_[i]->build(rt, in, max_batch, params_.rows(offset, count), grads_.rows(offset, count),
+    const size_t count = layers_[i]->parameter_count(in[i]);
+    layers_[i]->build(rt, in[i], max_batch, params_.rows(offset, count), grads_.rows(offset, count),
                       uint32_t(i));
     offset += count;
-    in = layers_[i]->output_features(in);
   }
   rt_ = &rt;
   max_batch_ = max_batch;
@@ -129,23 +135,22 @@ Tensor Sequential::forward(const Tensor& x, const StepContext& ctx) {
 void Sequential::backward(Tensor& dlogits, const StepContext& ctx,
                           const std::function<void(size_t)>& gradients_ready) {
   Tensor grad = dlogits;
-  size_t in = input_features_, ready = 0;
-  std::vector<size_t> counts;  // parameters per layer
-  for (const auto& l : layers_) counts.push_back(l->parameter_count(in)), in = l->output_features(in);
+  const std::vector<Shape> in = shapes();
+  size_t ready = 0;
   for (size_t i = layers_.size(); i-- > 0;) {
     grad = layers_[i]->backward(grad, ctx, /*need_dx=*/i > 0);
-    if (counts[i] > 0 && gradients_ready) gradients_ready(ready++);
+    if (layers_[i]->parameter_count(in[i]) > 0 && gradients_ready) gradients_ready(ready++);
   }
 }
 
 std::vector<std::pair<size_t, size_t>> Sequential::gradient_ranges() const {
   std::vector<std::pair<size_t, size_t>> ranges;
-  size_t offset = 0, in = input_features_;
-  for (const auto& l : layers_) {
-    const size_t count = l->parameter_count(in);
+  const std::vector<Shape> in = shapes();
+  size_t offset = 0;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const size_t count = layers_[i]->parameter_count(in[i]);
     if (count > 0) ranges.emplace_back(offset, count);
     offset += count;
-    in = l->output_features(in);
   }
   std::reverse(ranges.begin(), ranges.end());
   return ranges;
@@ -154,19 +159,18 @@ std::vector<std::pair<size_t, size_t>> Sequential::gradient_ranges() const {
 std::string Sequential::summary() const {
   std::string out = fmt::format("{:<28}{:<24}{:>12}\n", "Layer (type)", "Output Shape", "Param #");
   out += std::string(64, '=') + "\n";
-  size_t in = input_features_, dense_n = 0, dropout_n = 0;
-  for (const auto& l : layers_) {
-    const bool is_dense = l->kind() == "Dense";
-    const size_t k = is_dense ? dense_n++ : dropout_n++;
-    std::string name = is_dense ? "dense" : "dropout";
+  const std::vector<Shape> in = shapes();
+  std::map<std::string, size_t> seen;  // per type, as Keras numbers dense, dense_1, …
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const Layer& l = *layers_[i];
+    const size_t k = seen[l.type().name]++;
+    std::string name = l.type().name;
     if (k > 0) name += "_" + std::to_string(k);
-    std::string kind = l->kind();
-    if (is_dense && l->spec().activation != Activation::linear)
-      kind += fmt::format(", {}", to_string(l->spec().activation));
-    out +=
-        fmt::format("{:<28}{:<24}{:>12}\n", fmt::format("{} ({})", name, kind),
-                    fmt::format("(None, {})", l->output_features(in)), with_commas(l->parameter_count(in)));
-    in = l->output_features(in);
+    std::string kind = l.kind();
+    if (!l.summary_note().empty()) kind += ", " + l.summary_note();
+    out += fmt::format("{:<28}{:<24}{:>12}\n", fmt::format("{} ({})", name, kind),
+                       fmt::format("(None, {})", fmt::join(in[i + 1], ", ")),
+                       with_commas(l.parameter_count(in[i])));
   }
   out += std::string(64, '=') + "\n";
   out += fmt::format("Total params: {}\nTrainable params: {}\nNon-trainable params: 0\n",

@@ -1,5 +1,6 @@
 // Model file writer and validating reader. Layout (docs/model-format.md):
-//   "ANYCLMDL" | u32 version | u32 L | L bytes architecture text | u64 N | N × f32 | u64 FNV-1a
+//   "ANYCLMDL" | u32 version (1, or 2 with a loss line) | u32 L | L bytes architecture text | u64 N | N × f32
+//   | u64 FNV-1a
 // All integers and floats little-endian; the checksum covers every byte before it.
 #include "anycl/train/model_file.hpp"
 
@@ -12,6 +13,8 @@
 #include <sstream>
 
 #include "anycl/error.hpp"
+#include "anycl/losses/loss.hpp"
+#include "anycl/nn/registry.hpp"
 #include "anycl/util/bounded_read.hpp"
 #include "atomic_file.hpp"
 #include "hash.hpp"
@@ -26,14 +29,16 @@ void put_le(std::vector<unsigned char>& out, uint64_t v, int bytes) {
   for (int i = 0; i < bytes; ++i) out.push_back((unsigned char)(v >> (8 * i)));
 }
 
+constexpr const char* kDefaultLoss = "softmax_cross_entropy";
+
+// Version 1 files have no loss line (they are all softmax cross-entropy); a model with another
+// loss is written as version 2, so that an older anycl says "upgrade" instead of misreading it.
+uint32_t version_for(const ModelSpec& spec) { return spec.loss == kDefaultLoss ? 1 : kModelFormatVersion; }
+
 std::string architecture_text(const ModelSpec& spec, size_t num_classes) {
   std::string text = fmt::format("input {}\nclasses {}\n", spec.input_features, num_classes);
-  for (const LayerSpec& l : spec.layers) {
-    if (l.kind == LayerSpec::Kind::dense)
-      text += fmt::format("dense {} {} {}\n", l.units, to_string(l.activation), to_string(l.init));
-    else
-      text += fmt::format("dropout {}\n", l.rate);
-  }
+  if (spec.loss != kDefaultLoss) text += fmt::format("loss {}\n", spec.loss);
+  for (const LayerSpec& l : spec.layers) text += l.text() + "\n";
   return text;
 }
 
@@ -68,6 +73,16 @@ class Reader {
   size_t pos_ = 0;
 };
 
+// Reads a positive size written in decimal, refusing anything that does not fit in 64 bits.
+bool read_size(std::istringstream& words, size_t& out) {
+  std::string word, extra;
+  if (!(words >> word) || (words >> extra) || word.size() > 19 ||
+      word.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  out = size_t(std::stoull(word));
+  return out > 0;
+}
+
 ModelSpec parse_architecture(const std::string& path, const std::string& text, size_t& num_classes) {
   auto bad = [&](const std::string& line, const std::string& why) {
     return DataError(
@@ -80,35 +95,30 @@ ModelSpec parse_architecture(const std::string& path, const std::string& text, s
     std::istringstream words(line);
     std::string kind;
     words >> kind;
+    if (kind.empty()) continue;
     if (kind == "input") {
-      if (!(words >> spec.input_features) || spec.input_features == 0)
-        throw bad(line, "expected a positive size");
+      if (!read_size(words, spec.input_features)) throw bad(line, "expected a positive size");
     } else if (kind == "classes") {
-      if (!(words >> num_classes) || num_classes == 0) throw bad(line, "expected a positive class count");
-    } else if (kind == "dense") {
-      LayerSpec l;
-      std::string act, init;
-      if (!(words >> l.units >> act >> init) || l.units == 0 || l.units > (1u << 24))
-        throw bad(line, "expected: dense UNITS ACTIVATION INIT");
+      if (!read_size(words, num_classes)) throw bad(line, "expected a positive class count");
+    } else if (kind == "loss") {
+      if (!(words >> spec.loss)) throw bad(line, "expected a loss name");
       try {
-        l.activation = parse_activation(act);
-        l.init = parse_init(init);
+        check_loss_name(spec.loss);
       } catch (const ValidationError& e) {
         throw bad(line, e.what());
       }
-      spec.layers.push_back(l);
-    } else if (kind == "dropout") {
-      LayerSpec l;
-      l.kind = LayerSpec::Kind::dropout;
-      if (!(words >> l.rate) || !(l.rate >= 0.f && l.rate < 1.f))
-        throw bad(line, "expected a rate in [0, 1)");
-      spec.layers.push_back(l);
-    } else if (!kind.empty()) {
-      throw bad(line, "unknown layer kind");
+    } else {
+      std::string args;
+      std::getline(words >> std::ws, args);
+      try {
+        spec.layers.push_back(make_layer({kind, args})->spec());  // its registry entry validates the args
+      } catch (const ValidationError& e) {
+        throw bad(line, e.what());
+      }
     }
   }
   if (spec.input_features == 0 || num_classes == 0 || spec.layers.empty() ||
-      spec.layers.back().kind != LayerSpec::Kind::dense)
+      !make_layer(spec.layers.back())->can_be_output())
     throw DataError(
         fmt::format("model file '{}' has an incomplete architecture (needs input, classes and a final "
                     "dense layer)",
@@ -122,7 +132,7 @@ std::vector<unsigned char> encode_model(const ModelSpec& spec, size_t num_classe
                                         const std::vector<float>& params) {
   const std::string arch = architecture_text(spec, num_classes);
   std::vector<unsigned char> out(kMagic, kMagic + sizeof(kMagic));
-  put_le(out, kModelFormatVersion, 4);
+  put_le(out, version_for(spec), 4);
   put_le(out, arch.size(), 4);
   out.insert(out.end(), arch.begin(), arch.end());
   put_le(out, params.size(), 8);
@@ -182,18 +192,35 @@ SavedModel decode_model(const std::string& path, const std::vector<unsigned char
         "model file '{}' failed its checksum: the file is corrupt — re-save or re-copy it", path));
   SavedModel saved;
   saved.spec = parse_architecture(path, arch, saved.num_classes);
+  if (version < 2 && saved.spec.loss != kDefaultLoss)
+    throw DataError(
+        fmt::format("model file '{}' names a loss but declares format version {} (a loss needs "
+                    "version 2) — the file is corrupt; re-save the model",
+                    path, version));
   saved.parameters.resize(size_t(n));
-  for (auto& f : saved.parameters) {
+  for (size_t i = 0; i < saved.parameters.size(); ++i) {
     const uint32_t bits = uint32_t(r.le(4, "weights"));
-    std::memcpy(&f, &bits, 4);
+    std::memcpy(&saved.parameters[i], &bits, 4);
+    if (!std::isfinite(saved.parameters[i]))
+      throw DataError(
+          fmt::format("model file '{}' holds a non-finite weight ({} at position {}): the model "
+                      "diverged before it was saved — retrain it (e.g. with a smaller --lr)",
+                      path, saved.parameters[i], i));
   }
-  const Sequential shape_check(saved.spec);
-  if (shape_check.parameter_count() != n)
-    throw DataError(fmt::format("model file '{}' holds {} weights but its architecture needs {}", path, n,
-                                shape_check.parameter_count()));
-  if (shape_check.output_features() < saved.num_classes)
+  size_t needed = 0, outputs = 0;
+  try {
+    const Sequential shape_check(saved.spec);
+    needed = shape_check.parameter_count();  // checked: sizes that overflow are refused, never wrapped
+    outputs = shape_check.output_features();
+  } catch (const ValidationError& e) {
+    throw DataError(fmt::format("model file '{}' has an impossible architecture: {}", path, e.what()));
+  }
+  if (needed != n)
+    throw DataError(
+        fmt::format("model file '{}' holds {} weights but its architecture needs {}", path, n, needed));
+  if (outputs < saved.num_classes)
     throw DataError(fmt::format("model file '{}' declares {} classes but the last layer has {} units", path,
-                                saved.num_classes, shape_check.output_features()));
+                                saved.num_classes, outputs));
   return saved;
 }
 

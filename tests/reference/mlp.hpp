@@ -7,10 +7,7 @@
 
 #include <vector>
 
-#include "reference/activation.hpp"
-#include "reference/dropout.hpp"
-#include "reference/gemm.hpp"
-#include "reference/init.hpp"
+#include "reference/layers.hpp"
 #include "reference/optimizer.hpp"
 #include "reference/softmax_xent.hpp"
 
@@ -18,19 +15,17 @@ namespace anycl::reference {
 
 class Mlp {
  public:
-  Mlp(const ModelSpec& spec, uint64_t seed) : spec_(spec) {
+  Mlp(const ModelSpec& spec, uint64_t seed) {
+    const Sequential model(spec);  // the library's layers, for their configuration
     size_t in = spec.input_features;
-    for (const auto& l : spec.layers) {
-      Slot s{in, l.kind == LayerSpec::Kind::dense ? l.units : in, params_.size()};
-      if (l.kind == LayerSpec::Kind::dense) params_.resize(params_.size() + in * l.units + l.units, 0.f);
-      slots_.push_back(s);
-      in = s.out;
+    for (const auto& l : model.layers()) {
+      layers_.push_back(host_layers().at(l->type().name)(*l, in));
+      offsets_.push_back(params_.size());
+      params_.resize(params_.size() + layers_.back()->parameter_count(), 0.f);
+      in = layers_.back()->out;
     }
-    for (size_t i = 0; i < slots_.size(); ++i)
-      if (spec.layers[i].kind == LayerSpec::Kind::dense)
-        uniform_init(&params_[slots_[i].offset], slots_[i].in * slots_[i].out,
-                     reference::init_limit(spec.layers[i].init, slots_[i].in, slots_[i].out), seed,
-                     uint32_t(i));
+    for (size_t i = 0; i < layers_.size(); ++i)
+      layers_[i]->initialize(&params_[offsets_[i]], seed, uint32_t(i));
   }
 
   /// One training step on x:(rows,in) with labels; returns the summed loss (as the device's
@@ -38,15 +33,18 @@ class Mlp {
   double train_step(const std::vector<float>& x, const std::vector<int>& labels, size_t rows, uint64_t seed,
                     uint32_t step, Optimizer& opt) {
     std::vector<std::vector<float>> acts{x};  // acts[i] = input of layer i
-    for (size_t i = 0; i < slots_.size(); ++i) acts.push_back(forward(i, acts.back(), rows, seed, step));
-    const size_t classes = slots_.back().out;
+    for (size_t i = 0; i < layers_.size(); ++i)
+      acts.push_back(
+          layers_[i]->forward(&params_[offsets_[i]], acts.back(), rows, {seed, step, uint32_t(i)}));
+    const size_t classes = layers_.back()->out;
     std::vector<float> grad(rows * classes);
     const double loss =
         softmax_xent(acts.back().data(), labels.data(), rows, classes, 1.0 / double(rows), grad.data())
             .loss_sum;
     std::vector<float> grads(params_.size(), 0.f);
-    for (size_t i = slots_.size(); i-- > 0;)
-      grad = backward(i, acts[i], acts[i + 1], grad, rows, seed, step, grads);
+    for (size_t i = layers_.size(); i-- > 0;)
+      grad = layers_[i]->backward(&params_[offsets_[i]], acts[i], acts[i + 1], grad, rows,
+                                  {seed, step, uint32_t(i)}, &grads[offsets_[i]]);
     opt.step(params_, grads);
     return loss;
   }
@@ -54,56 +52,8 @@ class Mlp {
   const std::vector<float>& parameters() const { return params_; }
 
  private:
-  struct Slot {
-    size_t in, out, offset;
-  };
-
-  DropoutMask mask(size_t i, uint64_t seed, uint32_t step) const {
-    DropoutMask m;
-    m.rate = spec_.layers[i].rate;
-    m.seed = seed;
-    m.step = step;
-    m.stream = 0x10000 + uint32_t(i);
-    return m;
-  }
-
-  // x:(rows,in) → y:(rows,out)
-  std::vector<float> forward(size_t i, const std::vector<float>& x, size_t rows, uint64_t seed,
-                             uint32_t step) {
-    const Slot& s = slots_[i];
-    const LayerSpec& l = spec_.layers[i];
-    std::vector<float> y(rows * s.out);
-    if (l.kind == LayerSpec::Kind::dropout) {
-      if (l.rate == 0.f) return x;
-      dropout_forward(x.data(), y.data(), rows, s.out, mask(i, seed, step));
-      return y;
-    }
-    gemm(false, false, rows, s.out, s.in, 1.f, x.data(), s.in, &params_[s.offset], s.out, 0.f, y.data(),
-         s.out);
-    bias_activation_forward(y.data(), &params_[s.offset + s.in * s.out], rows, s.out, l.activation);
-    return y;
-  }
-
-  // dy:(rows,out) → dx:(rows,in); writes the layer's slice of grads.
-  std::vector<float> backward(size_t i, const std::vector<float>& x, const std::vector<float>& y,
-                              std::vector<float> dy, size_t rows, uint64_t seed, uint32_t step,
-                              std::vector<float>& grads) {
-    const Slot& s = slots_[i];
-    const LayerSpec& l = spec_.layers[i];
-    if (l.kind == LayerSpec::Kind::dropout) {
-      if (l.rate > 0.f) dropout_backward(dy.data(), rows, s.out, mask(i, seed, step));
-      return dy;
-    }
-    bias_activation_backward(y.data(), dy.data(), &grads[s.offset + s.in * s.out], rows, s.out, l.activation);
-    gemm(true, false, s.in, s.out, rows, 1.f, x.data(), s.in, dy.data(), s.out, 0.f, &grads[s.offset], s.out);
-    std::vector<float> dx(rows * s.in);
-    gemm(false, true, rows, s.in, s.out, 1.f, dy.data(), s.out, &params_[s.offset], s.out, 0.f, dx.data(),
-         s.in);
-    return dx;
-  }
-
-  ModelSpec spec_;
-  std::vector<Slot> slots_;
+  std::vector<std::unique_ptr<HostLayer>> layers_;
+  std::vector<size_t> offsets_;
   std::vector<float> params_;
 };
 

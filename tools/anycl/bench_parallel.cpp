@@ -12,6 +12,7 @@
 #include "anycl/data/dataset.hpp"
 #include "anycl/dist/rank_devices.hpp"
 #include "anycl/error.hpp"
+#include "anycl/nn/model_from_flags.hpp"
 #include "anycl/train/trainer.hpp"
 #include "args.hpp"
 #include "bench_table.hpp"
@@ -28,10 +29,7 @@ constexpr size_t kBatch = 128;
 constexpr int kPhaseSteps = 10;
 
 ModelSpec reference_model(const data::Dataset& train) {
-  Sequential m(train.features());
-  m.dense(512, Activation::relu).dropout(0.2f).dense(512, Activation::relu).dropout(0.2f);
-  m.dense(train.num_classes);
-  return m.spec();
+  return reference_mlp(train.features(), train.num_classes);
 }
 
 TrainOptions timed_epochs(int repeats) {

@@ -13,6 +13,7 @@
 #include "anycl/blas.hpp"
 #include "anycl/data/dataset.hpp"
 #include "anycl/error.hpp"
+#include "anycl/nn/model_from_flags.hpp"
 #include "anycl/train/trainer.hpp"
 #include "anycl/tuning.hpp"
 #include "args.hpp"
@@ -343,12 +344,7 @@ Table bench_mlp(Runtime& rt, const Settings& s) {
   const size_t batch = 128, count = splits.train.count, steps = (count + batch - 1) / batch;
 
   // Device: the real Trainer. Epoch 1 is warm-up (CLBlast compiles), the rest are timed.
-  Sequential model(splits.train.features());
-  model.dense(512, Activation::relu)
-      .dropout(0.2f)
-      .dense(512, Activation::relu)
-      .dropout(0.2f)
-      .dense(splits.train.num_classes);
+  Sequential model(reference_mlp(splits.train.features(), splits.train.num_classes));
   auto optimizer = make_optimizer(rt, model.parameter_count(), {"rmsprop"});
   model.build(rt, batch);
   model.initialize(1);

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "anycl/error.hpp"
+#include "anycl/nn/model_from_flags.hpp"
 #include "anycl/util/atomic_file.hpp"
 #include "args.hpp"
 #include "commands.hpp"
@@ -23,7 +24,8 @@ constexpr const char* kUsage =
     "  --device SPEC           device (index, p:d, gpu, cpu, vendor or name part; default: best)\n"
     "  --epochs N              epochs (default 20)\n"
     "  --batch N               batch size (default 128)\n"
-    "  --layers A,B,...        hidden layer sizes (default 512,512; 'none' for no hidden layer)\n"
+    "  --layers A,B,...        hidden layer sizes (default 512,512; 'none' for no hidden layer); a\n"
+    "                          token dropoutR (e.g. dropout0.25) adds a Dropout of rate R there\n"
     "  --activation NAME       relu, tanh, sigmoid or linear (default relu)\n"
     "  --init NAME             glorot_uniform or he_uniform (default glorot_uniform)\n"
     "  --dropout RATE          dropout after each hidden layer, in [0, 1) (default 0.2)\n"
@@ -56,21 +58,6 @@ constexpr const char* kUsage =
     "                          equal); auto measures the devices' speeds and prints the shares (the result\n"
     "                          then depends on timing: repeat a run exactly with the printed --split)\n";
 
-std::vector<size_t> parse_layers(const std::string& text) {
-  std::vector<size_t> sizes;
-  if (text == "none" || text.empty()) return sizes;
-  std::istringstream in(text);
-  std::string part;
-  while (std::getline(in, part, ',')) {
-    char* end = nullptr;
-    const long long v = std::strtoll(part.c_str(), &end, 10);
-    if (part.empty() || *end != '\0' || v < 1 || v > 65536)
-      throw UsageError(fmt::format("--layers must be comma-separated sizes in [1, 65536], got '{}'", text));
-    sizes.push_back(size_t(v));
-  }
-  return sizes;
-}
-
 template <typename F>
 auto as_usage_error(const char* flag, F&& parse) {
   try {
@@ -101,11 +88,16 @@ int run_train(int argc, char** argv) {
   r.train.epochs = size_t(args.get_int("--epochs", 20, 1, 1000000));
   r.train.batch = size_t(args.get_int("--batch", 128, 1, 1ll << 31));
   r.train.seed = uint64_t(args.get_int("--seed", 1, 0, (1ll << 62)));
-  r.model.hidden = parse_layers(args.get("--layers", "512,512"));
+  r.model.layers = args.get("--layers", "512,512");
   r.model.activation =
       as_usage_error("--activation", [&] { return parse_activation(args.get("--activation", "relu")); });
   r.model.init = as_usage_error("--init", [&] { return parse_init(args.get("--init", "glorot_uniform")); });
   r.model.dropout = float(args.get_double("--dropout", 0.2, 0.0, 0.999999));
+  try {  // checked now, before anything slow (the data's sizes complete the model later)
+    model_from_flags(r.model, 1, 1);
+  } catch (const ValidationError& e) {
+    throw UsageError(e.what());  // names the flag
+  }
   r.optimizer.name = args.get("--optimizer", "rmsprop");
   r.optimizer.lr = float(args.get_double("--lr", 0.0, 1e-12, 10.0));
   r.load.limit = size_t(args.get_int("--limit", 0, 1, 1ll << 40));

@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "anycl/error.hpp"
+#include "anycl/nn/model_from_flags.hpp"
 #include "anycl/tuning.hpp"
 #include "args.hpp"
 #include "child_process.hpp"
@@ -42,14 +43,19 @@ int run_stage(const DeviceInfo& device, const std::string& stage, const std::str
 }  // namespace
 
 int run_tune(int argc, char** argv) {
-  const Args args(argc, argv, 2, {"--device", "--fraction", "--indirect-fraction", "--stage", "--into"},
+  const Args args(argc, argv, 2,
+                  {"--device", "--fraction", "--indirect-fraction", "--stage", "--into", "--layers",
+                   "--features", "--classes", "--batch"},
                   {"--show", "--reset", "--help"});
   if (args.has("--help")) {
     fmt::print(
         "usage: anycl tune [--show] [--reset] [--device SPEC] [--fraction F] [--indirect-fraction F]\n"
+        "                  [--layers LIST] [--features N] [--classes N] [--batch N]\n"
         "  Tunes CLBlast's GEMM kernels (XgemmDirect, Xgemm and the direct/indirect switch) for the\n"
-        "  device at the reference model's shapes and stores the parameters in a per-device file in\n"
-        "  the cache folder; every later start on this device (same driver) applies them.\n"
+        "  device at the shapes of the model `anycl train` would build from the same --layers (default\n"
+        "  512,512), --features (default 784), --classes (default 10) and --batch (default 128), and\n"
+        "  stores the parameters in a per-device file in the cache folder; every later start on this\n"
+        "  device (same driver) applies them.\n"
         "  --show          print the stored parameters for the device, tune nothing\n"
         "  --reset         remove the stored parameters (CLBlast's defaults apply again)\n"
         "  --fraction F    share of XgemmDirect's search space to try, in (0, 1] (default 0.02)\n"
@@ -68,6 +74,16 @@ int run_tune(int argc, char** argv) {
         "--into goes with --stage (it names the file one stage writes); `anycl tune` alone tunes "
         "every stage into the device's tuning file");
   TuneOptions options;
+  ModelFlags model;
+  model.layers = args.get("--layers", "512,512");
+  const size_t features = size_t(args.get_int("--features", 784, 1, 1 << 24));
+  const size_t classes = size_t(args.get_int("--classes", 10, 1, 1 << 24));
+  const size_t batch = size_t(args.get_int("--batch", 128, 1, 1 << 20));
+  try {
+    options.shapes = model_gemm_shapes(Sequential(model_from_flags(model, features, classes)), batch);
+  } catch (const ValidationError& e) {
+    throw UsageError(e.what());  // names the flag
+  }
   options.fraction = args.get_double("--fraction", options.fraction, 1e-6, 1.0);
   options.indirect_fraction = args.get_double("--indirect-fraction", options.indirect_fraction, 1e-6, 1.0);
   const DeviceInfo device = select_device_or_usage_error(args);
@@ -117,8 +133,10 @@ int run_tune(int argc, char** argv) {
   std::vector<std::string> failed;
   for (const char* stage : kTuningStages) {
     const ChildExit exit = run_passthrough(fmt::format(
-        "{} tune --device {} --fraction {} --indirect-fraction {} --stage {} --into {}", this_executable(),
-        device.index, options.fraction, options.indirect_fraction, stage, shell_quote(work)));
+        "{} tune --device {} --fraction {} --indirect-fraction {} --layers {} --features {} --classes {} "
+        "--batch {} --stage {} --into {}",
+        this_executable(), device.index, options.fraction, options.indirect_fraction,
+        shell_quote(model.layers), features, classes, batch, stage, shell_quote(work)));
     if (exit.signal == SIGINT || exit.signal == SIGTERM) {
       fmt::print(stderr,
                  "anycl tune: interrupted in stage {}; the finished stages are stored in {} — run `anycl "

@@ -24,16 +24,6 @@
 
 namespace anycl::cli {
 
-ModelSpec model_spec_from_flags(const ModelFlags& flags, size_t features, size_t classes) {
-  Sequential model(features);
-  for (size_t units : flags.hidden) {
-    model.dense(units, flags.activation, flags.init);
-    if (flags.dropout > 0.f) model.dropout(flags.dropout);
-  }
-  model.dense(classes, Activation::linear, flags.init);
-  return model.spec();
-}
-
 std::vector<std::string> parse_device_list(const std::string& text) {
   std::vector<std::string> specs;
   if (text == "all") {
@@ -137,9 +127,9 @@ int run_training(TrainRequest r) {
   const double runtime_ready_at = seconds_since_process_start();
   const data::DataSplits splits = data::load_folder(r.data_dir, r.load);
   const double data_loaded_at = seconds_since_process_start();
-  const ModelSpec spec =
-      resumed ? resumed->model.spec
-              : model_spec_from_flags(r.model, splits.train.features(), splits.train.num_classes);
+  const ModelSpec spec = resumed
+                             ? resumed->model.spec
+                             : model_from_flags(r.model, splits.train.features(), splits.train.num_classes);
   try {
     check_optimizer_config(r.optimizer);
   } catch (const ValidationError& e) {

@@ -7,20 +7,13 @@
 #include <vector>
 
 #include "anycl/data/dataset.hpp"
+#include "anycl/nn/model_from_flags.hpp"
 #include "anycl/nn/sequential.hpp"
 #include "anycl/optim/optimizer.hpp"
 #include "anycl/train/trainer.hpp"
 #include "train_split.hpp"
 
 namespace anycl::cli {
-
-/// The flags that shape a model built from flags (the reference MLP by default).
-struct ModelFlags {
-  std::vector<size_t> hidden = {512, 512};
-  Activation activation = Activation::relu;
-  Init init = Init::glorot_uniform;
-  float dropout = 0.2f;
-};
 
 /// What the train command parsed.
 struct TrainRequest {
@@ -32,7 +25,7 @@ struct TrainRequest {
   data::LoadOptions load;
   TrainOptions train;
   OptimizerConfig optimizer;
-  ModelFlags model;
+  ModelFlags model;  // --layers, --activation, --init, --dropout
   bool quiet = false;
   std::string save_path, metrics_path, plot_path;
   SplitFlag split;              // --split: equal (default), auto or weights
@@ -40,9 +33,6 @@ struct TrainRequest {
   std::string resume;           // --resume DIR or FILE; "" for a new run
   std::set<std::string> given;  // the flags the user typed (a resumed run keeps the others' recorded values)
 };
-
-/// The model the flags describe for `features` inputs and `classes` outputs.
-ModelSpec model_spec_from_flags(const ModelFlags& flags, size_t features, size_t classes);
 
 /// Parses --devices: "all" or comma-separated device specs (indices, names, …).
 std::vector<std::string> parse_device_list(const std::string& text);

@@ -8,9 +8,9 @@
 #include <memory>
 #include <vector>
 
+#include "anycl/losses/loss.hpp"
 #include "anycl/nn/sequential.hpp"
 #include "anycl/ops/gather.hpp"
-#include "anycl/ops/softmax_xent.hpp"
 #include "anycl/optim/optimizer.hpp"
 #include "anycl/train/device_dataset.hpp"
 
@@ -88,7 +88,7 @@ class Replica {
   const DeviceDataset* train_ = nullptr;
   uint64_t seed_;
   GatherBatch gather_;
-  SoftmaxCrossEntropy loss_;
+  std::unique_ptr<Loss> loss_;  // the model's loss (softmax cross-entropy or mse)
   Tensor x_, dlogits_;
   compute::buffer labels_, metrics_, order_, probe_;
   size_t last_rows_ = 0;                           // rows of the last compute_gradients shard

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "anycl/nn/layer.hpp"
+#include "anycl/nn/registry.hpp"
 
 namespace anycl {
 
@@ -12,12 +13,21 @@ class Dense final : public Layer {
  public:
   /// A layer of `units` outputs with the activation fused into its bias kernel.
   Dense(size_t units, Activation activation = Activation::linear, Init init = Init::glorot_uniform);
-  /// The Layer interface (layer.hpp); Dense holds W:(in,units) then b:(units).
-  std::string kind() const override { return "Dense"; }
-  LayerSpec spec() const override;
-  size_t output_features(size_t) const override { return units_; }
-  size_t parameter_count(size_t input_features) const override { return input_features * units_ + units_; }
-  void build(Runtime& rt, size_t input_features, size_t max_batch, Tensor params, Tensor grads,
+  /// Its configuration.
+  size_t units() const noexcept { return units_; }
+  Activation activation() const noexcept { return activation_; }
+  Init init() const noexcept { return init_; }
+  /// The Layer interface (layer.hpp) over flat inputs; Dense holds W:(in,units) then b:(units).
+  const LayerType& type() const override;
+  std::string args() const override;
+  std::string summary_note() const override;
+  Shape output_shape(const Shape& input) const override;
+  using Layer::parameter_count;
+  size_t parameter_count(const Shape& input) const override;
+  size_t activation_floats(const Shape& input) const override;
+  bool can_be_output() const override { return true; }
+  std::vector<GemmShape> gemm_shapes(const Shape& input, size_t batch, bool need_dx) const override;
+  void build(Runtime& rt, const Shape& input, size_t max_batch, Tensor params, Tensor grads,
              uint32_t index) override;
   void initialize(uint64_t seed) override;
   Tensor forward(const Tensor& x, const StepContext& ctx) override;
@@ -34,5 +44,9 @@ class Dense final : public Layer {
   Tensor x_last_, y_last_;  // what the last forward saw and produced (views)
   std::unique_ptr<BiasActivation> bias_act_;
 };
+
+/// The registry entry of Dense: "dense UNITS ACTIVATION INIT"; a `--layers` token of digits is a
+/// hidden Dense of that many units (with the flags' activation, init and dropout); ONNX Gemm (+ act).
+const LayerType& dense_layer_type();
 
 }  // namespace anycl

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "anycl/nn/layer.hpp"
+#include "anycl/nn/registry.hpp"
 #include "anycl/ops/dropout.hpp"
 
 namespace anycl {
@@ -13,12 +14,16 @@ class Dropout final : public Layer {
  public:
   /// rate in [0, 1).
   explicit Dropout(float rate);
+  /// The drop rate.
+  float rate() const noexcept { return rate_; }
   /// The Layer interface (layer.hpp); no parameters, identity when not training.
-  std::string kind() const override { return "Dropout"; }
-  LayerSpec spec() const override;
-  size_t output_features(size_t input_features) const override { return input_features; }
-  size_t parameter_count(size_t) const override { return 0; }
-  void build(Runtime& rt, size_t input_features, size_t max_batch, Tensor params, Tensor grads,
+  const LayerType& type() const override;
+  std::string args() const override;
+  Shape output_shape(const Shape& input) const override { return input; }
+  using Layer::parameter_count;
+  size_t parameter_count(const Shape&) const override { return 0; }
+  size_t activation_floats(const Shape& input) const override { return rate_ > 0.f ? shape_size(input) : 0; }
+  void build(Runtime& rt, const Shape& input, size_t max_batch, Tensor params, Tensor grads,
              uint32_t index) override;
   Tensor forward(const Tensor& x, const StepContext& ctx) override;
   Tensor backward(Tensor& dy, const StepContext& ctx, bool need_dx) override;
@@ -31,5 +36,9 @@ class Dropout final : public Layer {
   Tensor y_;
   std::unique_ptr<DropoutOp> op_;
 };
+
+/// The registry entry of Dropout: "dropout RATE"; `--layers` token "dropoutRATE" (e.g. dropout0.25);
+/// an identity in ONNX.
+const LayerType& dropout_layer_type();
 
 }  // namespace anycl

@@ -1,10 +1,12 @@
-// The layer interface: forward and backward over (batch, features) tensors, parameters living
-// as slices of the model's flat parameter and gradient buffers.
+// The layer interface: a layer declares its per-sample input → output shape, parameter count and
+// activation memory, and runs forward/backward over (batch, …) tensors whose parameters are
+// slices of the model's flat parameter and gradient buffers. Layer types are listed in registry.hpp.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "anycl/nn/shape.hpp"
 #include "anycl/ops/activation.hpp"
 #include "anycl/ops/init.hpp"
 #include "anycl/tensor.hpp"
@@ -19,35 +21,58 @@ struct StepContext {
   uint32_t row_base = 0;  // global sample position of row 0 (data-parallel shards)
 };
 
-/// A layer's architecture, as stored in model files.
+/// A layer's architecture as a model file stores it: the registry name of its type and its
+/// arguments in that type's own text form, e.g. {"dense", "512 relu glorot_uniform"}.
 struct LayerSpec {
-  enum class Kind { dense, dropout } kind = Kind::dense;
-  size_t units = 0;                            // dense
-  Activation activation = Activation::linear;  // dense
-  Init init = Init::glorot_uniform;            // dense
-  float rate = 0.f;                            // dropout
+  std::string type;
+  std::string args;
+  /// "dense 512 relu glorot_uniform" (one line of a model file's architecture).
+  std::string text() const { return args.empty() ? type : type + " " + args; }
+  bool operator==(const LayerSpec& o) const { return type == o.type && args == o.args; }
+  bool operator!=(const LayerSpec& o) const { return !(*this == o); }
 };
+
+struct LayerType;
+struct GemmShape;  // tuning.hpp
 
 class Layer {
  public:
   virtual ~Layer() = default;
-  /// "Dense" or "Dropout" (as Keras' summary names them).
-  virtual std::string kind() const = 0;
-  /// The architecture entry a model file stores for this layer.
-  virtual LayerSpec spec() const = 0;
-  /// Output width for inputs of `input_features`.
-  virtual size_t output_features(size_t input_features) const = 0;
-  /// Number of trainable parameters for inputs of `input_features`.
-  virtual size_t parameter_count(size_t input_features) const = 0;
-  /// Allocates buffers for up to `max_batch` rows; `params`/`grads` are this layer's slices of
-  /// the flat buffers (parameter_count elements each); `index` is the layer's position.
-  virtual void build(Runtime& rt, size_t input_features, size_t max_batch, Tensor params, Tensor grads,
+  /// This layer's registry entry (name, summary name, text forms, ONNX emission).
+  virtual const LayerType& type() const = 0;
+  /// Its arguments as the model file stores them after the type's name.
+  virtual std::string args() const = 0;
+  /// {type name, args()}: what a model file stores for this layer.
+  LayerSpec spec() const;
+  /// The type as Keras' summary names it ("Dense").
+  std::string kind() const;
+  /// Extra words for the summary's type column (", relu"), or "".
+  virtual std::string summary_note() const { return {}; }
+
+  /// Per-sample output shape for a per-sample input shape; ValidationError if it cannot take it.
+  virtual Shape output_shape(const Shape& input) const = 0;
+  /// Number of trainable parameters for that input shape (checked arithmetic).
+  virtual size_t parameter_count(const Shape& input) const = 0;
+  /// Floats per sample that build() allocates (outputs, input gradients, masks).
+  virtual size_t activation_floats(const Shape& input) const = 0;
+  /// Whether the layer can be a model's last layer (its outputs are the model's outputs).
+  virtual bool can_be_output() const { return false; }
+  /// The GEMMs one training step of this layer runs on `batch` rows, labelled "fwd", "dW" or "dX"
+  /// (no dX when !need_dx), so `anycl tune` tunes the model it is given. None by default.
+  virtual std::vector<GemmShape> gemm_shapes(const Shape& input, size_t batch, bool need_dx) const;
+  /// Flat conveniences: output width and parameter count for `input_features` inputs.
+  size_t output_features(size_t input_features) const { return shape_size(output_shape({input_features})); }
+  size_t parameter_count(size_t input_features) const { return parameter_count(Shape{input_features}); }
+
+  /// Allocates buffers for up to `max_batch` samples of `input`; `params`/`grads` are this layer's
+  /// slices of the flat buffers (parameter_count elements each); `index` is its position.
+  virtual void build(Runtime& rt, const Shape& input, size_t max_batch, Tensor params, Tensor grads,
                      uint32_t index) = 0;
   /// Fills the parameters from the counter-based RNG (no-op for layers without any).
   virtual void initialize(uint64_t /*seed*/) {}
-  /// x:(batch,in) → y:(batch,out). The result stays valid until this layer's next forward.
+  /// x:(batch,in…) → y:(batch,out…). The result stays valid until this layer's next forward.
   virtual Tensor forward(const Tensor& x, const StepContext& ctx) = 0;
-  /// dy:(batch,out), which may be overwritten → dx:(batch,in) (empty when !need_dx).
+  /// dy:(batch,out…), which may be overwritten → dx:(batch,in…) (empty when !need_dx).
   /// Accumulates nothing: this layer's gradient slice is overwritten.
   virtual Tensor backward(Tensor& dy, const StepContext& ctx, bool need_dx) = 0;
 };

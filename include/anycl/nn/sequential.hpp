@@ -14,13 +14,15 @@
 #include <vector>
 
 #include "anycl/nn/layer.hpp"
+#include "anycl/nn/registry.hpp"
 
 namespace anycl {
 
 /// A model's architecture: what a model file stores besides the weights.
 struct ModelSpec {
   size_t input_features = 0;
-  std::vector<LayerSpec> layers;
+  std::vector<LayerSpec> layers;               // registry type names and arguments (registry.hpp)
+  std::string loss = "softmax_cross_entropy";  // a make_loss() name (losses/loss.hpp)
 };
 
 class Sequential {
@@ -37,6 +39,11 @@ class Sequential {
   Sequential& dropout(float rate);
   /// Appends any layer.
   Sequential& add(std::unique_ptr<Layer> layer);
+  /// Appends the layer a spec describes (through the registry).
+  Sequential& add(const LayerSpec& spec);
+  /// The loss the model is trained with (a make_loss() name; ValidationError for an unknown one).
+  Sequential& set_loss(const std::string& name);
+  const std::string& loss() const noexcept { return loss_; }
 
   /// Allocates parameters, gradients and per-layer buffers for batches of up to `max_batch` rows.
   void build(Runtime& rt, size_t max_batch);
@@ -60,7 +67,8 @@ class Sequential {
   Tensor& parameters() { return params_; }
   /// Gradients, same layout as parameters().
   Tensor& gradients() { return grads_; }
-  /// Total trainable parameters; input width; output width (the logits); build()'s max_batch.
+  /// Total trainable parameters (checked arithmetic); input width; output width (the logits);
+  /// build()'s max_batch.
   size_t parameter_count() const;
   size_t input_features() const noexcept { return input_features_; }
   size_t output_features() const;
@@ -77,7 +85,11 @@ class Sequential {
   Runtime& runtime() const;
 
  private:
+  /// The per-sample input shape of each layer, then the model's output shape.
+  std::vector<Shape> shapes() const;
+
   size_t input_features_;
+  std::string loss_ = "softmax_cross_entropy";
   std::vector<std::unique_ptr<Layer>> layers_;
   Runtime* rt_ = nullptr;
   size_t max_batch_ = 0;

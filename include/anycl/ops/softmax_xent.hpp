@@ -3,15 +3,10 @@
 // the host reads metrics only when it wants to show them.
 #pragma once
 
+#include "anycl/ops/targets_view.hpp"
 #include "anycl/tensor.hpp"
 
 namespace anycl {
-
-/// Class labels of a batch on the device: int32, one per row.
-struct LabelsView {
-  const compute::buffer* buffer = nullptr;
-  size_t offset = 0;  // in elements
-};
 
 class SoftmaxCrossEntropy {
  public:

@@ -1,0 +1,48 @@
+// Launcher for cl_kernels/mse.cl: one work-group whose size fits the device.
+#include "anycl/losses/mse.hpp"
+
+#include "anycl/error.hpp"
+#include "ops/kernel_call.hpp"
+
+namespace anycl {
+namespace {
+size_t pick_work_group(const DeviceInfo& info) {
+  size_t wg = 256;
+  while (wg > info.max_work_group_size) wg /= 2;
+  return wg;
+}
+}  // namespace
+
+MeanSquaredError::MeanSquaredError(Runtime& rt) : rt_(rt), work_group_(pick_work_group(rt.info())) {
+  const std::string options = work_group_ == 256 ? "" : fmt::format("-DWG={}", work_group_);
+  cl_int status = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(rt.program("mse", options).get(), "mse", &status);
+  detail::check_cl(status, "clCreateKernel", "mse");
+  kernel_ = compute::kernel(k, false);
+}
+
+void MeanSquaredError::run(const Tensor& outputs, TargetsView targets, Tensor* grad, float grad_scale,
+                           compute::buffer& metrics, size_t slot) {
+  if (grad && grad->shape() != outputs.shape())
+    throw ValidationError(fmt::format("mse: gradient {} differs from outputs {}", grad->shape_string(),
+                                      outputs.shape_string()));
+  if (outputs.dtype() != DType::f32 || (grad && grad->dtype() != DType::f32))
+    throw ValidationError("mse: outputs and gradient must be f32 tensors");
+  if (!targets.buffer) throw ValidationError("mse: no targets");
+  if (targets.buffer->size() / sizeof(float) < targets.offset ||
+      targets.buffer->size() / sizeof(float) - targets.offset < outputs.size())
+    throw ValidationError(
+        fmt::format("mse: the targets buffer holds fewer than the {} values outputs {} need", outputs.size(),
+                    outputs.shape_string()));
+  if (metrics.size() < (slot + 1) * 2 * sizeof(float))
+    throw ValidationError(fmt::format("mse: metrics slot {} beyond the buffer", slot));
+  using detail::u32;
+  const cl_mem g = grad ? grad->mem() : outputs.mem();  // never written when with_grad == 0
+  detail::set_args(kernel_, outputs.mem(), u32(outputs.offset(), "offset"), targets.buffer->get(),
+                   u32(targets.offset, "offset"), g, u32(grad ? grad->offset() : 0, "offset"),
+                   u32(outputs.rows(), "rows"), u32(outputs.cols(), "outputs"), cl_float(grad_scale),
+                   cl_int(grad != nullptr), metrics.get(), u32(slot, "slot"));
+  detail::launch_1d(rt_, kernel_, work_group_, work_group_);
+}
+
+}  // namespace anycl

@@ -1,0 +1,67 @@
+// The CLI's model flags → a ModelSpec, each `--layers` token parsed by the registry entry that
+// claims it.
+#include "anycl/nn/model_from_flags.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "anycl/error.hpp"
+#include "anycl/losses/loss.hpp"
+#include "anycl/nn/dense.hpp"
+
+namespace anycl {
+
+std::vector<LayerSpec> parse_layer_list(const std::string& text, const LayerListDefaults& defaults) {
+  std::vector<LayerSpec> out;
+  if (text == "none" || text.empty()) return out;
+  const auto bad = [&](const std::string& why) {
+    return ValidationError(
+        fmt::format("--layers must be comma-separated hidden sizes in [1, 65536] or layer tokens (e.g. "
+                    "512,dropout0.25,256), "
+                    "got '{}': {}",
+                    text, why));
+  };
+  std::istringstream in(text + ",");  // a trailing empty token is an error, as is an inner one
+  std::string token;
+  size_t count = 0, tokens = size_t(std::count(text.begin(), text.end(), ',')) + 1;
+  while (count < tokens && std::getline(in, token, ',')) {
+    ++count;
+    if (token.empty()) throw bad("an empty token");
+    bool claimed = false;
+    try {
+      for (const LayerType* t : layer_types())
+        if ((claimed = t->parse_token(token, defaults, out))) break;
+    } catch (const ValidationError& e) {
+      throw bad(e.what());
+    }
+    if (!claimed) throw bad(fmt::format("'{}' is not a layer token", token));
+  }
+  return out;
+}
+
+ModelSpec model_from_flags(const ModelFlags& flags, size_t input_features, size_t outputs) {
+  if (!(flags.dropout >= 0.f && flags.dropout < 1.f))
+    throw ValidationError(fmt::format("--dropout must be in [0, 1), got {}", flags.dropout));
+  try {
+    check_loss_name(flags.loss);
+  } catch (const ValidationError& e) {
+    throw ValidationError(std::string("--loss: ") + e.what());
+  }
+  if (input_features == 0) throw ValidationError("the data has no features per sample");
+  if (outputs == 0) throw ValidationError("the model needs at least one output (class)");
+  ModelSpec spec;
+  spec.input_features = input_features;
+  spec.layers = parse_layer_list(flags.layers, {flags.activation, flags.init, flags.dropout});
+  spec.layers.push_back(Dense(outputs, Activation::linear, flags.init).spec());
+  spec.loss = flags.loss;
+  return spec;
+}
+
+ModelSpec reference_mlp(size_t input_features, size_t classes) {
+  ModelFlags flags;  // the defaults are the reference model
+  return model_from_flags(flags, input_features, classes);
+}
+
+}  // namespace anycl

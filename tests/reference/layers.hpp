@@ -1,0 +1,120 @@
+// The host reference of every layer type, keyed by the registry's names (the same list as
+// src/nn/registry.cpp; a test checks that every registered type has an entry here). Built from
+// the per-kernel references: same parameter layout, initialisation streams and dropout masks.
+#pragma once
+
+#include <anycl/nn/dense.hpp>
+#include <anycl/nn/dropout.hpp>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "reference/activation.hpp"
+#include "reference/dropout.hpp"
+#include "reference/gemm.hpp"
+#include "reference/init.hpp"
+
+namespace anycl::reference {
+
+/// What a step passes to a layer besides the data (as StepContext on the device).
+struct HostStep {
+  uint64_t seed = 0;
+  uint32_t step = 0;
+  uint32_t index = 0;  // the layer's position in the model
+};
+
+/// One layer on the host over (rows, in) → (rows, out) row-major floats.
+class HostLayer {
+ public:
+  virtual ~HostLayer() = default;
+  size_t in = 0, out = 0;
+  virtual size_t parameter_count() const { return 0; }
+  /// Fills this layer's parameters as Layer::initialize does.
+  virtual void initialize(float* /*params*/, uint64_t /*seed*/, uint32_t /*index*/) const {}
+  virtual std::vector<float> forward(const float* params, const std::vector<float>& x, size_t rows,
+                                     const HostStep& s) const = 0;
+  /// dy → dx; writes this layer's gradient slice.
+  virtual std::vector<float> backward(const float* params, const std::vector<float>& x,
+                                      const std::vector<float>& y, std::vector<float> dy, size_t rows,
+                                      const HostStep& s, float* grads) const = 0;
+};
+
+class HostDense final : public HostLayer {
+ public:
+  HostDense(const Dense& d, size_t inputs) : act_(d.activation()), init_(d.init()) {
+    in = inputs, out = d.units();
+  }
+  size_t parameter_count() const override { return in * out + out; }
+  void initialize(float* params, uint64_t seed, uint32_t index) const override {
+    uniform_init(params, in * out, reference::init_limit(init_, in, out), seed, index);
+  }
+  std::vector<float> forward(const float* p, const std::vector<float>& x, size_t rows,
+                             const HostStep&) const override {
+    std::vector<float> y(rows * out);
+    gemm(false, false, rows, out, in, 1.f, x.data(), in, p, out, 0.f, y.data(), out);
+    bias_activation_forward(y.data(), p + in * out, rows, out, act_);
+    return y;
+  }
+  std::vector<float> backward(const float* p, const std::vector<float>& x, const std::vector<float>& y,
+                              std::vector<float> dy, size_t rows, const HostStep&, float* g) const override {
+    bias_activation_backward(y.data(), dy.data(), g + in * out, rows, out, act_);
+    gemm(true, false, in, out, rows, 1.f, x.data(), in, dy.data(), out, 0.f, g, out);
+    std::vector<float> dx(rows * in);
+    gemm(false, true, rows, in, out, 1.f, dy.data(), out, p, out, 0.f, dx.data(), in);
+    return dx;
+  }
+
+ private:
+  Activation act_;
+  Init init_;
+};
+
+class HostDropout final : public HostLayer {
+ public:
+  HostDropout(const Dropout& d, size_t inputs) : rate_(d.rate()) { in = out = inputs; }
+  std::vector<float> forward(const float*, const std::vector<float>& x, size_t rows,
+                             const HostStep& s) const override {
+    if (rate_ == 0.f) return x;
+    std::vector<float> y(rows * out);
+    dropout_forward(x.data(), y.data(), rows, out, mask(s));
+    return y;
+  }
+  std::vector<float> backward(const float*, const std::vector<float>&, const std::vector<float>&,
+                              std::vector<float> dy, size_t rows, const HostStep& s, float*) const override {
+    if (rate_ > 0.f) dropout_backward(dy.data(), rows, out, mask(s));
+    return dy;
+  }
+
+ private:
+  DropoutMask mask(const HostStep& s) const {
+    DropoutMask m;
+    m.rate = rate_;
+    m.seed = s.seed;
+    m.step = s.step;
+    m.stream = 0x10000 + s.index;
+    return m;
+  }
+  float rate_;
+};
+
+/// A host layer for a library layer with `inputs` flat inputs.
+using HostFactory = std::unique_ptr<HostLayer> (*)(const Layer& layer, size_t inputs);
+
+/// Registry name → host reference factory.
+inline const std::map<std::string, HostFactory>& host_layers() {
+  static const std::map<std::string, HostFactory> table{
+      {"dense",
+       [](const Layer& l, size_t in) -> std::unique_ptr<HostLayer> {
+         return std::make_unique<HostDense>(static_cast<const Dense&>(l), in);
+       }},
+      {"dropout",
+       [](const Layer& l, size_t in) -> std::unique_ptr<HostLayer> {
+         return std::make_unique<HostDropout>(static_cast<const Dropout&>(l), in);
+       }},
+  };
+  return table;
+}
+
+}  // namespace anycl::reference
