@@ -6,8 +6,13 @@
 //   auto k = rt.kernel("activation", "bias_relu_forward");
 #pragma once
 
-#define BOOST_COMPUTE_THREAD_SAFE
-#define BOOST_COMPUTE_HAVE_THREAD_LOCAL
+// An application that sets no OpenCL target gets the 1.2 API anycl is built for (instead of the
+// headers' default 3.0 and its warning); one that sets its own keeps it. Boost.Compute's thread
+// safety is anycl's private build setting (CMakeLists.txt), so nothing here changes how an
+// application's own Boost.Compute code compiles.
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
 #include <boost/compute/command_queue.hpp>
 #include <boost/compute/context.hpp>
 #include <boost/compute/device.hpp>

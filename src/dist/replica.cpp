@@ -109,7 +109,7 @@ void Replica::compute_gradients(size_t first, size_t lo, size_t hi, size_t globa
     return;
   }
   Tensor x = x_.rows(0, rows), dlogits = dlogits_.rows(0, rows);
-  gather_.run(train_data().images(), train_data().labels(), order_, first + lo, x, labels_);
+  gather_.run(train_data().gather_source(), order_, first + lo, x, labels_);
   StepContext ctx;
   ctx.training = true;
   ctx.seed = seed_;

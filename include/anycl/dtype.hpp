@@ -1,0 +1,20 @@
+// Element types of device data: what a data set's features and targets are stored as (and, later,
+// a Tensor's). One small enum so every layer names a type the same way.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace anycl {
+
+/// float32, uint8 and int32 elements (room for f16 later).
+enum class DType : uint8_t { f32, u8, i32 };
+
+/// Bytes per element.
+constexpr size_t dtype_size(DType t) noexcept { return t == DType::u8 ? 1 : 4; }
+/// "f32", "u8", "i32".
+constexpr const char* dtype_name(DType t) noexcept {
+  return t == DType::f32 ? "f32" : t == DType::u8 ? "u8" : "i32";
+}
+
+}  // namespace anycl
