@@ -17,6 +17,7 @@
 #include "anycl/nn/dropout.hpp"
 #include "anycl/nn/layer.hpp"
 #include "anycl/nn/sequential.hpp"
+#include "anycl/opencl.hpp"
 #include "anycl/ops/activation.hpp"
 #include "anycl/ops/dropout.hpp"
 #include "anycl/ops/gather.hpp"

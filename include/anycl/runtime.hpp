@@ -6,13 +6,10 @@
 //   auto k = rt.kernel("activation", "bias_relu_forward");
 #pragma once
 
-// An application that sets no OpenCL target gets the 1.2 API anycl is built for (instead of the
-// headers' default 3.0 and its warning); one that sets its own keeps it. Boost.Compute's thread
-// safety is anycl's private build setting (CMakeLists.txt), so nothing here changes how an
-// application's own Boost.Compute code compiles.
-#ifndef CL_TARGET_OPENCL_VERSION
-#define CL_TARGET_OPENCL_VERSION 120
-#endif
+// Boost.Compute's thread safety is anycl's private build setting (CMakeLists.txt): nothing here
+// changes how an application's own Boost.Compute code compiles.
+#include "anycl/opencl.hpp"  // first: the OpenCL target before Boost.Compute includes CL/cl.h
+
 #include <boost/compute/command_queue.hpp>
 #include <boost/compute/context.hpp>
 #include <boost/compute/device.hpp>
