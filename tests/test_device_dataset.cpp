@@ -104,6 +104,14 @@ TEST_CASE("a host Dataset of float features or targets uploads as the device for
   CHECK(read_back<int32_t>(rt, ds.target_buffer(), 3) == std::vector<int32_t>{0, 299, 7});
   const auto reg = anycl::data::Dataset::from_targets(x, {9, 8, 7}, 2, 1);
   CHECK(DeviceDataset(rt, reg).target_type() == DType::f32);
+  // The first samples of each form (what the data-parallel speed probe uploads).
+  const auto head = host.first(2);
+  CHECK(head.count == 2);
+  CHECK(head.values == std::vector<float>{1, 2, 3, 4});
+  CHECK(head.classes == std::vector<int32_t>{0, 299});
+  CHECK(head.pixels.empty());
+  CHECK(reg.first(1).targets == std::vector<float>{9});
+  CHECK_THROWS_AS(host.first(4), ValidationError);
   CHECK_WORDS(thrown_message<ValidationError>([&] {
                 anycl::data::Dataset::from_features(x, std::vector<int32_t>{0, 1, 3}, 2, 3);
               }),

@@ -1,6 +1,9 @@
 // An application's own data on the host: float features with class indices or float targets, as
 // one data::Dataset, so the same type feeds every path (one device or data-parallel).
 #include "anycl/data/dataset.hpp"
+
+#include <type_traits>
+
 #include "feature_checks.hpp"
 
 namespace anycl::data {
@@ -35,6 +38,29 @@ Dataset Dataset::from_features(std::vector<float> x, const std::vector<int32_t>&
 
 Dataset Dataset::from_features(std::vector<float> x, const std::vector<uint32_t>& y, size_t d, size_t k) {
   return classified(std::move(x), y, d, k);
+}
+
+Dataset Dataset::first(size_t n) const {
+  if (n > count)
+    throw ValidationError(fmt::format("Dataset::first: {} samples asked from a set of {}", n, count));
+  // Each part keeps its first n rows; an empty part (a form not in use) stays empty.
+  auto head = [n](const auto& v, size_t width) {
+    using V = std::decay_t<decltype(v)>;
+    if (v.empty()) return V{};
+    if (v.size() < n * width)
+      throw ValidationError(fmt::format("Dataset::first: a part holds {} values, fewer than {} samples × {}",
+                                        v.size(), n, width));
+    return V(v.begin(), v.begin() + std::ptrdiff_t(n * width));
+  };
+  Dataset out;
+  out.count = n, out.rows = rows, out.cols = cols, out.num_classes = num_classes,
+  out.target_width = target_width;
+  out.pixels = head(pixels, features());
+  out.values = head(values, features());
+  out.labels = head(labels, 1);
+  out.classes = head(classes, 1);
+  out.targets = head(targets, target_width);
+  return out;
 }
 
 Dataset Dataset::from_targets(std::vector<float> x, std::vector<float> t, size_t d, size_t outputs) {

@@ -30,6 +30,8 @@ struct Dataset {
   /// Images [first, first+n) as floats pixel/255.0f (or the float features as given), laid out
   /// (n, features). ValidationError if out of range.
   std::vector<float> normalized(size_t first, size_t n) const;
+  /// A copy of the first n samples (every form: bytes or floats, any targets). n <= count.
+  Dataset first(size_t n) const;
 
   /// Float features x (n rows × d, row-major) with class indices y in [0, k): ValidationError
   /// naming the first bad index for a label out of range or a feature that is not finite.
