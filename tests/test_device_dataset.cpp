@@ -143,3 +143,61 @@ TEST_CASE("the training loop refuses float targets until a regression loss is wi
   const auto data = DeviceDataset::from_targets(rt, {1, 2, 3, 4}, {0.5f, 1.5f}, 2, 1);
   CHECK_WORDS(thrown_message<ValidationError>([&] { trainer.fit(data); }), "float targets", "MSE");
 }
+
+namespace {
+struct Trained {
+  std::vector<double> losses;
+  std::vector<float> parameters;
+};
+
+anycl::ModelSpec small_spec() {
+  anycl::Sequential m(64);
+  m.dense(16, anycl::Activation::relu).dropout(0.2f).dense(10);
+  return m.spec();
+}
+
+anycl::TrainOptions small_options() {
+  anycl::TrainOptions o;
+  o.epochs = 5, o.batch = 16, o.seed = 3;
+  return o;
+}
+
+Trained train_on(const DeviceDataset& data) {
+  auto& rt = anycl::test::runtime();
+  anycl::Sequential model(small_spec());
+  model.build(rt, 16);
+  model.initialize(3);
+  auto opt = anycl::make_optimizer(rt, model.parameter_count(), {"adam"});
+  anycl::Trainer trainer(model, *opt, small_options());
+  Trained out;
+  for (const auto& e : trainer.fit(data)) out.losses.push_back(e.train_loss);
+  out.parameters = model.parameters().download();
+  return out;
+}
+}  // namespace
+
+TEST_CASE("float features train exactly as the same bytes do, on one device and data-parallel") {
+  auto& rt = anycl::test::runtime();
+  anycl::data::Dataset bytes;
+  bytes.count = 64, bytes.rows = 8, bytes.cols = 8, bytes.num_classes = 10;
+  bytes.pixels = anycl::test::random_bytes(64 * 64, 21);
+  const auto label_bytes = anycl::test::random_bytes(64, 22, 10);
+  bytes.labels = label_bytes;
+  const std::vector<int32_t> labels(label_bytes.begin(), label_bytes.end());
+  // The floats the gather makes of the bytes (v/255, bit for bit): training must not tell them apart.
+  const auto floats = anycl::data::Dataset::from_features(bytes.normalized(0, 64), labels, 64, 10);
+
+  const Trained from_bytes = train_on(DeviceDataset(rt, bytes));
+  const Trained from_floats = train_on(DeviceDataset::from_features(rt, floats.values, labels, 64, 10));
+  CHECK(from_floats.losses == from_bytes.losses);
+  CHECK(from_floats.parameters == from_bytes.parameters);
+
+  anycl::Runtime a, b;
+  anycl::Trainer dp({&a, &b}, small_spec(), {"adam"}, small_options());
+  std::vector<double> losses;
+  for (const auto& e : dp.fit(floats)) losses.push_back(e.train_loss);
+  REQUIRE(losses.size() == from_bytes.losses.size());
+  for (size_t s = 0; s < losses.size(); ++s)
+    CHECK_MESSAGE(std::abs(losses[s] - from_bytes.losses[s]) <= 1e-3 * std::abs(from_bytes.losses[s]),
+                  "epoch ", s + 1, ": data-parallel ", losses[s], " vs one device ", from_bytes.losses[s]);
+}
