@@ -142,6 +142,10 @@ TEST_CASE("the training loop refuses float targets until a regression loss is wi
   anycl::Trainer trainer(model, *optimizer, options);
   const auto data = DeviceDataset::from_targets(rt, {1, 2, 3, 4}, {0.5f, 1.5f}, 2, 1);
   CHECK_WORDS(thrown_message<ValidationError>([&] { trainer.fit(data); }), "float targets", "MSE");
+  CHECK_WORDS(thrown_message<ValidationError>([&] {
+                trainer.train_on_batch(data, {0, 1});
+              }),
+              "float targets", "MSE");
 }
 
 namespace {

@@ -70,6 +70,12 @@ void Replica::set_train_data(const data::Dataset& train) {
 }
 
 void Replica::use_train_data(const DeviceDataset& train) {
+  // The decision point for losses: labels_ holds one int per row for softmax cross-entropy; float
+  // targets need the MSE loss (and rows × width floats there), not wired into the loop yet.
+  if (!train.has_classes())
+    throw ValidationError(
+        "the training loop fits class labels (softmax cross-entropy), but this data set has float "
+        "targets — regression needs the MSE loss");
   train_ = &train;
   if (order_.get() == nullptr || order_.size() < train.count() * sizeof(cl_uint))
     order_ = compute::buffer(rt_.context(), train.count() * sizeof(cl_uint));

@@ -237,10 +237,6 @@ std::vector<EpochStats> Trainer::run(const std::vector<const DeviceDataset*>& tr
                                      const DeviceDataset* eval, const std::string& eval_name) {
   const DeviceDataset& data = *train[0];
   Sequential& net = model();
-  if (!data.has_classes())  // the decision point for losses: MSE is not wired into the loop yet
-    throw ValidationError(
-        "the training loop fits class labels (softmax cross-entropy), but this data set has "
-        "float targets — regression needs the MSE loss");
   if (data.features() != net.input_features())
     throw ValidationError(fmt::format("the model takes {} input features but the data has {}",
                                       net.input_features(), data.features()));
