@@ -1,18 +1,49 @@
 // Builds a training batch on the device from the resident data set: rows picked through the
-// epoch's shuffled index list, pixels converted from bytes to floats v/255 in [0, 1].
-// images:(count, features) uchar; order: sample indices; x:(rows, features); y: labels as int.
-__kernel void gather_batch(__global const uchar* images, __global const uchar* labels,
-                           __global const uint* order, const uint first, const uint rows, const uint features,
-                           __global float* x, const uint x_off, __global int* y, const uint y_off) {
-  const uint i = get_global_id(0);
-  if (i >= rows * features) return;
-  const uint r = i / features, f = i % features;
-  const uint sample = order[first + r];
+// epoch's shuffled index list. Build options choose the stored types (defaults: bytes, bytes):
+//   -DX_F32  features are floats, copied as given (default: bytes, normalised v/255 to [0, 1])
+//   -DT_I32  class indices stored as int;  -DT_F32  float targets, `width` per sample
+//            (default: class indices stored as bytes). Class indices are written as int.
+// features:(count, features); order: sample indices; x:(rows, features); t:(rows, width).
+#ifdef X_F32
+typedef float x_elem;
+#else
+typedef uchar x_elem;
+#endif
+#if defined(T_F32)
+typedef float t_elem;
+typedef float t_out;
+#elif defined(T_I32)
+typedef int t_elem;
+typedef int t_out;
+#else
+typedef uchar t_elem;
+typedef int t_out;
+#endif
+
+static inline float feature_value(const x_elem stored) {
+#ifdef X_F32
+  return stored;
+#else
   // v·(1/255) alone differs from v/255 in the last bit for about half the byte values; one fma
   // correction (exact residual, then re-scale) gives the correctly rounded v/255 — the value the
   // host's Dataset::normalized computes — without relying on the device's division accuracy.
-  const float v = convert_float(images[(ulong)sample * features + f]);
+  const float v = convert_float(stored);
   const float q = v * (1.0f / 255.0f);
-  x[x_off + i] = fma(fma(-q, 255.0f, v), 1.0f / 255.0f, q);
-  if (f == 0) y[y_off + r] = labels[sample];
+  return fma(fma(-q, 255.0f, v), 1.0f / 255.0f, q);
+#endif
+}
+
+// One work-item per (row, column) of a row max(features, width) wide: column c < features writes
+// x, column c < width writes the target.
+__kernel void gather_batch(__global const x_elem* features_in, __global const t_elem* targets_in,
+                           __global const uint* order, const uint first, const uint rows, const uint features,
+                           const uint width, __global float* x, const uint x_off, __global t_out* t,
+                           const uint t_off) {
+  const ulong i = get_global_id(0);
+  const ulong span = max(features, width);
+  if (i >= (ulong)rows * span) return;
+  const ulong r = i / span, c = i % span;
+  const ulong sample = order[first + r];
+  if (c < features) x[x_off + r * features + c] = feature_value(features_in[sample * features + c]);
+  if (c < width) t[t_off + r * width + c] = (t_out)targets_in[sample * width + c];
 }

@@ -2,8 +2,7 @@
 // (`--device` / ANYCL_DEVICE) picks. Vendor-neutral: every platform, every device type.
 #pragma once
 
-#include <CL/cl.h>
-#include <CL/cl_ext.h>
+#include "anycl/opencl.hpp"
 
 #include <cstdint>
 #include <string>

@@ -6,8 +6,10 @@
 //   auto k = rt.kernel("activation", "bias_relu_forward");
 #pragma once
 
-#define BOOST_COMPUTE_THREAD_SAFE
-#define BOOST_COMPUTE_HAVE_THREAD_LOCAL
+// Boost.Compute's thread safety is anycl's private build setting (CMakeLists.txt): nothing here
+// changes how an application's own Boost.Compute code compiles.
+#include "anycl/opencl.hpp"  // first: the OpenCL target before Boost.Compute includes CL/cl.h
+
 #include <boost/compute/command_queue.hpp>
 #include <boost/compute/context.hpp>
 #include <boost/compute/device.hpp>

@@ -143,6 +143,8 @@ std::vector<float> Dataset::normalized(size_t first, size_t n) const {
     throw ValidationError(fmt::format("Dataset::normalized: images [{}, {}) are out of range for a set of {}",
                                       first, first + n, count));
   const size_t f = features();
+  if (!values.empty())
+    return {values.begin() + std::ptrdiff_t(first * f), values.begin() + std::ptrdiff_t((first + n) * f)};
   std::vector<float> out(n * f);
   const uint8_t* src = pixels.data() + first * f;
   for (size_t i = 0; i < out.size(); ++i) out[i] = static_cast<float>(src[i]) / 255.0f;

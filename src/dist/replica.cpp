@@ -72,6 +72,19 @@ void Replica::set_train_data(const data::Dataset& train) {
 }
 
 void Replica::use_train_data(const DeviceDataset& train) {
+  // The data's targets must be what the model's loss consumes: class indices for softmax
+  // cross-entropy, float rows of the output width for MSE.
+  const size_t outputs = model_->output_features();
+  if (train.has_classes() != (loss_->target_dtype() == DType::i32))
+    throw ValidationError(
+        fmt::format("the model is trained with {} but the data set has {} — {}", loss_->name(),
+                    train.has_classes() ? "class labels" : "float targets",
+                    train.has_classes()
+                        ? "use softmax_cross_entropy for class labels (the default)"
+                        : "regression on float targets needs the mse loss (Sequential::set_loss(\"mse\"))"));
+  if (!train.has_classes() && train.target_width() != loss_->target_width(outputs))
+    throw ValidationError(fmt::format("the data set has {} targets per sample but the model has {} outputs",
+                                      train.target_width(), outputs));
   train_ = &train;
   if (order_.get() == nullptr || order_.size() < train.count() * sizeof(cl_uint))
     order_ = compute::buffer(rt_.context(), train.count() * sizeof(cl_uint));
@@ -112,7 +125,7 @@ void Replica::compute_gradients(size_t first, size_t lo, size_t hi, size_t globa
     return;
   }
   Tensor x = x_.rows(0, rows), dlogits = dlogits_.rows(0, rows);
-  gather_.run(train_data().images(), train_data().labels(), order_, first + lo, x, labels_);
+  gather_.run(train_data().gather_source(), order_, first + lo, x, labels_);
   StepContext ctx;
   ctx.training = true;
   ctx.seed = seed_;

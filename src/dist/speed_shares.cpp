@@ -66,10 +66,7 @@ SpeedShares measure_speed_shares(const std::vector<Runtime*>& runtimes, const Mo
 
   // The shard each replica would get from an equal split, taken from the first samples.
   const size_t rows = std::min(std::max<size_t>(1, batch / world), train.count);
-  data::Dataset head = train;
-  head.count = rows;
-  head.pixels.resize(rows * train.features());
-  head.labels.resize(rows);
+  const data::Dataset head = train.first(rows);
   std::vector<uint32_t> order(rows);
   for (size_t i = 0; i < rows; ++i) order[i] = uint32_t(i);
   std::vector<std::unique_ptr<Replica>> replicas;

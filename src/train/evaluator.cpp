@@ -40,6 +40,11 @@ Evaluator::Evaluator(Sequential& model, size_t batch)
 }
 
 void Evaluator::check(const DeviceDataset& data) const {
+  // The decision point for losses: until a regression loss (MSE) is wired in, float targets stop here.
+  if (!data.has_classes())
+    throw ValidationError(
+        "the evaluator scores class labels, but this data set has float targets — use "
+        "predict_outputs() for a regression model's outputs");
   if (data.features() != model_.input_features())
     throw ValidationError(
         fmt::format("the model takes {} input features but the data has {} — use data of the "
@@ -74,7 +79,7 @@ EvalStats Evaluator::evaluate(const DeviceDataset& data) {
   for (size_t s = 0; s < steps; ++s) {
     const size_t first = s * batch_, rows = std::min(batch_, data.count() - first);
     Tensor x = x_.rows(0, rows);
-    gather_.run(data.images(), data.labels(), order, first, x, labels_);
+    gather_.run(data.gather_source(), order, first, x, labels_);
     loss_.run(model_.forward(x, ctx), {&labels_, 0}, nullptr, 0.f, metrics_, s);
   }
   const auto [loss, correct] = read_metric_sums(rt_, metrics_, steps);
@@ -93,7 +98,7 @@ std::vector<float> Evaluator::probabilities(const DeviceDataset& data, size_t fi
   for (size_t done = 0; done < count; done += batch_) {
     const size_t rows = std::min(batch_, count - done);
     Tensor x = x_.rows(0, rows), probs = probs_.rows(0, rows);
-    gather_.run(data.images(), data.labels(), order, first + done, x, labels_);
+    gather_.run(data.gather_source(), order, first + done, x, labels_);
     loss_.probabilities(model_.forward(x, ctx), probs);
     const std::vector<float> part = probs.download();
     out.insert(out.end(), part.begin(), part.end());

@@ -7,6 +7,7 @@
 #include "anycl/error.hpp"
 #include "anycl/train/evaluator.hpp"
 #include "anycl/train/model_file.hpp"
+#include "anycl/train/prediction.hpp"
 #include "args.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
@@ -16,32 +17,19 @@ namespace {
 
 constexpr size_t kBatch = 256;
 
-void print_confusion(const std::vector<uint8_t>& labels, const std::vector<size_t>& predicted,
-                     size_t classes) {
-  std::vector<size_t> matrix(classes * classes, 0), totals(classes, 0);
-  for (size_t i = 0; i < labels.size(); ++i)
-    ++matrix[labels[i] * classes + predicted[i]], ++totals[labels[i]];
+void print_confusion(const ClassReport& report) {
+  const size_t classes = report.classes;
   fmt::print("\nper-class accuracy:\n");
   for (size_t c = 0; c < classes; ++c)
-    fmt::print("  class {:>3}: {:.4f}  ({} samples)\n", c,
-               totals[c] ? double(matrix[c * classes + c]) / double(totals[c]) : 0.0, totals[c]);
+    fmt::print("  class {:>3}: {:.4f}  ({} samples)\n", c, report.accuracy(c), report.totals[c]);
   fmt::print("\nconfusion matrix (rows: true class, columns: predicted):\n      ");
   for (size_t c = 0; c < classes; ++c) fmt::print("{:>6}", c);
   fmt::print("\n");
   for (size_t r = 0; r < classes; ++r) {
     fmt::print("{:>6}", r);
-    for (size_t c = 0; c < classes; ++c) fmt::print("{:>6}", matrix[r * classes + c]);
+    for (size_t c = 0; c < classes; ++c) fmt::print("{:>6}", report.confusion[r * classes + c]);
     fmt::print("\n");
   }
-}
-
-std::vector<size_t> argmax_rows(const std::vector<float>& probs, size_t classes) {
-  std::vector<size_t> out(probs.size() / classes);
-  for (size_t i = 0; i < out.size(); ++i) {
-    const float* row = probs.data() + i * classes;
-    out[i] = size_t(std::max_element(row, row + classes) - row);
-  }
-  return out;
 }
 
 std::string required(const Args& args, const char* flag) {
@@ -78,8 +66,8 @@ int run_eval(int argc, char** argv) {
              rt.info().name);
   fmt::print("Test loss: {:.4f} - Test accuracy: {:.4f}\n", stats.loss, stats.accuracy);
   const auto predicted =
-      argmax_rows(evaluator.probabilities(test, 0, test.count()), model->output_features());
-  print_confusion(test.host_labels(), predicted, saved.num_classes);
+      predicted_classes(evaluator.probabilities(test, 0, test.count()), model->output_features());
+  print_confusion(class_report(test.host_labels(), predicted, saved.num_classes));
   return 0;
 }
 
@@ -104,18 +92,20 @@ int run_predict(int argc, char** argv) {
   images.count = std::min<size_t>(idx.dims[0], first_n);
   images.rows = idx.dims[1];
   images.cols = idx.dims[2];
-  images.num_classes = saved.num_classes;
   images.pixels.assign(idx.data.begin(), idx.data.begin() + long(images.count * images.features()));
-  images.labels.assign(images.count, 0);
   RuntimeOptions options;
   options.device_spec = std::to_string(device.index);
   Runtime rt(options);
   auto model = instantiate(saved, rt, kBatch);
-  const DeviceDataset data(rt, images);
-  Evaluator evaluator(*model, kBatch);
+  if (images.features() != model->input_features())
+    throw ValidationError(fmt::format(
+        "the model takes {} input features but the data has {} — use data of the shape the model was "
+        "trained on",
+        model->input_features(), images.features()));
+  const std::vector<float> x = images.normalized(0, images.count);  // v/255, as training gathered them
   const size_t classes = model->output_features();
-  const std::vector<float> probs = evaluator.probabilities(data, 0, data.count());
-  const auto predicted = argmax_rows(probs, classes);
+  const std::vector<float> probs = predict(*model, x);
+  const auto predicted = predicted_classes(probs, classes);
   fmt::print("image,class,probability\n");
   for (size_t i = 0; i < predicted.size(); ++i)
     fmt::print("{},{},{:.6f}\n", i, predicted[i], probs[i * classes + predicted[i]]);

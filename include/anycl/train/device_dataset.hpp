@@ -1,32 +1,67 @@
-// A data split resident on the device as bytes (4× smaller than floats): batches are gathered
-// and normalised on the device, so a training step moves no data between host and device.
+// A data split resident on the device: features as bytes (4× smaller than floats, normalised v/255
+// when gathered) or floats, targets as class indices (bytes or int32) or float rows. Batches are
+// gathered on the device, so a training step moves no data between host and device.
+//
+//   auto train = anycl::DeviceDataset::from_features(rt, x, y, d, k);  // x: n × d floats, y: n labels
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "anycl/data/dataset.hpp"
+#include "anycl/dtype.hpp"
+#include "anycl/ops/gather.hpp"
 #include "anycl/runtime.hpp"
 
 namespace anycl {
 
 class DeviceDataset {
  public:
-  /// Uploads images and labels (blocking, once). Throws ValidationError when the images do not
-  /// fit one device allocation, saying how much was asked and how much the device allows.
+  /// Uploads a host split (blocking, once): bytes or float features, byte or int32 class indices
+  /// or float targets, as the Dataset holds them. ValidationError when a part does not fit one
+  /// device allocation (naming the sizes and the device) or the split is empty or inconsistent.
   DeviceDataset(Runtime& rt, const data::Dataset& host);
+  /// Float features x (n rows × d, row-major) with class indices y in [0, k), stored as int32 (any
+  /// number of classes). ValidationError naming the first bad index for a label outside [0, k) or
+  /// a feature that is NaN or infinite, and for sizes that do not match.
+  static DeviceDataset from_features(Runtime& rt, const std::vector<float>& x, const std::vector<int32_t>& y,
+                                     size_t d, size_t k);
+  static DeviceDataset from_features(Runtime& rt, const std::vector<float>& x, const std::vector<uint32_t>& y,
+                                     size_t d, size_t k);
+  /// Float features x (n × d) with float targets t (n × outputs), for regression.
+  static DeviceDataset from_targets(Runtime& rt, const std::vector<float>& x, const std::vector<float>& t,
+                                    size_t d, size_t outputs);
 
-  /// Samples, values per sample, and classes.
+  /// Samples and values per sample.
   size_t count() const noexcept { return count_; }
   size_t features() const noexcept { return features_; }
+  /// Classes of a classification set; 0 for float targets.
   size_t num_classes() const noexcept { return num_classes_; }
-  /// The device copies: images as uchar (count, features), labels as uchar (count).
-  const compute::buffer& images() const noexcept { return images_; }  // uchar (count, features)
-  const compute::buffer& labels() const noexcept { return labels_; }  // uchar (count)
-  /// The host labels (for confusion matrices and checks).
-  const std::vector<uint8_t>& host_labels() const noexcept { return host_labels_; }
+  /// How features and targets are stored: u8 or f32; u8 or i32 class indices, or f32 targets.
+  DType feature_type() const noexcept { return feature_type_; }
+  DType target_type() const noexcept { return target_type_; }
+  /// Whether the targets are class indices (not float targets).
+  bool has_classes() const noexcept { return target_type_ != DType::f32; }
+  /// Values per target: 1 for class indices, the outputs for float targets.
+  size_t target_width() const noexcept { return target_width_; }
+  /// The device copies: features (count, features) and targets (count, target_width).
+  const compute::buffer& feature_buffer() const noexcept { return features_buffer_; }
+  const compute::buffer& target_buffer() const noexcept { return targets_buffer_; }
+  /// What the gather op reads.
+  GatherSource gather_source() const noexcept {
+    return {&features_buffer_, feature_type_, &targets_buffer_, target_type_, target_width_};
+  }
+  /// The host class indices (for confusion matrices and checks); empty for float targets.
+  const std::vector<int32_t>& host_labels() const noexcept { return host_labels_; }
 
  private:
-  size_t count_, features_, num_classes_;
-  compute::buffer images_, labels_;
-  std::vector<uint8_t> host_labels_;
+  DeviceDataset() = default;
+  void upload(Runtime& rt, const void* x, DType x_type, const void* t, DType t_type);
+
+  size_t count_ = 0, features_ = 0, num_classes_ = 0, target_width_ = 1;
+  DType feature_type_ = DType::u8, target_type_ = DType::u8;
+  compute::buffer features_buffer_, targets_buffer_;
+  std::vector<int32_t> host_labels_;
 };
 
 }  // namespace anycl
