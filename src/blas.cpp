@@ -16,8 +16,8 @@ const char* name(Trans t) { return t == Trans::yes ? "T" : "N"; }
 
 template <typename T>
 void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, T alpha,
-               const compute::buffer& a, size_t a_off, size_t lda, const compute::buffer& b, size_t b_off,
-               size_t ldb, T beta, compute::buffer& c, size_t c_off, size_t ldc) {
+               const DeviceBuffer& a, size_t a_off, size_t lda, const DeviceBuffer& b, size_t b_off,
+               size_t ldb, T beta, DeviceBuffer& c, size_t c_off, size_t ldc) {
   auto where = [&] {
     return fmt::format("{} {}{} m={} n={} k={} lda={} ldb={} ldc={} offsets={},{},{} on {}", routine,
                        name(ta), name(tb), m, n, k, lda, ldb, ldc, a_off, b_off, c_off, rt.info().name);
@@ -31,24 +31,24 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
   if (status != clblast::StatusCode::kSuccess)
     throw OpenCLError(int(status), "clblast::GemmTempBufferSize", where());
   ++rt.counters().gemm_calls;
-  cl_mem temp = temp_bytes ? rt.workspace(temp_bytes).get() : nullptr;
-  status = clblast::Gemm<T>(layout, to_clblast(ta), to_clblast(tb), m, n, k, alpha, a.get(), a_off, lda,
-                            b.get(), b_off, ldb, beta, c.get(), c_off, ldc, &queue, nullptr, temp);
+  cl_mem temp = temp_bytes ? rt.workspace(temp_bytes).mem() : nullptr;
+  status = clblast::Gemm<T>(layout, to_clblast(ta), to_clblast(tb), m, n, k, alpha, a.mem(), a_off, lda,
+                            b.mem(), b_off, ldb, beta, c.mem(), c_off, ldc, &queue, nullptr, temp);
   if (status != clblast::StatusCode::kSuccess) throw OpenCLError(int(status), "clblast::Gemm", where());
 }
 
 }  // namespace
 
-void gemm(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, float alpha,
-          const compute::buffer& a, size_t a_offset, size_t lda, const compute::buffer& b, size_t b_offset,
-          size_t ldb, float beta, compute::buffer& c, size_t c_offset, size_t ldc) {
+void gemm(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, float alpha, const DeviceBuffer& a,
+          size_t a_offset, size_t lda, const DeviceBuffer& b, size_t b_offset, size_t ldb, float beta,
+          DeviceBuffer& c, size_t c_offset, size_t ldc) {
   gemm_impl<float>("SGEMM", rt, ta, tb, m, n, k, alpha, a, a_offset, lda, b, b_offset, ldb, beta, c, c_offset,
                    ldc);
 }
 
-void gemm(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, double alpha,
-          const compute::buffer& a, size_t a_offset, size_t lda, const compute::buffer& b, size_t b_offset,
-          size_t ldb, double beta, compute::buffer& c, size_t c_offset, size_t ldc) {
+void gemm(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, double alpha, const DeviceBuffer& a,
+          size_t a_offset, size_t lda, const DeviceBuffer& b, size_t b_offset, size_t ldb, double beta,
+          DeviceBuffer& c, size_t c_offset, size_t ldc) {
   if (!rt.info().fp64)
     throw ValidationError(
         fmt::format("DGEMM needs fp64, which '{}' does not support — use float", rt.info().name));
@@ -63,7 +63,7 @@ void matmul(const Tensor& a, Trans ta, const Tensor& b, Trans tb, Tensor& c, flo
     throw ValidationError(fmt::format("matmul shapes do not fit: a{}{} · b{}{} → c{}", a.shape_string(),
                                       ta == Trans::yes ? "ᵀ" : "", b.shape_string(),
                                       tb == Trans::yes ? "ᵀ" : "", c.shape_string()));
-  compute::buffer c_buffer = c.buffer();
+  DeviceBuffer c_buffer = c.buffer();
   gemm(c.runtime(), ta, tb, m, n, k, alpha, a.buffer(), a.offset(), a.cols(), b.buffer(), b.offset(),
        b.cols(), beta, c_buffer, c.offset(), c.cols());
 }
@@ -76,8 +76,8 @@ void transpose(const Tensor& a, Tensor& out) {
   cl_command_queue queue = rt.queue().get();
   ++rt.counters().transposes;
   const auto status = clblast::Omatcopy<float>(clblast::Layout::kRowMajor, clblast::Transpose::kYes, a.rows(),
-                                               a.cols(), 1.f, a.buffer().get(), a.offset(), a.cols(),
-                                               out.buffer().get(), out.offset(), out.cols(), &queue, nullptr);
+                                               a.cols(), 1.f, a.buffer().mem(), a.offset(), a.cols(),
+                                               out.buffer().mem(), out.offset(), out.cols(), &queue, nullptr);
   if (status != clblast::StatusCode::kSuccess)
     throw OpenCLError(int(status), "clblast::Omatcopy",
                       fmt::format("{} → {} on {}", a.shape_string(), out.shape_string(), rt.info().name));

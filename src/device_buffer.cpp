@@ -85,7 +85,7 @@ void DeviceBuffer::check_range(size_t bytes, size_t offset, const char* what) co
                                       bytes, offset, what_, bytes_));
 }
 
-void DeviceBuffer::write(const void* src, size_t bytes, size_t offset, bool blocking) {
+void DeviceBuffer::write(const void* src, size_t bytes, size_t offset, bool blocking) const {
   check_range(bytes, offset, "a write");
   if (bytes == 0) return;
   if (blocking) ++rt_->counters().host_waits;
@@ -103,6 +103,25 @@ void DeviceBuffer::read(void* dst, size_t bytes, size_t offset) const {
       clEnqueueReadBuffer(rt_->queue().get(), mem_, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr),
       "clEnqueueReadBuffer",
       fmt::format("{} ({} bytes at {}) on '{}'", what_, bytes, offset, rt_->info().name));
+}
+
+cl_event DeviceBuffer::read_async(void* dst, size_t bytes, size_t offset) const {
+  check_range(bytes, offset, "a read");
+  cl_event done = nullptr;
+  detail::check_cl(
+      clEnqueueReadBuffer(rt_->queue().get(), mem_, CL_FALSE, offset, bytes, dst, 0, nullptr, &done),
+      "clEnqueueReadBuffer",
+      fmt::format("{} ({} bytes at {}) on '{}'", what_, bytes, offset, rt_->info().name));
+  return done;
+}
+
+void DeviceBuffer::fill(const void* pattern, size_t pattern_size, size_t offset, size_t bytes) const {
+  check_range(bytes, offset, "a fill");
+  if (bytes == 0) return;
+  detail::check_cl(clEnqueueFillBuffer(rt_->queue().get(), mem_, pattern, pattern_size, offset, bytes, 0,
+                                       nullptr, nullptr),
+                   "clEnqueueFillBuffer",
+                   fmt::format("{} ({} bytes at {}) on '{}'", what_, bytes, offset, rt_->info().name));
 }
 
 }  // namespace anycl

@@ -143,10 +143,17 @@ compute::program Runtime::build(const std::string& name, const std::string& opti
   return p;
 }
 
-compute::buffer& Runtime::workspace(size_t bytes) {
-  if (workspace_.get() == nullptr || workspace_.size() < bytes)
-    workspace_ = compute::buffer(context_, std::max<size_t>(bytes, 1));
+DeviceBuffer& Runtime::workspace(size_t bytes) {
+  if (!workspace_ || workspace_.bytes() < bytes)
+    workspace_ = DeviceBuffer(*this, std::max<size_t>(bytes, 1), "CLBlast workspace");
   return workspace_;
+}
+
+cl_event Runtime::enqueue_marker(const char* what) {
+  cl_event marker = nullptr;
+  detail::check_cl(clEnqueueMarkerWithWaitList(queue_.get(), 0, nullptr, &marker),
+                   "clEnqueueMarkerWithWaitList", what);
+  return marker;
 }
 
 void Runtime::finish() {

@@ -23,16 +23,7 @@ Tensor::Tensor(Runtime& rt, std::vector<size_t> shape, DType dtype)
       throw ValidationError(fmt::format("tensor {} is too large to address", shape_string()));
     n *= shape_[i];
   }
-  const size_t bytes = size() * element_size();
-  if (bytes > rt.info().max_alloc_bytes)
-    throw ValidationError(fmt::format(
-        "tensor {} needs {} MiB but '{}' allows at most {} MiB in one buffer — use a smaller batch or layer",
-        shape_string(), bytes >> 20, rt.info().name, rt.info().max_alloc_bytes >> 20));
-  cl_int status = CL_SUCCESS;
-  cl_mem mem =
-      clCreateBuffer(rt.context().get(), CL_MEM_READ_WRITE, std::max<size_t>(bytes, 4), nullptr, &status);
-  detail::check_cl(status, "clCreateBuffer", fmt::format("tensor {} ({} bytes)", shape_string(), bytes));
-  buffer_ = compute::buffer(mem, /*retain=*/false);
+  buffer_ = DeviceBuffer(rt, std::max<size_t>(size() * element_size(), 4), "tensor " + shape_string());
 }
 
 Tensor Tensor::from_host(Runtime& rt, std::vector<size_t> shape, const std::vector<float>& values) {
@@ -55,17 +46,11 @@ void Tensor::transfer(bool write, void* data, size_t n, DType type, bool blockin
                                       to_string(dtype_), shape_string()));
   if (n != size()) throw ValidationError(fmt::format("{}: {} values for tensor {}", call, n, shape_string()));
   if (n == 0) return;
-  if (blocking) ++rt_->counters().host_waits;
   const size_t es = element_size();
-  const cl_bool block = blocking ? CL_TRUE : CL_FALSE;
   if (write)
-    detail::check_cl(clEnqueueWriteBuffer(rt_->queue().get(), mem(), block, offset_ * es, n * es, data, 0,
-                                          nullptr, nullptr),
-                     "clEnqueueWriteBuffer", "tensor " + shape_string());
+    buffer_.write(data, n * es, offset_ * es, blocking);
   else
-    detail::check_cl(clEnqueueReadBuffer(rt_->queue().get(), mem(), block, offset_ * es, n * es, data, 0,
-                                         nullptr, nullptr),
-                     "clEnqueueReadBuffer", "tensor " + shape_string());
+    buffer_.read(data, n * es, offset_ * es);
 }
 
 void Tensor::upload(const float* data, size_t n, bool blocking) {
@@ -103,9 +88,7 @@ void Tensor::fill(float value) {
     throw ValidationError(
         fmt::format("fill: a float value for a {} tensor {}", to_string(dtype_), shape_string()));
   if (size() == 0) return;
-  detail::check_cl(clEnqueueFillBuffer(rt_->queue().get(), mem(), &value, sizeof(value),
-                                       offset_ * sizeof(float), size() * sizeof(float), 0, nullptr, nullptr),
-                   "clEnqueueFillBuffer", "tensor " + shape_string());
+  buffer_.fill(&value, sizeof(value), offset_ * sizeof(float), size() * sizeof(float));
 }
 
 Tensor Tensor::rows(size_t begin, size_t count) const {

@@ -61,8 +61,7 @@ double median_seconds(Runtime& rt, Run&& run) {
 }
 
 // Median seconds of one GEMM at `s`.
-double time_gemm(Runtime& rt, const GemmShape& s, compute::buffer& a, compute::buffer& b,
-                 compute::buffer& c) {
+double time_gemm(Runtime& rt, const GemmShape& s, DeviceBuffer& a, DeviceBuffer& b, DeviceBuffer& c) {
   return median_seconds(rt, [&] {
     gemm(rt, to_trans(s.trans_a), to_trans(s.trans_b), s.m, s.n, s.k, 1.f, a, 0, s.trans_a ? s.m : s.k, b, 0,
          s.trans_b ? s.k : s.n, 0.f, c, 0, s.n);
@@ -371,8 +370,9 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
   apply_tuning(rt, only(kRoutine, {{kSwitch, kAlwaysDirect}}));
   size_t biggest = 0;
   for (const auto& s : o.shapes) biggest = std::max({biggest, s.m * s.k, s.k * s.n, s.m * s.n});
-  compute::buffer a(rt.context(), biggest * sizeof(float)), b(rt.context(), biggest * sizeof(float)),
-      c(rt.context(), biggest * sizeof(float));
+  DeviceBuffer a(rt, biggest * sizeof(float), "tuning GEMM input A"),
+      b(rt, biggest * sizeof(float), "tuning GEMM input B"),
+      c(rt, biggest * sizeof(float), "tuning GEMM output C");
   std::vector<double> direct, indirect;
   for (const auto& s : o.shapes) direct.push_back(time_gemm(rt, s, a, b, c));
   apply_tuning(rt, only(kRoutine, {{kSwitch, 1}}));  // always indirect

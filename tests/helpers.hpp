@@ -2,8 +2,10 @@
 // seeded random inputs, and running the anycl command as a subprocess.
 #pragma once
 
+#include <anycl/device_buffer.hpp>
 #include <anycl/runtime.hpp>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <utility>
@@ -23,6 +25,20 @@ void check_close(const std::vector<float>& dev, const std::vector<float>& ref, d
 std::vector<float> random_floats(size_t n, float lo, float hi, unsigned seed);
 /// `n` small integers in [lo, hi] as floats (products and sums stay exact).
 std::vector<float> random_ints(size_t n, int lo, int hi, unsigned seed);
+
+/// A device buffer holding a copy of `values` (at least one element's room).
+template <typename V>
+DeviceBuffer device_copy(Runtime& rt, const std::vector<V>& values) {
+  return DeviceBuffer(rt, std::max<size_t>(values.size(), 1) * sizeof(V), "test data",
+                      values.empty() ? nullptr : values.data());
+}
+/// The first `n` values of a device buffer (blocking).
+template <typename V>
+std::vector<V> read_back(const DeviceBuffer& buffer, size_t n) {
+  std::vector<V> out(n);
+  buffer.read(out.data(), n * sizeof(V));
+  return out;
+}
 
 struct CommandResult {
   int exit_code = -1;

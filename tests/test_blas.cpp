@@ -33,7 +33,7 @@ void check_gemm(Trans ta, Trans tb, Case s, float alpha, float beta, unsigned se
   auto da = anycl::Tensor::from_host(rt, {a.size()}, a);
   auto db = anycl::Tensor::from_host(rt, {b.size()}, b);
   auto dc = anycl::Tensor::from_host(rt, {c.size()}, c);
-  anycl::compute::buffer c_buffer = dc.buffer();
+  anycl::DeviceBuffer c_buffer = dc.buffer();
   anycl::gemm(rt, ta, tb, s.m, s.n, s.k, alpha, da.buffer(), a_off, lda, db.buffer(), b_off, ldb, beta,
               c_buffer, c_off, ldc);
   const auto got = dc.download();
@@ -107,15 +107,11 @@ TEST_CASE("double-precision gemm matches the host where the device has fp64") {
              ib = anycl::test::random_ints(b.size(), -3, 3, 22);
   std::copy(ia.begin(), ia.end(), a.begin());
   std::copy(ib.begin(), ib.end(), b.begin());
-  auto make = [&](std::vector<double>& host) {
-    return anycl::compute::buffer(rt.context(), host.size() * sizeof(double),
-                                  anycl::compute::buffer::read_write | anycl::compute::buffer::copy_host_ptr,
-                                  host.data());
-  };
+  auto make = [&](std::vector<double>& host) { return anycl::test::device_copy(rt, host); };
   auto da = make(a), db = make(b), dc = make(c);
   anycl::gemm(rt, Trans::no, Trans::no, m, n, k, 1.0, da, 0, k, db, 0, n, 0.0, dc, 0, n);
   std::vector<double> got(m * n);
-  rt.queue().enqueue_read_buffer(dc, 0, got.size() * sizeof(double), got.data());
+  dc.read(got.data(), got.size() * sizeof(double));
   for (size_t i = 0; i < m; ++i)
     for (size_t j = 0; j < n; ++j) {
       double ref = 0;

@@ -26,10 +26,8 @@ using anycl::test::thrown_message;
 
 namespace {
 template <typename V>
-std::vector<V> read_back(anycl::Runtime& rt, const anycl::compute::buffer& b, size_t n) {
-  std::vector<V> out(n);
-  rt.queue().enqueue_read_buffer(b, 0, n * sizeof(V), out.data());
-  return out;
+std::vector<V> read_back(anycl::Runtime&, const anycl::DeviceBuffer& b, size_t n) {
+  return anycl::test::read_back<V>(b, n);
 }
 }  // namespace
 

@@ -22,12 +22,7 @@ using anycl::DType;
 
 namespace {
 
-template <typename V>
-compute::buffer device_copy(anycl::Runtime& rt, const std::vector<V>& v) {
-  compute::buffer b(rt.context(), std::max<size_t>(v.size(), 1) * sizeof(V));
-  rt.queue().enqueue_write_buffer(b, 0, v.size() * sizeof(V), v.data());
-  return b;
-}
+using anycl::test::device_copy;
 
 std::vector<uint8_t> random_bytes(size_t n, int hi, unsigned seed) {
   std::mt19937 rng(seed);
@@ -69,7 +64,7 @@ Gathered<TOut> run_device(const std::vector<X>& features_in, const std::vector<T
   auto t = device_copy(rt, std::vector<TOut>(rows * width + kTOff + 2, poison<TOut>()));
   op.run({&xs, dtype_of<X>(), &ts, dtype_of<T>(), width}, ord, first, x, t, kTOff);
   Gathered<TOut> out{x_all.download(), std::vector<TOut>(rows * width + kTOff + 2)};
-  rt.queue().enqueue_read_buffer(t, 0, out.t_all.size() * sizeof(TOut), out.t_all.data());
+  t.read(out.t_all.data(), out.t_all.size() * sizeof(TOut));
   return out;
 }
 
@@ -161,7 +156,7 @@ TEST_CASE("gather_batch rejects integer features with a clear message") {
   anycl::GatherBatch op(rt);
   const auto buf = device_copy(rt, std::vector<int32_t>(4, 0));
   anycl::Tensor x(rt, {1, 4});
-  compute::buffer t = device_copy(rt, std::vector<int32_t>(1, 0));
+  anycl::DeviceBuffer t = device_copy(rt, std::vector<int32_t>(1, 0));
   CHECK_THROWS_WITH_AS(op.run({&buf, DType::i32, &buf, DType::i32, 1}, buf, 0, x, t),
                        doctest::Contains("features must be u8 or f32"), anycl::ValidationError);
 }

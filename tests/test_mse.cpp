@@ -20,16 +20,12 @@ namespace {
 constexpr float kSentinel = -777.f;
 constexpr size_t kSlots = 4;
 
-compute::buffer float_buffer(anycl::Runtime& rt, const std::vector<float>& v) {
-  compute::buffer b(rt.context(), std::max<size_t>(v.size(), 1) * sizeof(float));
-  rt.queue().enqueue_write_buffer(b, 0, v.size() * sizeof(float), v.data());
-  return b;
+anycl::DeviceBuffer float_buffer(anycl::Runtime& rt, const std::vector<float>& v) {
+  return anycl::test::device_copy(rt, v);
 }
 
-std::vector<float> read_metrics(anycl::Runtime& rt, const compute::buffer& b) {
-  std::vector<float> v(2 * kSlots);
-  rt.queue().enqueue_read_buffer(b, 0, v.size() * sizeof(float), v.data());
-  return v;
+std::vector<float> read_metrics(anycl::Runtime&, const anycl::DeviceBuffer& b) {
+  return anycl::test::read_back<float>(b, 2 * kSlots);
 }
 
 struct Run {

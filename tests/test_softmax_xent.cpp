@@ -18,23 +18,16 @@ namespace {
 constexpr float kSentinel = -777.f;
 constexpr size_t kSlots = 4;
 
-compute::buffer int_buffer(anycl::Runtime& rt, const std::vector<int>& v) {
-  compute::buffer b(rt.context(), std::max<size_t>(v.size(), 1) * sizeof(int));
-  rt.queue().enqueue_write_buffer(b, 0, v.size() * sizeof(int), v.data());
-  return b;
+anycl::DeviceBuffer int_buffer(anycl::Runtime& rt, const std::vector<int>& v) {
+  return anycl::test::device_copy(rt, v);
 }
 
-compute::buffer sentinel_metrics(anycl::Runtime& rt) {
-  const std::vector<float> v(2 * kSlots, kSentinel);
-  compute::buffer b(rt.context(), v.size() * sizeof(float));
-  rt.queue().enqueue_write_buffer(b, 0, v.size() * sizeof(float), v.data());
-  return b;
+anycl::DeviceBuffer sentinel_metrics(anycl::Runtime& rt) {
+  return anycl::test::device_copy(rt, std::vector<float>(2 * kSlots, kSentinel));
 }
 
-std::vector<float> read_metrics(anycl::Runtime& rt, const compute::buffer& b) {
-  std::vector<float> v(2 * kSlots);
-  rt.queue().enqueue_read_buffer(b, 0, v.size() * sizeof(float), v.data());
-  return v;
+std::vector<float> read_metrics(anycl::Runtime&, const anycl::DeviceBuffer& b) {
+  return anycl::test::read_back<float>(b, 2 * kSlots);
 }
 
 std::vector<int> random_labels(size_t n, size_t classes, unsigned seed) {

@@ -15,14 +15,14 @@ namespace anycl {
 enum class Trans { no, yes };
 
 /// Single-precision GEMM on raw buffers; offsets and leading dimensions in elements. Enqueued, no wait.
-void gemm(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, float alpha,
-          const compute::buffer& a, size_t a_offset, size_t lda, const compute::buffer& b, size_t b_offset,
-          size_t ldb, float beta, compute::buffer& c, size_t c_offset, size_t ldc);
+void gemm(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, float alpha, const DeviceBuffer& a,
+          size_t a_offset, size_t lda, const DeviceBuffer& b, size_t b_offset, size_t ldb, float beta,
+          DeviceBuffer& c, size_t c_offset, size_t ldc);
 
 /// Double-precision GEMM; throws ValidationError when the device has no fp64.
-void gemm(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, double alpha,
-          const compute::buffer& a, size_t a_offset, size_t lda, const compute::buffer& b, size_t b_offset,
-          size_t ldb, double beta, compute::buffer& c, size_t c_offset, size_t ldc);
+void gemm(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, double alpha, const DeviceBuffer& a,
+          size_t a_offset, size_t lda, const DeviceBuffer& b, size_t b_offset, size_t ldb, double beta,
+          DeviceBuffer& c, size_t c_offset, size_t ldc);
 
 /// c = alpha·op(a)·op(b) + beta·c on 2-D tensors (shapes checked).
 void matmul(const Tensor& a, Trans ta, const Tensor& b, Trans tb, Tensor& c, float alpha = 1.f,

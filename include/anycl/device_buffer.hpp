@@ -8,6 +8,7 @@
 
 // The OpenCL handle type, declared as <CL/cl.h> declares it (no OpenCL header or macro needed here).
 typedef struct _cl_mem* cl_mem;
+typedef struct _cl_event* cl_event;
 
 namespace anycl {
 
@@ -37,9 +38,14 @@ class DeviceBuffer {
 
   /// Host → device at byte `offset`. Blocking (counted) unless `blocking` is false; then `src`
   /// must stay alive until the queue has run the copy.
-  void write(const void* src, size_t bytes, size_t offset = 0, bool blocking = true);
+  void write(const void* src, size_t bytes, size_t offset = 0, bool blocking = true) const;
   /// Device → host from byte `offset` (blocking, counted as a host wait).
   void read(void* dst, size_t bytes, size_t offset = 0) const;
+  /// Device → host without waiting: returns the copy's event (the caller waits for it and
+  /// releases it; `dst` must stay alive until then).
+  cl_event read_async(void* dst, size_t bytes, size_t offset = 0) const;
+  /// Enqueues a fill of `bytes` at `offset` with a repeated `pattern` of `pattern_size` bytes.
+  void fill(const void* pattern, size_t pattern_size, size_t offset, size_t bytes) const;
 
  private:
   void check_range(size_t bytes, size_t offset, const char* what) const;

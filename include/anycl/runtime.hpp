@@ -23,6 +23,7 @@
 #include <utility>
 
 #include "anycl/device.hpp"
+#include "anycl/device_buffer.hpp"
 
 namespace anycl {
 
@@ -89,9 +90,12 @@ class Runtime {
   /// Counters of launches and host waits since start-up (mutable: ops count through it).
   RuntimeCounters& counters() noexcept { return counters_; }
   /// A device buffer of at least `bytes`, reused between calls (CLBlast's temporary buffer).
-  compute::buffer& workspace(size_t bytes);
+  DeviceBuffer& workspace(size_t bytes);
   /// Blocks until everything queued has finished.
   void finish();
+  /// Enqueues a marker after everything queued so far and returns its event (the caller waits
+  /// for it or asks for a callback, and releases it). `what` names it in errors.
+  cl_event enqueue_marker(const char* what);
   /// Whether dense layers compute dx = dz·Wᵀ as a transpose of W plus a GEMM NN rather than one
   /// GEMM NT: off by default; `anycl tune` turns it on for a device where it measured it faster.
   bool transposed_dx() const noexcept { return transposed_dx_; }
@@ -112,7 +116,7 @@ class Runtime {
   std::unique_ptr<detail::DiskCache> cache_;
   CompileStats stats_;
   RuntimeCounters counters_;
-  compute::buffer workspace_;
+  DeviceBuffer workspace_;
   bool transposed_dx_ = false;
 };
 

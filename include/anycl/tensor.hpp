@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "anycl/device_buffer.hpp"
 #include "anycl/dtype.hpp"
 #include "anycl/runtime.hpp"
 
@@ -33,8 +34,8 @@ class Tensor {
   std::string shape_string() const;
 
   /// The device buffer (shared by views), and its raw handle for OpenCL/CLBlast calls.
-  const compute::buffer& buffer() const noexcept { return buffer_; }
-  cl_mem mem() const noexcept { return buffer_.get(); }
+  const DeviceBuffer& buffer() const noexcept { return buffer_; }
+  cl_mem mem() const noexcept { return buffer_.mem(); }
   /// Offset of element 0 in the buffer, in elements.
   size_t offset() const noexcept { return offset_; }
 
@@ -67,7 +68,7 @@ class Tensor {
 
   std::vector<size_t> shape_;
   DType dtype_ = DType::f32;
-  compute::buffer buffer_;
+  DeviceBuffer buffer_;
   size_t offset_ = 0;
 };
 

@@ -34,7 +34,7 @@ void Replica::allocate(size_t max_rows) {
   x_ = Tensor(rt, {max_rows, model_->input_features()});
   dlogits_ = Tensor(rt, {max_rows, model_->output_features()});
   // Targets: a class index (int32) or the loss's width of floats per row, 4 bytes each.
-  labels_ = compute::buffer(rt.context(), max_rows * loss_->target_width(model_->output_features()) * 4);
+  labels_ = DeviceBuffer(rt, max_rows * loss_->target_width(model_->output_features()) * 4, "batch targets");
   ranges_ = model_->gradient_ranges();
   staging_.assign(ranges_.size(), nullptr);
 }
@@ -48,10 +48,9 @@ void Replica::stage(size_t c) {
   if (staging_[c]) wait_gradients(c);  // a copy from an earlier step still in flight
   if (staged_.empty()) staged_.resize(model_->parameter_count());  // first use: several replicas
   const auto [offset, count] = ranges_[c];
-  detail::check_cl(
-      clEnqueueReadBuffer(rt_.queue().get(), model_->gradients().mem(), CL_FALSE, offset * sizeof(float),
-                          count * sizeof(float), staged_.data() + offset, 0, nullptr, &staging_[c]),
-      "clEnqueueReadBuffer", fmt::format("gradients {}..{}", offset, offset + count));
+  const Tensor& grads = model_->gradients();
+  staging_[c] = grads.buffer().read_async(staged_.data() + offset, count * sizeof(float),
+                                          (grads.offset() + offset) * sizeof(float));
 }
 
 const float* Replica::wait_gradients(size_t c) {
@@ -86,8 +85,8 @@ void Replica::use_train_data(const DeviceDataset& train) {
     throw ValidationError(fmt::format("the data set has {} targets per sample but the model has {} outputs",
                                       train.target_width(), outputs));
   train_ = &train;
-  if (order_.get() == nullptr || order_.size() < train.count() * sizeof(cl_uint))
-    order_ = compute::buffer(rt_.context(), train.count() * sizeof(cl_uint));
+  if (!order_ || order_.bytes() < train.count() * sizeof(cl_uint))
+    order_ = DeviceBuffer(rt_, train.count() * sizeof(cl_uint), "sample order");
 }
 
 const DeviceDataset& Replica::train_data() const {
@@ -96,19 +95,16 @@ const DeviceDataset& Replica::train_data() const {
 }
 
 void Replica::reserve_slots(size_t slots) {
-  if (metrics_.get() == nullptr || metrics_.size() < slots * 2 * sizeof(float))
-    metrics_ = compute::buffer(rt_.context(), slots * 2 * sizeof(float));
+  if (!metrics_ || metrics_.bytes() < slots * 2 * sizeof(float))
+    metrics_ = DeviceBuffer(rt_, slots * 2 * sizeof(float), "metric slots");
 }
 
 void Replica::set_epoch_order(const std::vector<uint32_t>& order, bool blocking) {
   train_data();  // ValidationError before set_train_data
   if (order.empty()) throw ValidationError("an empty sample order");
-  if (order_.get() == nullptr || order_.size() < order.size() * sizeof(cl_uint))
-    order_ = compute::buffer(rt_.context(), order.size() * sizeof(cl_uint));
-  if (blocking) ++rt_.counters().host_waits;
-  detail::check_cl(clEnqueueWriteBuffer(rt_.queue().get(), order_.get(), blocking ? CL_TRUE : CL_FALSE, 0,
-                                        order.size() * sizeof(cl_uint), order.data(), 0, nullptr, nullptr),
-                   "clEnqueueWriteBuffer", "sample order");
+  if (!order_ || order_.bytes() < order.size() * sizeof(cl_uint))
+    order_ = DeviceBuffer(rt_, order.size() * sizeof(cl_uint), "sample order");
+  order_.write(order.data(), order.size() * sizeof(cl_uint), 0, blocking);
 }
 
 void Replica::compute_gradients(size_t first, size_t lo, size_t hi, size_t global_rows, uint32_t step,
@@ -119,9 +115,7 @@ void Replica::compute_gradients(size_t first, size_t lo, size_t hi, size_t globa
     model_->gradients().fill(0.f);
     for (size_t c = 0; stage && c < ranges_.size(); ++c) this->stage(c);
     const float zeros[2] = {0.f, 0.f};
-    detail::check_cl(clEnqueueWriteBuffer(rt_.queue().get(), metrics_.get(), CL_TRUE, slot * sizeof(zeros),
-                                          sizeof(zeros), zeros, 0, nullptr, nullptr),
-                     "clEnqueueWriteBuffer", "metrics");
+    metrics_.write(zeros, sizeof(zeros), slot * sizeof(zeros));
     return;
   }
   Tensor x = x_.rows(0, rows), dlogits = dlogits_.rows(0, rows);
@@ -141,7 +135,7 @@ void Replica::compute_gradients(size_t first, size_t lo, size_t hi, size_t globa
 
 std::pair<double, double> Replica::probe_last_batch() {
   if (last_rows_ == 0) return {0.0, 0.0};
-  if (probe_.get() == nullptr) probe_ = compute::buffer(rt_.context(), 2 * sizeof(float));
+  if (!probe_) probe_ = DeviceBuffer(rt_, 2 * sizeof(float), "health probe slot");
   const Tensor logits = model_->forward(x_.rows(0, last_rows_), StepContext{});
   loss_->run(logits, {&labels_, 0}, nullptr, 1.0f, probe_, 0);
   const std::vector<float> slot = read_metric_slots(rt_, probe_, 1);
@@ -165,13 +159,10 @@ std::vector<float> Replica::metric_slots(size_t slots) { return read_metric_slot
 
 void Replica::set_metric_slots(const std::vector<float>& values) {
   if (values.empty()) return;
-  if (metrics_.get() == nullptr || metrics_.size() < values.size() * sizeof(float))
+  if (!metrics_ || metrics_.bytes() < values.size() * sizeof(float))
     throw ValidationError(fmt::format("{} metric values for {} bytes of slots: call reserve_slots first",
-                                      values.size(), metrics_.get() ? metrics_.size() : 0));
-  ++rt_.counters().host_waits;
-  detail::check_cl(clEnqueueWriteBuffer(rt_.queue().get(), metrics_.get(), CL_TRUE, 0,
-                                        values.size() * sizeof(float), values.data(), 0, nullptr, nullptr),
-                   "clEnqueueWriteBuffer", "restored epoch metrics");
+                                      values.size(), metrics_ ? metrics_.bytes() : 0));
+  metrics_.write(values.data(), values.size() * sizeof(float));
 }
 
 }  // namespace anycl

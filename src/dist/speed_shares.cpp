@@ -24,10 +24,7 @@ std::vector<double> finish_times(const std::vector<std::unique_ptr<Replica>>& re
                                  Clock::time_point start) {
   std::vector<compute::event> markers;
   for (auto& r : replicas) {
-    cl_event e = nullptr;
-    detail::check_cl(clEnqueueMarkerWithWaitList(r->runtime().queue().get(), 0, nullptr, &e),
-                     "clEnqueueMarkerWithWaitList", "speed probe");
-    markers.emplace_back(e, false);
+    markers.emplace_back(r->runtime().enqueue_marker("speed probe"), false);
     detail::check_cl(clFlush(r->runtime().queue().get()), "clFlush", "speed probe");
   }
   std::vector<double> seconds(replicas.size(), -1.0);

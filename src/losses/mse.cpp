@@ -22,26 +22,26 @@ MeanSquaredError::MeanSquaredError(Runtime& rt) : rt_(rt), work_group_(pick_work
 }
 
 void MeanSquaredError::run(const Tensor& outputs, TargetsView targets, Tensor* grad, float grad_scale,
-                           compute::buffer& metrics, size_t slot) {
+                           DeviceBuffer& metrics, size_t slot) {
   if (grad && grad->shape() != outputs.shape())
     throw ValidationError(fmt::format("mse: gradient {} differs from outputs {}", grad->shape_string(),
                                       outputs.shape_string()));
   if (outputs.dtype() != DType::f32 || (grad && grad->dtype() != DType::f32))
     throw ValidationError("mse: outputs and gradient must be f32 tensors");
   if (!targets.buffer) throw ValidationError("mse: no targets");
-  if (targets.buffer->size() / sizeof(float) < targets.offset ||
-      targets.buffer->size() / sizeof(float) - targets.offset < outputs.size())
+  if (targets.buffer->bytes() / sizeof(float) < targets.offset ||
+      targets.buffer->bytes() / sizeof(float) - targets.offset < outputs.size())
     throw ValidationError(
         fmt::format("mse: the targets buffer holds fewer than the {} values outputs {} need", outputs.size(),
                     outputs.shape_string()));
-  if (metrics.size() < (slot + 1) * 2 * sizeof(float))
+  if (metrics.bytes() < (slot + 1) * 2 * sizeof(float))
     throw ValidationError(fmt::format("mse: metrics slot {} beyond the buffer", slot));
   using detail::u32;
   const cl_mem g = grad ? grad->mem() : outputs.mem();  // never written when with_grad == 0
-  detail::set_args(kernel_, outputs.mem(), u32(outputs.offset(), "offset"), targets.buffer->get(),
+  detail::set_args(kernel_, outputs.mem(), u32(outputs.offset(), "offset"), targets.buffer->mem(),
                    u32(targets.offset, "offset"), g, u32(grad ? grad->offset() : 0, "offset"),
                    u32(outputs.rows(), "rows"), u32(outputs.cols(), "outputs"), cl_float(grad_scale),
-                   cl_int(grad != nullptr), metrics.get(), u32(slot, "slot"));
+                   cl_int(grad != nullptr), metrics.mem(), u32(slot, "slot"));
   detail::launch_1d(rt_, kernel_, work_group_, work_group_);
 }
 

@@ -22,15 +22,15 @@ compute::kernel& GatherBatch::kernel(DType features, DType targets) {
       .first->second;
 }
 
-void GatherBatch::run(const GatherSource& source, const compute::buffer& order, size_t first, Tensor& x,
-                      compute::buffer& targets_out, size_t targets_offset) {
+void GatherBatch::run(const GatherSource& source, const DeviceBuffer& order, size_t first, Tensor& x,
+                      DeviceBuffer& targets_out, size_t targets_offset) {
   using detail::u32;
   const size_t width = source.target_type == DType::f32 ? source.target_width : 1;
   if (width == 0) throw ValidationError("gather: float targets need a width of at least 1");
   compute::kernel& k = kernel(source.feature_type, source.target_type);
-  detail::set_args(k, source.features->get(), source.targets->get(), order.get(), u32(first, "first"),
+  detail::set_args(k, source.features->mem(), source.targets->mem(), order.mem(), u32(first, "first"),
                    u32(x.rows(), "rows"), u32(x.cols(), "features"), u32(width, "target width"), x.mem(),
-                   u32(x.offset(), "offset"), targets_out.get(), u32(targets_offset, "offset"));
+                   u32(x.offset(), "offset"), targets_out.mem(), u32(targets_offset, "offset"));
   detail::launch_1d(rt_, k, x.rows() * std::max(x.cols(), width));
 }
 

@@ -33,19 +33,19 @@ void SoftmaxCrossEntropy::probabilities(const Tensor& logits, Tensor& probs) {
 }
 
 void SoftmaxCrossEntropy::run(const Tensor& logits, LabelsView labels, Tensor* dlogits, float grad_scale,
-                              compute::buffer& metrics, size_t slot) {
+                              DeviceBuffer& metrics, size_t slot) {
   if (dlogits && dlogits->shape() != logits.shape())
     throw ValidationError(fmt::format("softmax_xent: dlogits {} differs from logits {}",
                                       dlogits->shape_string(), logits.shape_string()));
   if (!labels.buffer) throw ValidationError("softmax_xent: no labels");
-  if (metrics.size() < (slot + 1) * 2 * sizeof(float))
+  if (metrics.bytes() < (slot + 1) * 2 * sizeof(float))
     throw ValidationError(fmt::format("softmax_xent: metrics slot {} beyond the buffer", slot));
   using detail::u32;
   const cl_mem grad = dlogits ? dlogits->mem() : logits.mem();  // never written when with_grad == 0
-  detail::set_args(kernel_, logits.mem(), u32(logits.offset(), "offset"), labels.buffer->get(),
+  detail::set_args(kernel_, logits.mem(), u32(logits.offset(), "offset"), labels.buffer->mem(),
                    u32(labels.offset, "offset"), grad, u32(dlogits ? dlogits->offset() : 0, "offset"),
                    u32(logits.rows(), "rows"), u32(logits.cols(), "classes"), cl_float(grad_scale),
-                   cl_int(dlogits != nullptr), metrics.get(), u32(slot, "slot"));
+                   cl_int(dlogits != nullptr), metrics.mem(), u32(slot, "slot"));
   detail::launch_1d(rt_, kernel_, work_group_, work_group_);
 }
 

@@ -13,8 +13,8 @@ namespace anycl {
 namespace {
 
 // One read-only buffer holding `count` × `width` elements of `type` from `data`.
-compute::buffer upload_part(Runtime& rt, const void* data, DType type, size_t count, size_t width,
-                            const char* what) {
+DeviceBuffer upload_part(Runtime& rt, const void* data, DType type, size_t count, size_t width,
+                         const char* what) {
   const size_t max_elements = std::numeric_limits<size_t>::max() / dtype_size(type);
   if (width != 0 && count > max_elements / width)
     throw ValidationError(fmt::format("the data set's {} ({} samples × {} {} values) overflow a size", what,
@@ -25,12 +25,7 @@ compute::buffer upload_part(Runtime& rt, const void* data, DType type, size_t co
         "the data set's {} ({} samples × {} {} values) need {} MiB on the device but '{}' allows "
         "{} MiB in one buffer — train on fewer samples (e.g. --limit)",
         what, count, width, dtype_name(type), bytes >> 20, rt.info().name, rt.info().max_alloc_bytes >> 20));
-  cl_int status = CL_SUCCESS;
-  cl_mem mem = clCreateBuffer(rt.context().get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                              std::max<size_t>(bytes, 1), const_cast<void*>(data), &status);
-  detail::check_cl(status, "clCreateBuffer",
-                   fmt::format("data set {} ({} bytes) on {}", what, bytes, rt.info().name));
-  return compute::buffer(mem, false);
+  return DeviceBuffer(rt, bytes, fmt::format("data set's {}", what), bytes ? data : nullptr);
 }
 
 [[noreturn]] void inconsistent(const char* part, size_t have, size_t want) {

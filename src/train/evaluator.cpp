@@ -10,17 +10,13 @@
 
 namespace anycl {
 
-std::vector<float> read_metric_slots(Runtime& rt, const compute::buffer& metrics, size_t slots) {
+std::vector<float> read_metric_slots(Runtime& /*rt*/, const DeviceBuffer& metrics, size_t slots) {
   std::vector<float> values(slots * 2);
-  if (values.empty()) return values;
-  ++rt.counters().host_waits;
-  detail::check_cl(clEnqueueReadBuffer(rt.queue().get(), metrics.get(), CL_TRUE, 0,
-                                       values.size() * sizeof(float), values.data(), 0, nullptr, nullptr),
-                   "clEnqueueReadBuffer", "metrics");
+  if (!values.empty()) metrics.read(values.data(), values.size() * sizeof(float));
   return values;
 }
 
-std::pair<double, double> read_metric_sums(Runtime& rt, const compute::buffer& metrics, size_t slots) {
+std::pair<double, double> read_metric_sums(Runtime& rt, const DeviceBuffer& metrics, size_t slots) {
   const std::vector<float> values = read_metric_slots(rt, metrics, slots);
   double loss = 0, correct = 0;
   for (size_t s = 0; s < slots; ++s) loss += values[2 * s], correct += values[2 * s + 1];
@@ -36,7 +32,7 @@ Evaluator::Evaluator(Sequential& model, size_t batch)
   if (batch_ == 0) throw ValidationError("evaluation batch must be at least 1");
   x_ = Tensor(rt_, {batch_, model.input_features()});
   probs_ = Tensor(rt_, {batch_, model.output_features()});
-  labels_ = compute::buffer(rt_.context(), batch_ * sizeof(cl_int));
+  labels_ = DeviceBuffer(rt_, batch_ * sizeof(cl_int), "evaluation targets");
 }
 
 void Evaluator::check(const DeviceDataset& data) const {
@@ -55,15 +51,12 @@ void Evaluator::check(const DeviceDataset& data) const {
                                       data.num_classes(), model_.output_features()));
 }
 
-const compute::buffer& Evaluator::identity_order(size_t count) {
+const DeviceBuffer& Evaluator::identity_order(size_t count) {
   if (order_count_ != count) {
     std::vector<uint32_t> identity(count);
     std::iota(identity.begin(), identity.end(), 0u);
-    cl_int status = CL_SUCCESS;
-    cl_mem mem = clCreateBuffer(rt_.context().get(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                                std::max<size_t>(count, 1) * sizeof(cl_uint), identity.data(), &status);
-    detail::check_cl(status, "clCreateBuffer", "evaluation order");
-    order_ = compute::buffer(mem, false);
+    order_ =
+        DeviceBuffer(rt_, count * sizeof(cl_uint), "evaluation order", count ? identity.data() : nullptr);
     order_count_ = count;
   }
   return order_;
@@ -72,9 +65,9 @@ const compute::buffer& Evaluator::identity_order(size_t count) {
 EvalStats Evaluator::evaluate(const DeviceDataset& data) {
   check(data);
   const size_t steps = (data.count() + batch_ - 1) / batch_;
-  if (metrics_.get() == nullptr || metrics_.size() < steps * 2 * sizeof(float))
-    metrics_ = compute::buffer(rt_.context(), steps * 2 * sizeof(float));
-  const compute::buffer& order = identity_order(data.count());
+  if (!metrics_ || metrics_.bytes() < steps * 2 * sizeof(float))
+    metrics_ = DeviceBuffer(rt_, steps * 2 * sizeof(float), "evaluation metric slots");
+  const DeviceBuffer& order = identity_order(data.count());
   const StepContext ctx;  // training = false: dropout is the identity
   for (size_t s = 0; s < steps; ++s) {
     const size_t first = s * batch_, rows = std::min(batch_, data.count() - first);
@@ -91,7 +84,7 @@ std::vector<float> Evaluator::probabilities(const DeviceDataset& data, size_t fi
   if (first + count > data.count())
     throw ValidationError(
         fmt::format("samples [{}, {}) requested from a set of {}", first, first + count, data.count()));
-  const compute::buffer& order = identity_order(data.count());
+  const DeviceBuffer& order = identity_order(data.count());
   std::vector<float> out;
   out.reserve(count * model_.output_features());
   const StepContext ctx;

@@ -107,8 +107,7 @@ void Trainer::hold_back() {
 void Trainer::mark_step() {
   if (!single()) return;
   cl_event& mark = step_marks_[steps_done_ % step_marks_.size()];
-  detail::check_cl(clEnqueueMarkerWithWaitList(replicas_[0]->runtime().queue().get(), 0, nullptr, &mark),
-                   "clEnqueueMarkerWithWaitList", "end of a training step");
+  mark = replicas_[0]->runtime().enqueue_marker("end of a training step");
 }
 
 bool Trainer::single() const noexcept { return replicas_.size() == 1 && collective_->size() == 1; }
@@ -130,9 +129,7 @@ std::optional<Clock::time_point> Trainer::first_step_finished() const {
 }
 
 void Trainer::note_first_step() {
-  cl_event marker = nullptr;
-  detail::check_cl(clEnqueueMarkerWithWaitList(replicas_[0]->runtime().queue().get(), 0, nullptr, &marker),
-                   "clEnqueueMarkerWithWaitList", "first training step");
+  cl_event marker = replicas_[0]->runtime().enqueue_marker("first training step");
   auto* slot = new std::shared_ptr<std::atomic<int64_t>>(first_step_ns_);
   const cl_int status = clSetEventCallback(marker, CL_COMPLETE, record_completion, slot);
   if (status != CL_SUCCESS) delete slot;  // the time is a report, not a result: go on without it

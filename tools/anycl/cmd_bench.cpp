@@ -113,7 +113,7 @@ Table bench_gemm(Runtime& rt, const Settings& s) {
     const auto ha = random_floats(a_n, 1), hb = random_floats(b_n, 2);
     std::vector<float> hc(c_n);
     Tensor a = Tensor::from_host(rt, {a_n}, ha), b = Tensor::from_host(rt, {b_n}, hb), c(rt, {c_n});
-    compute::buffer cbuf = c.buffer();
+    DeviceBuffer cbuf = c.buffer();
     const size_t lda = sh.trans_a ? sh.m : sh.k, ldb = sh.trans_b ? sh.k : sh.n;
     const Trans ta = sh.trans_a ? Trans::yes : Trans::no, tb = sh.trans_b ? Trans::yes : Trans::no;
     const double dev = seconds_per_call(

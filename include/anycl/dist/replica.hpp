@@ -68,7 +68,7 @@ class Replica {
   /// The replica's model, optimizer and device.
   Sequential& model() noexcept { return *model_; }
   /// The metric slots (loss sum, metric sum) the loss writes per step.
-  const compute::buffer& metrics() const noexcept { return metrics_; }
+  const DeviceBuffer& metrics() const noexcept { return metrics_; }
   /// model().gradient_ranges(), the order in which compute_gradients() finishes them.
   const std::vector<std::pair<size_t, size_t>>& gradient_ranges() const noexcept { return ranges_; }
   Optimizer& optimizer() noexcept { return *optimizer_; }
@@ -90,7 +90,7 @@ class Replica {
   GatherBatch gather_;
   std::unique_ptr<Loss> loss_;  // the model's loss (softmax cross-entropy or mse)
   Tensor x_, dlogits_;
-  compute::buffer labels_, metrics_, order_, probe_;
+  DeviceBuffer labels_, metrics_, order_, probe_;
   size_t last_rows_ = 0;                           // rows of the last compute_gradients shard
   std::vector<std::pair<size_t, size_t>> ranges_;  // model_->gradient_ranges()
   std::vector<float> staged_;                      // host copy of the gradients

@@ -29,7 +29,7 @@ class Loss {
   /// metrics[2·slot+1] = Σ_rows metric of the row (a correct prediction counts 1); when `grad` is
   /// given (same shape as outputs), grad = ∂(Σ_rows loss)/∂outputs · grad_scale. One launch, no wait.
   virtual void run(const Tensor& outputs, TargetsView targets, Tensor* grad, float grad_scale,
-                   compute::buffer& metrics, size_t slot) = 0;
+                   DeviceBuffer& metrics, size_t slot) = 0;
 };
 
 /// The loss named `name` ("softmax_cross_entropy" or "mse") with its kernels fetched on `rt`.

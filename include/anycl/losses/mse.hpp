@@ -17,8 +17,8 @@ class MeanSquaredError final : public Loss {
   size_t target_width(size_t outputs) const override { return outputs; }
   std::string metric_name() const override { return "mae"; }
   bool predicts_classes() const override { return false; }
-  void run(const Tensor& outputs, TargetsView targets, Tensor* grad, float grad_scale,
-           compute::buffer& metrics, size_t slot) override;
+  void run(const Tensor& outputs, TargetsView targets, Tensor* grad, float grad_scale, DeviceBuffer& metrics,
+           size_t slot) override;
 
  private:
   Runtime& rt_;

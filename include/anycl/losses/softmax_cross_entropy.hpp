@@ -17,8 +17,8 @@ class SoftmaxCrossEntropyLoss final : public Loss {
   size_t target_width(size_t) const override { return 1; }
   std::string metric_name() const override { return "accuracy"; }
   bool predicts_classes() const override { return true; }
-  void run(const Tensor& outputs, TargetsView targets, Tensor* grad, float grad_scale,
-           compute::buffer& metrics, size_t slot) override {
+  void run(const Tensor& outputs, TargetsView targets, Tensor* grad, float grad_scale, DeviceBuffer& metrics,
+           size_t slot) override {
     op_.run(outputs, targets, grad, grad_scale, metrics, slot);
   }
   /// probs = softmax(logits) row-wise (prediction).

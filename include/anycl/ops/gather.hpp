@@ -13,10 +13,10 @@ namespace anycl {
 
 /// A data set on the device as the gather reads it.
 struct GatherSource {
-  const compute::buffer* features = nullptr;  // (count, x.cols()) of feature_type
-  DType feature_type = DType::u8;             // u8 (normalised v/255) or f32 (as given)
-  const compute::buffer* targets = nullptr;   // (count, target_width) of target_type
-  DType target_type = DType::u8;              // u8 or i32 class indices (width 1), or f32
+  const DeviceBuffer* features = nullptr;  // (count, x.cols()) of feature_type
+  DType feature_type = DType::u8;          // u8 (normalised v/255) or f32 (as given)
+  const DeviceBuffer* targets = nullptr;   // (count, target_width) of target_type
+  DType target_type = DType::u8;           // u8 or i32 class indices (width 1), or f32
   size_t target_width = 1;
 };
 
@@ -27,8 +27,8 @@ class GatherBatch {
   /// For r < x.rows(), with s = order[first+r]: x[r,:] = features[s,:] (bytes as v/255) and
   /// targets_out[offset + r·width + c] = targets[s, c]: int32 for class indices, float for f32.
   /// order: uint sample indices.
-  void run(const GatherSource& source, const compute::buffer& order, size_t first, Tensor& x,
-           compute::buffer& targets_out, size_t targets_offset = 0);
+  void run(const GatherSource& source, const DeviceBuffer& order, size_t first, Tensor& x,
+           DeviceBuffer& targets_out, size_t targets_offset = 0);
 
  private:
   compute::kernel& kernel(DType features, DType targets);

@@ -15,8 +15,8 @@ class SoftmaxCrossEntropy {
   /// For logits:(rows,classes): metrics[2·slot] = Σ_rows −log softmax(z)[label],
   /// metrics[2·slot+1] = number of rows whose argmax is the label; when `dlogits` is given,
   /// dlogits = (softmax(z) − onehot(label))·grad_scale (grad_scale = 1/batch for a mean loss).
-  void run(const Tensor& logits, LabelsView labels, Tensor* dlogits, float grad_scale,
-           compute::buffer& metrics, size_t slot);
+  void run(const Tensor& logits, LabelsView labels, Tensor* dlogits, float grad_scale, DeviceBuffer& metrics,
+           size_t slot);
   /// probs = softmax(logits) row-wise.  logits,probs:(rows,classes)
   void probabilities(const Tensor& logits, Tensor& probs);
 

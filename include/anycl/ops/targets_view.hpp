@@ -2,13 +2,14 @@
 // float values), as the gather step leaves them for the loss.
 #pragma once
 
+#include "anycl/device_buffer.hpp"
 #include "anycl/runtime.hpp"
 
 namespace anycl {
 
 /// Targets of a batch on the device, `offset` elements into `buffer`.
 struct TargetsView {
-  const compute::buffer* buffer = nullptr;
+  const DeviceBuffer* buffer = nullptr;
   size_t offset = 0;  // in elements
 };
 

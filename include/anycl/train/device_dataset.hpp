@@ -45,8 +45,8 @@ class DeviceDataset {
   /// Values per target: 1 for class indices, the outputs for float targets.
   size_t target_width() const noexcept { return target_width_; }
   /// The device copies: features (count, features) and targets (count, target_width).
-  const compute::buffer& feature_buffer() const noexcept { return features_buffer_; }
-  const compute::buffer& target_buffer() const noexcept { return targets_buffer_; }
+  const DeviceBuffer& feature_buffer() const noexcept { return features_buffer_; }
+  const DeviceBuffer& target_buffer() const noexcept { return targets_buffer_; }
   /// What the gather op reads.
   GatherSource gather_source() const noexcept {
     return {&features_buffer_, feature_type_, &targets_buffer_, target_type_, target_width_};
@@ -60,7 +60,7 @@ class DeviceDataset {
 
   size_t count_ = 0, features_ = 0, num_classes_ = 0, target_width_ = 1;
   DType feature_type_ = DType::u8, target_type_ = DType::u8;
-  compute::buffer features_buffer_, targets_buffer_;
+  DeviceBuffer features_buffer_, targets_buffer_;
   std::vector<int32_t> host_labels_;
 };
 

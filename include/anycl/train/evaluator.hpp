@@ -28,7 +28,7 @@ class Evaluator {
 
  private:
   void check(const DeviceDataset& data) const;
-  const compute::buffer& identity_order(size_t count);
+  const DeviceBuffer& identity_order(size_t count);
 
   Sequential& model_;
   size_t batch_;
@@ -36,13 +36,13 @@ class Evaluator {
   GatherBatch gather_;
   SoftmaxCrossEntropy loss_;
   Tensor x_, probs_;
-  compute::buffer labels_, metrics_, order_;
+  DeviceBuffer labels_, metrics_, order_;
   size_t order_count_ = 0;
 };
 
 /// Blocking read of `slots` (loss, correct) metric pairs, summed in double.
-std::pair<double, double> read_metric_sums(Runtime& rt, const compute::buffer& metrics, size_t slots);
+std::pair<double, double> read_metric_sums(Runtime& rt, const DeviceBuffer& metrics, size_t slots);
 /// The first `slots` metric slots, (loss sum, correct) each; one blocking read (none for 0 slots).
-std::vector<float> read_metric_slots(Runtime& rt, const compute::buffer& metrics, size_t slots);
+std::vector<float> read_metric_slots(Runtime& rt, const DeviceBuffer& metrics, size_t slots);
 
 }  // namespace anycl
