@@ -143,8 +143,8 @@ TEST_CASE("validation_split outside 0 to 1 or leaving nothing to train on is a V
     CAPTURE(bad);
     LoadOptions o;
     o.validation_split = bad;
-    CHECK_WORDS(thrown_message<ValidationError>([&] { load_folder(tmp.path(), o); }),
-                "validation_split must be in [0, 1)");
+    CHECK_WORDS(thrown_message<ValidationError>([&] { load_folder(tmp.path(), o); }), "--validation-split",
+                "must be in [0, 1)");
   }
   LoadOptions o;
   o.limit = 1;
