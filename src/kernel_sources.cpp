@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
+#include <utility>
 
 #include "anycl/error.hpp"
+#include "anycl/util/bounded_read.hpp"
 
 namespace anycl::detail {
 
@@ -17,15 +17,16 @@ std::vector<KernelSource> kernel_sources() {
   std::vector<KernelSource> sources;
   for (const auto& embedded : embedded_kernel_sources()) {
     const std::string path = fmt::format("{}/{}.cl", dir, embedded.name);
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    std::string text;
+    try {  // a regular file of sane size: a FIFO or device here is refused, not waited on
+      text = read_text_file_bounded(path, kMaxTextFileBytes, "kernel source");
+    } catch (const DataError& e) {
       throw ValidationError(
           fmt::format("ANYCL_KERNEL_DIR={} has no readable {}.cl ({}) — copy cl_kernels/ "
                       "there or unset ANYCL_KERNEL_DIR",
-                      dir, embedded.name, path));
-    std::ostringstream text;
-    text << in.rdbuf();
-    sources.push_back({embedded.name, text.str()});
+                      dir, embedded.name, e.what()));
+    }
+    sources.push_back({embedded.name, std::move(text)});
   }
   return sources;
 }

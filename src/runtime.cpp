@@ -13,6 +13,7 @@
 #include "disk_cache.hpp"
 #include "hash.hpp"
 #include "kernel_sources.hpp"
+#include "tuning_check.hpp"
 
 namespace anycl {
 namespace {
@@ -175,7 +176,7 @@ void Runtime::apply_stored_tuning() {
     return;
   }
   try {
-    apply_tuning(*this, *tuning);
+    detail::apply_checked_tuning(*this, *tuning, cache_.get());
     stats_.tuning_file = path;
     log("CLBlast tuning applied from " + path);
   } catch (const ValidationError& e) {

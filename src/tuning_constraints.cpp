@@ -33,9 +33,11 @@ std::string multiple(const Params& p, const char* x, const char* y, const char* 
 
 // x must be a multiple of (y·z)/w, a whole number.
 std::string multiple_of_ratio(const Params& p, const char* x, const char* y, const char* z, const char* w) {
-  if (!has(p, {x, y, z, w}) || get(p, w) == 0) return "";
-  const size_t num = get(p, y) * get(p, z), w_value = get(p, w);
-  if (num % w_value == 0 && num / w_value != 0 && get(p, x) % (num / w_value) == 0) return "";
+  if (!has(p, {x, y, z, w})) return "";
+  const size_t w_value = get(p, w), num = get(p, y) * get(p, z);
+  if (w_value == 0) return "";  // reported by ranges()
+  const size_t ratio = num / w_value;
+  if (num % w_value == 0 && ratio != 0 && get(p, x) % ratio == 0) return "";
   return fmt::format("{}={} is not a multiple of {}·{}/{} = {}·{}/{}", x, get(p, x), y, z, w, get(p, y),
                      get(p, z), w_value);
 }
@@ -78,7 +80,7 @@ std::string xgemm_direct(const Params& p) {
 }
 
 std::string xgemm(const Params& p) {
-  const std::string r = ranges(p, {"SA", "SB", "STRM", "STRN", "GEMMK"}, {"VWM", "VWN"});
+  std::string r = ranges(p, {"SA", "SB", "STRM", "STRN", "GEMMK"}, {"VWM", "VWN"});
   if (!r.empty()) return r;
   if (get(p, "GEMMK") == 1) {  // the 2D register-tiled kernel: its tuner's own constraints
     if (has(p, {"MWG", "MDIMC", "VWM"}) && get(p, "MWG") != get(p, "MDIMC") * get(p, "VWM"))

@@ -61,7 +61,8 @@ struct TinySpec {
 };
 
 /// Writes train-/t10k- images and labels (named `-idx3-ubyte`, plus `.gz` when spec.gzip) into `dir`.
-/// Labels are drawn in [0, classes) and the last training label is classes-1, so inference is exact.
+/// Labels are drawn in [0, classes); every class has a training sample (when train >= classes) and the
+/// last training label is classes-1, so inference is exact and no class is empty.
 TinySet write_mnist_folder(const std::string& dir, const TinySpec& spec = {});
 
 }  // namespace anycl::test

@@ -143,8 +143,8 @@ TEST_CASE("validation_split outside 0 to 1 or leaving nothing to train on is a V
     CAPTURE(bad);
     LoadOptions o;
     o.validation_split = bad;
-    CHECK_WORDS(thrown_message<ValidationError>([&] { load_folder(tmp.path(), o); }),
-                "validation_split must be in [0, 1)");
+    CHECK_WORDS(thrown_message<ValidationError>([&] { load_folder(tmp.path(), o); }), "--validation-split",
+                "must be in [0, 1)");
   }
   LoadOptions o;
   o.limit = 1;
@@ -294,4 +294,25 @@ TEST_CASE("gzip IDX headers are checked against each other before either body is
   // A header claiming more than deflate can expand the file to is refused by itself.
   write_gzip(tmp.file("train-images-idx3-ubyte.gz"), idx_bytes({5000000, 4, 3}, random_bytes(100, 3)));
   CHECK_WORDS(load_error(d), "train-images-idx3-ubyte.gz", "more than a", "gzip file can hold");
+}
+
+TEST_CASE("test_only loads the test split alone - anycl eval needs no training files") {
+  TempDir tmp;
+  const std::string d = tmp.path();
+  write_mnist_folder(d);
+  const std::string cli = anycl_cli();
+  auto r = run_command(
+      fmt::format("{} train --data {} --layers 8 --epochs 1 --batch 4 --quiet --save {}/m.anycl", cli, d, d));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  std::filesystem::remove(tmp.file("train-images-idx3-ubyte"));
+  std::filesystem::remove(tmp.file("train-labels-idx1-ubyte"));
+  LoadOptions o;
+  o.test_only = true;
+  CHECK_WORDS(thrown_message<ValidationError>([&] { load_folder(d, o); }), "num_classes");
+  o.num_classes = 10;
+  const DataSplits s = load_folder(d, o);
+  CHECK(s.test.count == 5);
+  CHECK(s.train.count == 0);
+  r = run_command(fmt::format("{} eval --data {} --model {}/m.anycl", cli, d, d));
+  CHECK_MESSAGE(r.exit_code == 0, r.output);
 }

@@ -2,6 +2,7 @@
 // process, corrupt entries are rebuilt, and a broken kernel reports the compiler's log.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <anycl/error.hpp>
 #include <anycl/runtime.hpp>
 
@@ -146,4 +147,12 @@ TEST_CASE("a runtime starts on a device chosen from list_devices") {
   CHECK(rt.info().name == chosen.name);
   CHECK(rt.info().index == chosen.index);
   CHECK(rt.stats().programs == anycl::test::runtime().stats().programs);
+}
+
+TEST_CASE("ANYCL_KERNEL_DIR holding a FIFO is refused at once naming it") {
+  anycl::test::TempDir dir;
+  const std::string fifo = dir.file("common.cl");
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);  // opening it to read would wait for a writer forever
+  ScopedEnv env("ANYCL_KERNEL_DIR", dir.path());
+  CHECK_THROWS_WITH_AS(anycl::Runtime(), doctest::Contains("FIFO"), anycl::ValidationError);
 }

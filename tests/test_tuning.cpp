@@ -346,3 +346,30 @@ TEST_CASE("a tuning file that is a FIFO is refused at once and the runtime start
   CHECK_MESSAGE(r.exit_code == 0, r.output);
   CHECK_MESSAGE(r.output.find("FIFO") != std::string::npos, r.output);
 }
+
+TEST_CASE("a stored tuning is checked for exact GEMMs once per device and driver - the verdict is cached") {
+  anycl::test::TempDir dir;
+  auto& rt = anycl::test::runtime();
+  const auto name = std::filesystem::path(anycl::tuning_file_path(rt.info())).filename().string();
+  anycl::GemmTuning good;
+  good.kernels["XgemmDirect"] = current_parameters("XgemmDirect");
+  good.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", 384}};
+  anycl::save_tuning(dir.file(name), good);
+  const std::string cli =
+      fmt::format("ANYCL_CACHE_DIR={} {} devices --verbose", dir.path(), anycl::test::anycl_cli());
+  const auto verdicts = [&] {
+    size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+      n += e.path().filename().string().rfind("tuning_check-", 0) == 0;
+    return n;
+  };
+  auto r = anycl::test::run_command(cli);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK_MESSAGE(r.output.find("CLBlast tuning applied from " + dir.file(name)) != std::string::npos,
+                r.output);
+  CHECK(verdicts() == 1);
+  r = anycl::test::run_command(cli);
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(verdicts() == 1);
+  CHECK_MESSAGE(r.output.find("tuning_check") == std::string::npos, r.output);  // loaded, not compiled
+}

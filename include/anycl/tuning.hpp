@@ -59,12 +59,17 @@ bool tuning_complete(const GemmTuning& tuning);
 /// platform, device and driver version as the kernel cache does; "" when the cache is off.
 std::string tuning_file_path(const DeviceInfo& device);
 
-/// Parses a tuning file; nothing (and `why` says what is wrong) when missing, corrupt or incomplete.
+/// Parses a tuning file (a regular file of at most 64 MiB); nothing (and `why` says what is wrong)
+/// when missing, not a regular file, corrupt or incomplete.
 std::optional<GemmTuning> load_tuning(const std::string& path, std::string* why = nullptr);
 /// Writes a tuning file atomically; throws Error naming the path on failure.
 void save_tuning(const std::string& path, const GemmTuning& tuning);
-/// Hands the parameters to CLBlast (OverrideParameters) for the runtime's device; throws OpenCLError
-/// naming the kernel family when CLBlast refuses them.
+/// Hands the parameters to CLBlast (OverrideParameters) for the runtime's device. Everything is
+/// checked first, so a refused tuning changes nothing: ValidationError for a kernel anycl does not
+/// tune, a parameter CLBlast does not expect or lacks, or a set that breaks the constraints CLBlast's
+/// tuners state (such parameters compile into kernels that compute wrong results); OpenCLError when
+/// CLBlast refuses them itself. Runtime applies the stored file this way and also checks it for
+/// exact GEMMs once per device, driver and parameter set.
 void apply_tuning(Runtime& rt, const GemmTuning& tuning);
 /// Runs GEMM through CLBlast at `shapes` and at small odd sizes in all four transposes, with small
 /// integers (exact in float); "" when every result matches a host loop exactly, else the first

@@ -173,6 +173,18 @@ DataSplits load_folder(const std::string& dir_in, const LoadOptions& opts) {
   if (st.type() != fs::file_type::directory) missing(dir, "is not a folder");
 
   std::string train_images, train_labels, test_images, test_labels;
+  if (opts.test_only) {  // evaluation: the training files need not even be there
+    if (opts.num_classes == 0)
+      throw ValidationError(
+          "LoadOptions::test_only needs num_classes: without the training labels it cannot be "
+          "inferred");
+    out.test = load_pair(dir, "t10k", test_images, test_labels);
+    check_labels(out.test, test_labels, opts.num_classes, false);
+    out.test.num_classes = out.train.num_classes = out.validation.num_classes = opts.num_classes;
+    out.train.rows = out.validation.rows = out.test.rows;
+    out.train.cols = out.validation.cols = out.test.cols;
+    return out;
+  }
   out.train = load_pair(dir, "train", train_images, train_labels);
   out.test = load_pair(dir, "t10k", test_images, test_labels);
   if (out.train.rows != out.test.rows || out.train.cols != out.test.cols)

@@ -15,23 +15,6 @@ namespace anycl {
 namespace fs = std::filesystem;
 namespace {
 
-const char* kind_name(fs::file_type t) {
-  switch (t) {
-    case fs::file_type::directory:
-      return "a directory";
-    case fs::file_type::character:
-      return "a character device";
-    case fs::file_type::block:
-      return "a block device";
-    case fs::file_type::fifo:
-      return "a FIFO";
-    case fs::file_type::socket:
-      return "a socket";
-    default:
-      return "not a regular file";
-  }
-}
-
 // What to do about a failed create/write/rename, by cause.
 std::string advice(const std::error_code& ec) {
   if (ec == std::errc::no_space_on_device) return "free some space and run again";
@@ -146,7 +129,7 @@ void check_output_file(const fs::path& path) {
   throw Error(
       fmt::format("cannot write '{}': it exists and is {} — anycl replaces only regular files; "
                   "choose another path",
-                  path.string(), kind_name(target.type())));
+                  path.string(), detail::platform::describe(target.type())));
 }
 
 void check_output_is_not_input(const fs::path& input, const fs::path& output) {

@@ -11,23 +11,6 @@ namespace anycl {
 namespace fs = std::filesystem;
 namespace {
 
-const char* kind_name(fs::file_type t) {
-  switch (t) {
-    case fs::file_type::directory:
-      return "a directory";
-    case fs::file_type::character:
-      return "a character device";
-    case fs::file_type::block:
-      return "a block device";
-    case fs::file_type::fifo:
-      return "a FIFO (named pipe)";
-    case fs::file_type::socket:
-      return "a socket";
-    default:
-      return "not a regular file";
-  }
-}
-
 std::string human_bytes(uint64_t n) {
   if (n >= (uint64_t{1} << 30)) return fmt::format("{:.1f} GiB", double(n) / double(uint64_t{1} << 30));
   if (n >= (uint64_t{1} << 20)) return fmt::format("{:.1f} MiB", double(n) / double(uint64_t{1} << 20));
@@ -56,7 +39,7 @@ detail::platform::File open_checked(const fs::path& path, uint64_t max_bytes, st
   if (ec) throw DataError(fmt::format("cannot inspect {} '{}': {}", what, path.string(), ec.message()));
   if (info.type != fs::file_type::regular)
     throw DataError(fmt::format("{} '{}' is {}, not a regular file — give the path of a {}", what,
-                                path.string(), kind_name(info.type), what));
+                                path.string(), detail::platform::describe(info.type), what));
   if (info.size > max_bytes)
     throw DataError(
         fmt::format("{} '{}' is too large: {} ({} bytes), more than any {} can be ({}) — check "

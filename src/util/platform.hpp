@@ -54,6 +54,8 @@ void sync_folder(const std::filesystem::path& folder);
 /// Renames `from` to `to`, replacing `to` atomically when it exists (readers see one or the other).
 void rename_replacing(const std::filesystem::path& from, const std::filesystem::path& to,
                       std::error_code& ec);
+/// "a directory", "a FIFO (named pipe)", "a character device"…: what a file of type `t` is, for messages.
+const char* describe(std::filesystem::file_type t);
 /// This process's id.
 int64_t process_id();
 /// False only when no process `pid` exists (a process we may not signal counts as existing).

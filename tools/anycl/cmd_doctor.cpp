@@ -5,12 +5,13 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 
 #include "anycl/cache.hpp"
 #include "anycl/data/dataset.hpp"
 #include "anycl/error.hpp"
 #include "anycl/tuning.hpp"
+#include "anycl/util/bounded_read.hpp"
 #include "args.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
@@ -90,9 +91,14 @@ void check_vendors(Report& r) {
     return;
   }
   for (const auto& icd : icds) {
-    std::ifstream in(icd);
     std::string library;
-    std::getline(in, library);
+    try {  // a FIFO or device among the .icd files is reported, not waited on
+      std::istringstream in(read_text_file_bounded(icd, kMaxTextFileBytes, "OpenCL driver registration"));
+      std::getline(in, library);
+    } catch (const DataError& e) {
+      r.fail(e.what(), "reinstall the driver package that owns it (dpkg -S " + icd.string() + ")");
+      continue;
+    }
     while (!library.empty() && (library.back() == '\r' || library.back() == ' ')) library.pop_back();
     if (library.empty()) {
       r.fail(fmt::format("driver {}: empty file", icd.string()),

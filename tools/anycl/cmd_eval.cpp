@@ -54,6 +54,7 @@ int run_eval(int argc, char** argv) {
   const SavedModel saved = read_model(model_path);
   data::LoadOptions load;
   load.num_classes = saved.num_classes;
+  load.test_only = true;  // evaluation reads the test split only
   const data::DataSplits splits = data::load_folder(args.get("--data"), load);
   RuntimeOptions options;
   options.device_spec = std::to_string(device.index);

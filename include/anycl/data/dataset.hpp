@@ -46,6 +46,7 @@ struct LoadOptions {
   size_t limit = 0;               // keep the first `limit` training images (test stays whole); 0 = all
   double validation_split = 0.0;  // in [0,1): the LAST fraction of the (limited) train set, as Keras does
   size_t num_classes = 0;         // 0 = max training label + 1 (over the whole file, before `limit`)
+  bool test_only = false;         // load only the t10k split (needs num_classes); train stays empty
 };
 
 /// The three splits of one folder; `validation.count` is 0 when no split was asked for.

@@ -1,0 +1,66 @@
+// The start-up check of a stored tuning (see the header). The verdict is a kernel-cache entry
+// ("tuning_check-<hash>.bin"), so it is atomic, checksummed and cleared with the compiled kernels.
+#include "tuning_check.hpp"
+
+#include <clblast.h>
+#include <fmt/format.h>
+
+#include <unordered_map>
+
+#include "anycl/error.hpp"
+#include "disk_cache.hpp"
+#include "hash.hpp"
+
+namespace anycl::detail {
+namespace {
+
+constexpr const char* kExact = "exact GEMM results";
+
+std::string verdict_key(const Runtime& rt, const GemmTuning& t) {
+  uint64_t h = device_hash(rt.info());
+  for (const auto& [kernel, params] : t.kernels) {
+    h = fnv1a(kernel, h);
+    for (const auto& [key, value] : params) h = fnv1a(fmt::format("{}={}", key, value), h);
+  }
+  return fmt::format("tuning_check-{:016x}", h);
+}
+
+// CLBlast's current parameters for the kernels of `t` that CLBlast owns.
+GemmTuning current(Runtime& rt, const GemmTuning& t) {
+  GemmTuning before;
+  for (const auto& [kernel, params] : t.kernels) {
+    std::unordered_map<std::string, size_t> now;
+    if (clblast::RetrieveParameters(rt.info().id, kernel, clblast::Precision::kSingle, now) ==
+        clblast::StatusCode::kSuccess)
+      before.kernels[kernel] = {now.begin(), now.end()};
+  }
+  return before;
+}
+
+}  // namespace
+
+void apply_checked_tuning(Runtime& rt, const GemmTuning& tuning, const DiskCache* cache) {
+  const GemmTuning before = current(rt, tuning);
+  apply_tuning(rt, tuning);
+  const std::string key = verdict_key(rt, tuning);
+  if (cache) {
+    const auto verdict = cache->get(key);
+    if (verdict && std::string(verdict->begin(), verdict->end()) == kExact) return;
+  }
+  std::string wrong;
+  try {
+    wrong = tuning_mismatch(rt, tuning);
+  } catch (const Error& e) {
+    wrong = e.what();
+  }
+  if (wrong.empty()) {
+    if (cache)
+      cache->put(key, std::vector<unsigned char>(kExact, kExact + std::char_traits<char>::length(kExact)));
+    return;
+  }
+  apply_tuning(rt, before);
+  throw ValidationError(
+      fmt::format("CLBlast tuning refused: it computes wrong results on {} ({})", rt.info().name, wrong));
+}
+
+}  // namespace anycl::detail

@@ -1,0 +1,18 @@
+// Applying a stored tuning safely at start-up: CLBlast's constraints, then the exact GEMM check,
+// run once per device, driver and parameter set and remembered in the kernel cache.
+#pragma once
+
+#include "anycl/tuning.hpp"
+
+namespace anycl::detail {
+
+class DiskCache;
+
+/// Applies `tuning` (apply_tuning's checks first), then makes sure it computes exact GEMMs: the
+/// verdict of tuning_mismatch() is looked up in `cache` (keyed on the device, its driver and the
+/// parameters) and only computed when absent; an exact verdict is stored. When the parameters
+/// compute wrong results, CLBlast's earlier parameters are restored and ValidationError says what
+/// is wrong. `cache` may be null (the check then runs every time).
+void apply_checked_tuning(Runtime& rt, const GemmTuning& tuning, const DiskCache* cache);
+
+}  // namespace anycl::detail
