@@ -6,9 +6,7 @@
 #include <cstddef>
 #include <string>
 
-// The OpenCL handle type, declared as <CL/cl.h> declares it (no OpenCL header or macro needed here).
-typedef struct _cl_mem* cl_mem;
-typedef struct _cl_event* cl_event;
+#include "anycl/opencl.hpp"
 
 namespace anycl {
 
