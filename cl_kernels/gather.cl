@@ -4,9 +4,9 @@
 __kernel void gather_batch(__global const uchar* images, __global const uchar* labels,
                            __global const uint* order, const uint first, const uint rows, const uint features,
                            __global float* x, const uint x_off, __global int* y, const uint y_off) {
-  const uint i = get_global_id(0);
-  if (i >= rows * features) return;
-  const uint r = i / features, f = i % features;
+  const size_t i = get_global_id(0);  // 64-bit: rows·features and offsets may pass 2^32
+  if (i >= (size_t)rows * features) return;
+  const size_t r = i / features, f = i % features;
   const uint sample = order[first + r];
   // v·(1/255) alone differs from v/255 in the last bit for about half the byte values; one fma
   // correction (exact residual, then re-scale) gives the correctly rounded v/255 — the value the

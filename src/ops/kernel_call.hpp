@@ -5,6 +5,7 @@
 #include <CL/cl.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -36,10 +37,21 @@ void set_args(compute::kernel& k, const Args&... args) {
 /// Rounds n up to a multiple of `local`.
 inline size_t round_up(size_t n, size_t local) { return (n + local - 1) / local * local; }
 
+/// The largest work-group `k` runs with on the runtime's device: CL_KERNEL_WORK_GROUP_SIZE, which
+/// can be below the device's maximum (registers, local memory).
+inline size_t kernel_work_group_size(Runtime& rt, const compute::kernel& k) {
+  size_t size = 0;
+  check_cl(clGetKernelWorkGroupInfo(k.get(), rt.info().id, CL_KERNEL_WORK_GROUP_SIZE, sizeof(size), &size,
+                                    nullptr),
+           "clGetKernelWorkGroupInfo", k.name());
+  return size;
+}
+
 /// Enqueues `k` over n work-items (padded to the work-group size; kernels bound-check). No wait.
 inline void launch_1d(Runtime& rt, compute::kernel& k, size_t n, size_t local = 64) {
   if (n == 0) return;
-  local = std::min(local, rt.info().max_work_group_size);
+  local =
+      std::max<size_t>(1, std::min({local, rt.info().max_work_group_size, kernel_work_group_size(rt, k)}));
   const size_t global = round_up(n, local);
   const cl_int status =
       clEnqueueNDRangeKernel(rt.queue().get(), k.get(), 1, nullptr, &global, &local, 0, nullptr, nullptr);

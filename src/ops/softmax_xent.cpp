@@ -6,19 +6,33 @@
 
 namespace anycl {
 namespace {
-size_t pick_work_group(const DeviceInfo& info) {
-  size_t wg = 256;
-  while (wg > info.max_work_group_size) wg /= 2;
-  return wg;
+
+// The kernel's one work-group has WG work-items (a power of two: its reduction halves it) and
+// 2·WG floats of local memory; reqd_work_group_size fixes WG at compile time. Start from what the
+// device allows, then ask the compiled kernel (CL_KERNEL_WORK_GROUP_SIZE may be lower) and
+// rebuild smaller until it fits.
+compute::kernel build_softmax_xent(Runtime& rt, size_t& work_group) {
+  const DeviceInfo& info = rt.info();
+  work_group = 256;
+  while (work_group > 1 &&
+         (work_group > info.max_work_group_size || 2 * work_group * sizeof(float) > info.local_mem_bytes))
+    work_group /= 2;
+  for (;;) {
+    const std::string options = work_group == 256 ? "" : fmt::format("-DWG={}", work_group);
+    cl_int status = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(rt.program("softmax_xent", options).get(), "softmax_xent", &status);
+    detail::check_cl(status, "clCreateKernel", "softmax_xent");
+    compute::kernel kernel(k, false);
+    const size_t fits = detail::kernel_work_group_size(rt, kernel);
+    if (work_group <= fits || work_group == 1) return kernel;
+    while (work_group > fits && work_group > 1) work_group /= 2;
+  }
 }
+
 }  // namespace
 
-SoftmaxCrossEntropy::SoftmaxCrossEntropy(Runtime& rt) : rt_(rt), work_group_(pick_work_group(rt.info())) {
-  const std::string options = work_group_ == 256 ? "" : fmt::format("-DWG={}", work_group_);
-  cl_int status = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(rt.program("softmax_xent", options).get(), "softmax_xent", &status);
-  detail::check_cl(status, "clCreateKernel", "softmax_xent");
-  kernel_ = compute::kernel(k, false);
+SoftmaxCrossEntropy::SoftmaxCrossEntropy(Runtime& rt) : rt_(rt), work_group_(0) {
+  kernel_ = build_softmax_xent(rt, work_group_);
   softmax_ = rt.kernel("softmax_xent", "softmax_forward");
 }
 
