@@ -4,7 +4,7 @@
 // The counter uses the sample's global position (row_base + row), so a shard of a batch sees
 // the same mask as the whole batch would.
 
-inline float keep_scale(const uint seed_lo, const uint seed_hi, const uint step, const uint stream,
+static inline float keep_scale(const uint seed_lo, const uint seed_hi, const uint step, const uint stream,
                         const uint index, const uint threshold, const float scale) {
   return random_bits24(seed_lo, seed_hi, step, stream, index) >= threshold ? scale : 0.0f;
 }
@@ -14,9 +14,9 @@ __kernel void dropout_forward(__global const float* x, const uint x_off, __globa
                               const uint n, const uint cols, const uint row_base, const uint threshold,
                               const float scale, const uint seed_lo, const uint seed_hi, const uint step,
                               const uint stream) {
-  const uint i = get_global_id(0);
+  const size_t i = get_global_id(0);  // 64-bit addresses; the RNG counter stays 32-bit
   if (i >= n) return;
-  const uint index = (row_base + i / cols) * cols + i % cols;
+  const uint index = (row_base + (uint)(i / cols)) * cols + (uint)(i % cols);
   y[y_off + i] = x[x_off + i] * keep_scale(seed_lo, seed_hi, step, stream, index, threshold, scale);
 }
 
@@ -24,8 +24,8 @@ __kernel void dropout_forward(__global const float* x, const uint x_off, __globa
 __kernel void dropout_backward(__global float* dy, const uint dy_off, const uint n, const uint cols,
                                const uint row_base, const uint threshold, const float scale, const uint seed_lo,
                                const uint seed_hi, const uint step, const uint stream) {
-  const uint i = get_global_id(0);
+  const size_t i = get_global_id(0);  // 64-bit addresses; the RNG counter stays 32-bit
   if (i >= n) return;
-  const uint index = (row_base + i / cols) * cols + i % cols;
+  const uint index = (row_base + (uint)(i / cols)) * cols + (uint)(i % cols);
   dy[dy_off + i] *= keep_scale(seed_lo, seed_hi, step, stream, index, threshold, scale);
 }

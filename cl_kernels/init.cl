@@ -2,8 +2,8 @@
 // on every device: w[i] = (2u - 1)·limit with u uniform in [0, 1) (Glorot/He uniform).
 __kernel void uniform_init(__global float* w, const uint offset, const uint n, const float limit,
                            const uint seed_lo, const uint seed_hi, const uint stream) {
-  const uint i = get_global_id(0);
+  const size_t i = get_global_id(0);
   if (i >= n) return;
-  const float u = uniform01(seed_lo, seed_hi, 0u, stream, i);
+  const float u = uniform01(seed_lo, seed_hi, 0u, stream, (uint)i);
   w[offset + i] = (2.0f * u - 1.0f) * limit;
 }

@@ -4,7 +4,7 @@
 // SGD; with momentum m: v = m·v − lr·g, then w += v (or, Nesterov, w += m·v − lr·g).
 __kernel void sgd_update(__global float* w, __global const float* g, __global float* v, const uint n,
                          const float lr, const float momentum, const int nesterov) {
-  const uint i = get_global_id(0);
+  const size_t i = get_global_id(0);
   if (i >= n) return;
   if (momentum == 0.0f) {
     w[i] -= lr * g[i];
@@ -19,7 +19,7 @@ __kernel void sgd_update(__global float* w, __global const float* g, __global fl
 // a tiny gradient takes a far larger step: 10× Keras' for |g| = 1e-4 on the first step).
 __kernel void rmsprop_update(__global float* w, __global const float* g, __global float* a, const uint n,
                              const float lr, const float rho, const float epsilon) {
-  const uint i = get_global_id(0);
+  const size_t i = get_global_id(0);
   if (i >= n) return;
   const float gi = g[i];
   const float ai = rho * a[i] + (1.0f - rho) * gi * gi;
@@ -32,7 +32,7 @@ __kernel void rmsprop_update(__global float* w, __global const float* g, __globa
 __kernel void adam_update(__global float* w, __global const float* g, __global float* m, __global float* v,
                           const uint n, const float lr_t, const float beta1, const float beta2,
                           const float epsilon, const float decay) {
-  const uint i = get_global_id(0);
+  const size_t i = get_global_id(0);
   if (i >= n) return;
   const float gi = g[i];
   const float mi = beta1 * m[i] + (1.0f - beta1) * gi;

@@ -6,6 +6,9 @@
 #ifndef WG
 #define WG 256
 #endif
+#if WG < 1 || (WG & (WG - 1)) != 0
+#error "softmax_xent: WG must be a power of two (the tree reduction halves it)"
+#endif
 
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void softmax_xent(__global const float* logits, const uint logits_off, __global const int* labels,
@@ -17,7 +20,7 @@ void softmax_xent(__global const float* logits, const uint logits_off, __global 
   const uint lid = get_local_id(0);
   float loss = 0.0f, correct = 0.0f;
   for (uint r = lid; r < rows; r += WG) {
-    __global const float* z = logits + logits_off + r * classes;
+    __global const float* z = logits + logits_off + (size_t)r * classes;
     const int label = labels[labels_off + r];
     float max_z = z[0];
     uint argmax = 0;
@@ -29,7 +32,7 @@ void softmax_xent(__global const float* logits, const uint logits_off, __global 
     correct += argmax == (uint)label ? 1.0f : 0.0f;
     if (with_grad) {
       const float inv_sum = 1.0f / sum;
-      __global float* dz = dlogits + dlogits_off + r * classes;
+      __global float* dz = dlogits + dlogits_off + (size_t)r * classes;
       for (uint c = 0; c < classes; ++c)
         dz[c] = (exp(z[c] - max_z) * inv_sum - (c == (uint)label ? 1.0f : 0.0f)) * grad_scale;
     }
@@ -55,8 +58,8 @@ __kernel void softmax_forward(__global const float* logits, const uint logits_of
                               const uint probs_off, const uint rows, const uint classes) {
   const uint r = get_global_id(0);
   if (r >= rows) return;
-  __global const float* z = logits + logits_off + r * classes;
-  __global float* p = probs + probs_off + r * classes;
+  __global const float* z = logits + logits_off + (size_t)r * classes;
+  __global float* p = probs + probs_off + (size_t)r * classes;
   float max_z = z[0];
   for (uint c = 1; c < classes; ++c) max_z = fmax(max_z, z[c]);
   float sum = 0.0f;

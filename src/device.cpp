@@ -112,10 +112,11 @@ bool matches_vendor(const DeviceInfo& d, const std::string& spec) {
   if (spec == "amd")
     return vendor.find("amd") != std::string::npos || vendor.find("advanced micro") != std::string::npos ||
            d.vendor_id == 0x1002;
-  if (spec == "intel") return vendor.find("intel") != std::string::npos || d.vendor_id == 0x8086;
-  if (spec == "pocl")
-    return vendor.find("portable computing language") != std::string::npos ||
-           lower(d.platform_version).find("pocl") != std::string::npos;
+  const bool pocl = vendor.find("portable computing language") != std::string::npos ||
+                    lower(d.platform_version).find("pocl") != std::string::npos;
+  if (spec == "pocl") return pocl;
+  // PoCL reports Intel's vendor id 0x8086 for any x86 CPU (AMD's too): not Intel's driver.
+  if (spec == "intel") return !pocl && (vendor.find("intel") != std::string::npos || d.vendor_id == 0x8086);
   return false;
 }
 

@@ -327,6 +327,14 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
     say(fmt::format("      {} done in {:.0f} s", name, since(t0)));
     if (o.stage_done) o.stage_done(t);
   };
+  // Said before the check, so that a driver crash while compiling them leaves the parameters on record.
+  auto say_checking = [&](const char* kernel, const std::unordered_map<std::string, size_t>& params) {
+    std::string list;
+    for (const auto& [key, value] : std::map<std::string, size_t>(params.begin(), params.end()))
+      list += fmt::format(" {}={}", key, value);
+    say(fmt::format("      checking {} parameters{} through the GEMM routine on {} (driver {})…", kernel,
+                    list, rt.info().name, rt.info().driver_version));
+  };
   cl_command_queue queue = rt.queue().get();
 
   // The direct kernel serves the model's GEMMs: tune it at the largest model shape.
@@ -341,6 +349,7 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
     const auto t0 = Clock::now();
     check(clblast::TuneXgemmDirect<float>(&queue, big->m, big->n, big->k, o.fraction, params),
           "clblast::TuneXgemmDirect", rt.info().name);
+    say_checking("XgemmDirect", params);
     verify_stage(rt, "XgemmDirect", {params.begin(), params.end()}, kAlwaysDirect, o.shapes);
     t.kernels["XgemmDirect"] = {params.begin(), params.end()};
     finish_stage("XgemmDirect", t0);
@@ -357,6 +366,7 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
     const auto t0 = Clock::now();
     check(clblast::TuneXgemm<float>(&queue, m, n, k, o.indirect_fraction, params), "clblast::TuneXgemm",
           rt.info().name);
+    say_checking("Xgemm", params);
     verify_stage(rt, "Xgemm", {params.begin(), params.end()}, 1, o.shapes);  // switch 1: always indirect
     t.kernels["Xgemm"] = {params.begin(), params.end()};
     finish_stage("Xgemm", t0);

@@ -53,6 +53,15 @@ void expect_train_usage_errors(const std::vector<std::pair<std::string, std::str
 /// The path of the built anycl command.
 std::string anycl_cli();
 
+/// Why a test cannot run here: a capability this device or machine lacks (two PoCL devices,
+/// fp64…), or a component tools/setup.sh installs (MPI, onnxruntime, Intel's OpenCL runtime).
+enum class Missing { capability, installed_by_setup };
+/// Marks the running test as skipped: prints kSkipMarker and the reason, which CTest's
+/// SKIP_REGULAR_EXPRESSION reports as "Skipped" (never as a pass). Under CI=true a component the
+/// set-up installs being absent fails the test instead. Use ANYCL_SKIP_TEST, which also returns.
+void skip(Missing kind, const std::string& reason);
+inline constexpr const char* kSkipMarker = "[anycl test skipped]";
+
 /// A fresh empty directory under the system temp dir; removed when the object dies.
 class TempDir {
  public:
@@ -69,3 +78,10 @@ class TempDir {
 };
 
 }  // namespace anycl::test
+
+/// Skips the running test (see anycl::test::skip) and returns from it.
+#define ANYCL_SKIP_TEST(kind, reason)                 \
+  do {                                                \
+    ::anycl::test::skip(::anycl::test::kind, reason); \
+    return;                                           \
+  } while (false)

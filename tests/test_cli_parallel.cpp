@@ -113,12 +113,21 @@ TEST_CASE("two distinct PoCL devices with --devices all follow single-device tra
   const std::string two = "POCL_DEVICES='pthread pthread' ";
   const auto listed = run_command(two + anycl_cli() + " devices");
   REQUIRE_MESSAGE(listed.exit_code == 0, listed.output);
-  if (listed.output.find("device 1 ") == std::string::npos) {
-    MESSAGE("PoCL did not offer two devices; skipped");
-    return;
-  }
+  const auto count = [&](const std::string& what) {
+    size_t n = 0;
+    for (size_t p = listed.output.find(what); p != std::string::npos; p = listed.output.find(what, p + 1))
+      ++n;
+    return n;
+  };
+  const size_t devices = count(" device "), pocl = count("Portable Computing Language");
+  if (devices != pocl || pocl < 2)
+    ANYCL_SKIP_TEST(
+        Missing::capability,
+        fmt::format("needs two PoCL devices and no other (POCL_DEVICES='pthread pthread'); found {} "
+                    "device(s), {} of them PoCL",
+                    devices, pocl));
   anycl::test::TempDir dir;
-  auto r = run_command(fmt::format("{} {} --metrics {}", anycl_cli(), kRun, dir.file("one.csv")));
+  auto r = run_command(fmt::format("{}{} {} --metrics {}", two, anycl_cli(), kRun, dir.file("one.csv")));
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   r = run_command(fmt::format("{}{} {} --devices all --metrics {}", two, anycl_cli(),
                               std::string(kRun).replace(kRun.find(" --quiet"), 8, ""), dir.file("all.csv")));
@@ -129,8 +138,8 @@ TEST_CASE("two distinct PoCL devices with --devices all follow single-device tra
 
 TEST_CASE("two MPI ranks follow single-device training and only rank 0 writes") {
   if (!have_mpi()) {
-    MESSAGE("skipped: no mpirun or anycl built without MPI (install libopenmpi-dev openmpi-bin and rebuild)");
-    return;
+    ANYCL_SKIP_TEST(Missing::installed_by_setup,
+                    "no mpirun or anycl built without MPI (install libopenmpi-dev openmpi-bin and rebuild)");
   }
   anycl::test::TempDir dir;
   auto r = run_command(fmt::format("{} {} --metrics {}", anycl_cli(), kRun, dir.file("one.csv")));
@@ -149,10 +158,7 @@ TEST_CASE("two MPI ranks follow single-device training and only rank 0 writes") 
 }
 
 TEST_CASE("a rank that dies stops the MPI job quickly with a message") {
-  if (!have_mpi()) {
-    MESSAGE("skipped: no mpirun or anycl built without MPI");
-    return;
-  }
+  if (!have_mpi()) ANYCL_SKIP_TEST(Missing::installed_by_setup, "no mpirun or anycl built without MPI");
   // Rank 1 trains for a moment and is then killed; rank 0 waits in the gradient all-reduce.
   const std::string job = fmt::format(
       "{0} sh -c '{1} train --distributed --epochs 50 --limit 20000 --layers 64 --quiet & pid=$!; "
@@ -218,10 +224,7 @@ TEST_CASE("SIGTERM stops two devices with a checkpoint that resumes bit-identica
 }
 
 TEST_CASE("two MPI ranks checkpoint and resume bit-identically and a missing checkpoint fails fast") {
-  if (!have_mpi()) {
-    MESSAGE("skipped: no mpirun or anycl built without MPI");
-    return;
-  }
+  if (!have_mpi()) ANYCL_SKIP_TEST(Missing::installed_by_setup, "no mpirun or anycl built without MPI");
   anycl::test::TempDir dir;
   const std::string run = fmt::format("{} {} {} --distributed", kMpirun, anycl_cli(), kCheckpointRun);
   auto r = run_command(fmt::format("{} --epochs 2 --save {}", run, dir.file("whole.anycl")));

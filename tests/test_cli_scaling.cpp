@@ -143,8 +143,8 @@ TEST_CASE("bench mlp --devices 0,0 prints single-device and data-parallel figure
 
 TEST_CASE("two MPI ranks bench and train with auto split and only rank 0 prints") {
   if (!have_mpi()) {
-    MESSAGE("skipped: no mpirun or anycl built without MPI (install libopenmpi-dev openmpi-bin and rebuild)");
-    return;
+    ANYCL_SKIP_TEST(Missing::installed_by_setup,
+                    "no mpirun or anycl built without MPI (install libopenmpi-dev openmpi-bin and rebuild)");
   }
   auto r =
       run_command(fmt::format("{} {} {} --distributed --json 2>/dev/null", kMpirun, anycl_cli(), kBench));

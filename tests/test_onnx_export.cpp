@@ -35,9 +35,10 @@ std::string test_images(const std::string& dir) {
 void check_round_trip(const std::string& train_flags) {
   const std::string python = onnx_python();
   if (run_command(python + " -c 'import onnxruntime, onnx, numpy'").exit_code != 0) {
-    MESSAGE("skipped: onnxruntime/onnx/numpy not importable by ", python,
+    ANYCL_SKIP_TEST(
+        Missing::installed_by_setup,
+        "onnxruntime/onnx/numpy not importable by " + python +
             " — run tools/setup.sh (it installs them into build/onnx-venv) or set ANYCL_ONNX_PYTHON");
-    return;
   }
   anycl::test::TempDir dir;
   const std::string model = dir.file("m.anycl"), onnx = dir.file("m.onnx"), probs = dir.file("p.f32");
@@ -46,8 +47,7 @@ void check_round_trip(const std::string& train_flags) {
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   r = run_command(fmt::format("{} export --model {} --onnx {}", anycl_cli(), model, onnx));
   if (r.exit_code == 1 && r.output.find("without ONNX export") != std::string::npos) {
-    MESSAGE("skipped: ", r.output);
-    return;
+    ANYCL_SKIP_TEST(Missing::installed_by_setup, r.output);
   }
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
 

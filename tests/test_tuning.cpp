@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <sys/stat.h>
+#include <cstdio>
 
 #include <filesystem>
 #include <fstream>
@@ -253,24 +254,34 @@ TEST_CASE("dense gradients are the same with dx through a transpose and a GEMM N
   CHECK(!rt.transposed_dx());
 }
 
-TEST_CASE("tuning_mismatch refuses parameters that compute wrong GEMMs and leaves CLBlast as it was") {
-  auto& rt = anycl::test::runtime();
-  anycl::GemmTuning good;
-  good.kernels["XgemmDirect"] = current_parameters("XgemmDirect");
-  good.kernels["Xgemm"] = current_parameters("Xgemm");
-  CHECK(anycl::tuning_mismatch(rt, good) == "");
+namespace {
 
-  // What CLBlast 1.5.3's TuneXgemm chose on PoCL 3.1 here (2026-11-22): exact in the tuner's own
-  // check at 512x512x1024, wrong through the GEMM routine. Whatever a driver makes of them, the
-  // verdict must agree with an independent exact check, and CLBlast's parameters must be restored.
+// What CLBlast 1.5.3's TuneXgemm chose on PoCL 3.1 here (2026-11-22): exact in the tuner's own
+// check at 512x512x1024, wrong through the GEMM routine. Intel's CPU compiler (2026.2) computes them
+// wrongly too, and at times dies with SIGSEGV compiling them: they are untrusted parameters.
+anycl::GemmTuning suspect_tuning() {
   anycl::GemmTuning suspect;
   suspect.kernels["Xgemm"] = {{"GEMMK", 1},  {"KREG", 8},   {"KWG", 1},   {"KWI", 1},
                               {"MDIMA", 16}, {"MDIMC", 16}, {"MWG", 128}, {"NDIMB", 2},
                               {"NDIMC", 2},  {"NWG", 16},   {"SA", 0},    {"SB", 0},
                               {"STRM", 0},   {"STRN", 0},   {"VWM", 8},   {"VWN", 8}};
+  return suspect;
+}
+
+const char* const kInProcessCase = "tuning_mismatch in this process on the suspect parameters";
+
+}  // namespace
+
+// Run only as a child of the next test (doctest::skip keeps it out of CTest's list): compiling the
+// suspect parameters in this process may crash the driver.
+TEST_CASE("tuning_mismatch in this process on the suspect parameters" * doctest::skip()) {
+  auto& rt = anycl::test::runtime();
+  const auto before = current_parameters("Xgemm");
+  const anycl::GemmTuning suspect = suspect_tuning();
   const std::string verdict = anycl::tuning_mismatch(rt, suspect);
-  MESSAGE("verdict on the suspect parameters: ", verdict.empty() ? "exact" : verdict);
-  CHECK(current_parameters("Xgemm") == good.kernels.at("Xgemm"));  // restored
+  std::printf("in-process verdict: %s\n", verdict.empty() ? "exact" : verdict.c_str());
+  CHECK(current_parameters("Xgemm") == before);  // restored
+  // The verdict must agree with an independent exact check through the forced indirect kernel.
   anycl::GemmTuning forced = suspect;
   forced.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", 1}};
   anycl::apply_tuning(rt, forced);
@@ -284,8 +295,47 @@ TEST_CASE("tuning_mismatch refuses parameters that compute wrong GEMMs and leave
   const bool exact = tc.download() == ref;
   CHECK((verdict.empty() || !exact));  // a refusal is only allowed when the GEMM is really wrong
   if (exact) CHECK(verdict.empty());
-  good.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", 1u << 20}};
-  anycl::apply_tuning(rt, good);
+}
+
+TEST_CASE("tuning_mismatch refuses parameters that compute wrong GEMMs and leaves CLBlast as it was") {
+  auto& rt = anycl::test::runtime();
+  anycl::GemmTuning good;
+  good.kernels["XgemmDirect"] = current_parameters("XgemmDirect");
+  good.kernels["Xgemm"] = current_parameters("Xgemm");
+  CHECK(anycl::tuning_mismatch(rt, good) == "");
+
+  // Untrusted parameters are checked in a child process (`anycl tune --check`): a wrong result or
+  // a driver crash refuses them, naming the device, its driver and the parameters.
+  anycl::test::TempDir dir;
+  anycl::save_tuning(dir.file("suspect.txt"), suspect_tuning());
+  const auto checked = anycl::test::run_command(fmt::format(
+      "{} tune --device {} --check {}", anycl::test::anycl_cli(), rt.info().index, dir.file("suspect.txt")));
+  MESSAGE("anycl tune --check on the suspect parameters: ", checked.output);
+  const bool refused = checked.exit_code != 0;
+  if (refused) {
+    CHECK(checked.exit_code == 1);
+    for (const std::string& word : {std::string("refused parameter set on"), rt.info().name,
+                                    rt.info().driver_version, std::string("GEMMK=1 KREG=8")})
+      CHECK_MESSAGE(checked.output.find(word) != std::string::npos, word, " not in: ", checked.output);
+  } else {
+    CHECK(checked.output.find("exact on " + rt.info().name) != std::string::npos);
+  }
+
+  // The same check in a process of its own (this test binary, the case above): it agrees with the
+  // child's verdict, or the driver crashed there too, which only refused parameters may do.
+  std::error_code ec;
+  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+  REQUIRE(!ec);
+  const auto in_process =
+      anycl::test::run_command(fmt::format("'{}' --no-skip --test-case='{}'", self, kInProcessCase));
+  const bool crashed = in_process.exit_code > 128 || in_process.output.find("CRASHED") != std::string::npos;
+  if (crashed) {
+    CHECK_MESSAGE(refused, in_process.output);
+  } else {
+    REQUIRE_MESSAGE(in_process.exit_code == 0, in_process.output);
+    CHECK_MESSAGE((in_process.output.find("in-process verdict: exact") != std::string::npos) == !refused,
+                  in_process.output);
+  }
   check_gemm_exact(65, 31, 7);
 }
 

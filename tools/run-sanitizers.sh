@@ -42,7 +42,7 @@ exclude=${ANYCL_ASAN_EXCLUDE:-install_to_prefix|embed_sample|anycl doctor}
 # after the test passed; 1 of 3 full runs), and PoCL 3.1 leaks a few KB inside libpocl the first
 # time it compiles some CLBlast kernels (reproduced with an empty POCL_CACHE_DIR: every frame in
 # libpocl; none once its cache is warm, as it is on the retry). A real leak or memory error repeats.
-(cd build-asan && ctest --output-on-failure --timeout 900 -j "$(nproc)" -E "$exclude" --repeat until-pass:2)
+(cd build-asan && ctest -LE oclgrind --output-on-failure --timeout 900 -j "$(nproc)" -E "$exclude" --repeat until-pass:2)
 
 seconds=${ANYCL_FUZZ_SECONDS:-60}
 for target in fuzz_idx fuzz_model; do

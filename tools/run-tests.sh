@@ -1,8 +1,30 @@
 #!/usr/bin/env bash
-# Sets up (tools/setup.sh) and runs every test on the OpenCL CPU device (PoCL) through CTest.
+# Sets up (tools/setup.sh) and runs every test through CTest on each OpenCL implementation CI
+# covers: PoCL, then Intel's CPU runtime (installed under build/ by install-intel-opencl.sh).
+# ANYCL_DEVICE=pocl (or intel) runs one pass only. Under CI=true a missing implementation fails.
+# The Oclgrind checks (label oclgrind) have their own script, run-oclgrind.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh
-export ANYCL_DEVICE=${ANYCL_DEVICE:-pocl}
+
+passes=(pocl intel)
+if [ -n "${ANYCL_DEVICE:-}" ]; then passes=("$ANYCL_DEVICE"); fi
+vendors=""
+if [[ " ${passes[*]} " == *" intel "* ]]; then
+  if ! vendors=$(bash tools/install-intel-opencl.sh); then
+    if [ "${CI:-}" = true ]; then exit 1; fi
+    echo "run-tests: Intel's OpenCL runtime could not be installed (above); its pass is skipped" >&2
+    passes=("${passes[@]/intel/}")
+  fi
+fi
 cd build
-ctest --output-on-failure --timeout 900 -j "$(nproc)"
+for device in ${passes[@]}; do
+  echo "run-tests: every test on ANYCL_DEVICE=$device" >&2
+  start=$SECONDS
+  if [ "$device" = intel ]; then
+    OCL_ICD_VENDORS=$vendors ANYCL_DEVICE=intel ctest -LE oclgrind --output-on-failure --timeout 900 -j "$(nproc)"
+  else
+    ANYCL_DEVICE=$device ctest -LE oclgrind --output-on-failure --timeout 900 -j "$(nproc)"
+  fi
+  echo "run-tests: ANYCL_DEVICE=$device passed in $((SECONDS - start)) s" >&2
+done

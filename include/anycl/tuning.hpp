@@ -79,7 +79,9 @@ std::string gemm_mismatch(Runtime& rt, const std::vector<GemmShape>& shapes = {}
 /// Checks that the CLBlast parameters in `tuning` (XgemmDirect, Xgemm) compute exact results through
 /// the GEMM routine at `shapes` and some odd sizes, each kernel forced; "" when they do, else which
 /// kernel and what differs. CLBlast's parameters in `rt` are left as they were. tune_gemm() checks
-/// every stage this way and stores nothing that fails.
+/// every stage this way and stores nothing that fails. It compiles CLBlast's kernels with the
+/// parameters in this process, and some drivers crash compiling some parameter sets: check untrusted
+/// ones in a child process, as `anycl tune` (each stage), `anycl tune --check` and `anycl doctor` do.
 std::string tuning_mismatch(Runtime& rt, const GemmTuning& tuning,
                             const std::vector<GemmShape>& shapes = reference_model_gemm_shapes());
 /// Runs CLBlast's tuners (XgemmDirect and Xgemm) at the shapes, then picks the direct/indirect

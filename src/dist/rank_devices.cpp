@@ -17,6 +17,7 @@ std::vector<std::string> process_device_specs(const std::vector<std::string>& de
                                               const std::string& device_spec) {
   if (!device_specs.empty()) return device_specs;
   if (!device_spec.empty()) return {device_spec};
+  if (std::string env = device_spec_from_env(); !env.empty()) return {env};  // ANYCL_DEVICE, as elsewhere
   const auto devices = list_devices();
   const DeviceType best = select_device("").type;
   std::vector<size_t> same_kind;

@@ -1,24 +1,13 @@
-// Launcher for cl_kernels/mse.cl: one work-group whose size fits the device.
+// Launcher for cl_kernels/mse.cl: one work-group whose size fits the device and the compiled kernel.
 #include "anycl/losses/mse.hpp"
 
 #include "anycl/error.hpp"
 #include "ops/kernel_call.hpp"
 
 namespace anycl {
-namespace {
-size_t pick_work_group(const DeviceInfo& info) {
-  size_t wg = 256;
-  while (wg > info.max_work_group_size) wg /= 2;
-  return wg;
-}
-}  // namespace
-
-MeanSquaredError::MeanSquaredError(Runtime& rt) : rt_(rt), work_group_(pick_work_group(rt.info())) {
-  const std::string options = work_group_ == 256 ? "" : fmt::format("-DWG={}", work_group_);
-  cl_int status = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(rt.program("mse", options).get(), "mse", &status);
-  detail::check_cl(status, "clCreateKernel", "mse");
-  kernel_ = compute::kernel(k, false);
+MeanSquaredError::MeanSquaredError(Runtime& rt) : rt_(rt), work_group_(0) {
+  // One work-group with 2·WG floats of local memory (loss and MAE partial sums).
+  kernel_ = detail::single_group_kernel(rt, "mse", "mse", 2, work_group_);
 }
 
 void MeanSquaredError::run(const Tensor& outputs, TargetsView targets, Tensor* grad, float grad_scale,

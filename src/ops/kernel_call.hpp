@@ -5,8 +5,10 @@
 #include <CL/cl.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <string>
 
 #include "anycl/error.hpp"
 #include "anycl/runtime.hpp"
@@ -36,10 +38,44 @@ void set_args(compute::kernel& k, const Args&... args) {
 /// Rounds n up to a multiple of `local`.
 inline size_t round_up(size_t n, size_t local) { return (n + local - 1) / local * local; }
 
+/// The largest work-group `k` runs with on the runtime's device: CL_KERNEL_WORK_GROUP_SIZE, which
+/// can be below the device's maximum (registers, local memory).
+inline size_t kernel_work_group_size(Runtime& rt, const compute::kernel& k) {
+  size_t size = 0;
+  check_cl(clGetKernelWorkGroupInfo(k.get(), rt.info().id, CL_KERNEL_WORK_GROUP_SIZE, sizeof(size), &size,
+                                    nullptr),
+           "clGetKernelWorkGroupInfo", k.name());
+  return size;
+}
+
+/// A kernel that runs as ONE work-group of WG work-items (a power of two: its reduction halves
+/// it; a reqd_work_group_size of WG, set by -DWG, default 256) using `local_floats_per_item`
+/// floats of local memory per work-item. Starts from what the device allows, then asks the
+/// compiled kernel (CL_KERNEL_WORK_GROUP_SIZE may be lower) and rebuilds smaller until it fits.
+inline compute::kernel single_group_kernel(Runtime& rt, const std::string& program, const std::string& name,
+                                           size_t local_floats_per_item, size_t& work_group) {
+  const DeviceInfo& info = rt.info();
+  work_group = 256;
+  while (work_group > 1 && (work_group > info.max_work_group_size ||
+                            local_floats_per_item * work_group * sizeof(float) > info.local_mem_bytes))
+    work_group /= 2;
+  for (;;) {
+    const std::string options = work_group == 256 ? "" : fmt::format("-DWG={}", work_group);
+    cl_int status = CL_SUCCESS;
+    cl_kernel k = clCreateKernel(rt.program(program, options).get(), name.c_str(), &status);
+    check_cl(status, "clCreateKernel", name);
+    compute::kernel kernel(k, false);
+    const size_t fits = kernel_work_group_size(rt, kernel);
+    if (work_group <= fits || work_group == 1) return kernel;
+    while (work_group > fits && work_group > 1) work_group /= 2;
+  }
+}
+
 /// Enqueues `k` over n work-items (padded to the work-group size; kernels bound-check). No wait.
 inline void launch_1d(Runtime& rt, compute::kernel& k, size_t n, size_t local = 64) {
   if (n == 0) return;
-  local = std::min(local, rt.info().max_work_group_size);
+  local =
+      std::max<size_t>(1, std::min({local, rt.info().max_work_group_size, kernel_work_group_size(rt, k)}));
   const size_t global = round_up(n, local);
   const cl_int status =
       clEnqueueNDRangeKernel(rt.queue().get(), k.get(), 1, nullptr, &global, &local, 0, nullptr, nullptr);

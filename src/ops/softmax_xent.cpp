@@ -5,20 +5,9 @@
 #include "kernel_call.hpp"
 
 namespace anycl {
-namespace {
-size_t pick_work_group(const DeviceInfo& info) {
-  size_t wg = 256;
-  while (wg > info.max_work_group_size) wg /= 2;
-  return wg;
-}
-}  // namespace
-
-SoftmaxCrossEntropy::SoftmaxCrossEntropy(Runtime& rt) : rt_(rt), work_group_(pick_work_group(rt.info())) {
-  const std::string options = work_group_ == 256 ? "" : fmt::format("-DWG={}", work_group_);
-  cl_int status = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(rt.program("softmax_xent", options).get(), "softmax_xent", &status);
-  detail::check_cl(status, "clCreateKernel", "softmax_xent");
-  kernel_ = compute::kernel(k, false);
+SoftmaxCrossEntropy::SoftmaxCrossEntropy(Runtime& rt) : rt_(rt), work_group_(0) {
+  // One work-group with 2·WG floats of local memory (loss and correct-count partial sums).
+  kernel_ = detail::single_group_kernel(rt, "softmax_xent", "softmax_xent", 2, work_group_);
   softmax_ = rt.kernel("softmax_xent", "softmax_forward");
 }
 

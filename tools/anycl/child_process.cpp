@@ -42,6 +42,19 @@ std::string this_executable() {
   return shell_quote(path.string());
 }
 
+ScratchDir::ScratchDir() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "anycl-child-XXXXXX").string();
+  if (!mkdtemp(pattern.data()))
+    throw Error(fmt::format("cannot create a folder in {}: {} — check TMPDIR",
+                            std::filesystem::temp_directory_path().string(), std::strerror(errno)));
+  path_ = pattern;
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(path_, ignored);
+}
+
 std::string ChildExit::describe() const {
   if (signal) {
     const char* name = sigabbrev_np(signal);

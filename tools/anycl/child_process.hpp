@@ -20,6 +20,20 @@ struct ChildExit {
   std::string describe() const;
 };
 
+/// A fresh private folder (mode 0700) in the system's temporary folder for files handed to a child;
+/// removed with its contents when the object dies.
+class ScratchDir {
+ public:
+  ScratchDir();
+  ~ScratchDir();
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
 /// Runs `command` with /bin/sh, its output going where ours goes.
 ChildExit run_passthrough(const std::string& command);
 /// Runs `command` with /bin/sh (stderr joined to stdout) and collects its output.

@@ -15,6 +15,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
+#include "tuning_check.hpp"
 
 namespace anycl::cli {
 namespace {
@@ -130,27 +131,36 @@ void check_gemm(Report& r, Runtime& rt) {
 }
 
 // A stored `anycl tune` file applies to every start: its parameters must compute exact results.
-void check_stored_tuning(Report& r, Runtime& rt) {
-  const std::string& path = rt.stats().tuning_file;
-  if (path.empty()) return;
+// Checked in a child process before this process compiles anything with them, since a driver may
+// crash compiling them; false when they are refused.
+bool check_stored_tuning(Report& r, const DeviceInfo& device) {
+  const char* env = std::getenv("ANYCL_TUNING");
+  if (env && (std::string(env) == "off" || std::string(env) == "0")) return true;
+  const std::string path = tuning_file_path(device);
+  if (path.empty()) return true;
   const auto tuning = load_tuning(path);
-  if (!tuning) return;  // a file the runtime applied loads again, unless it changed meanwhile
-  const std::string wrong = tuning_mismatch(rt, *tuning);
-  if (wrong.empty())
+  if (!tuning) return true;  // the runtime ignores it too (and says why with --verbose)
+  const std::string refused = contained_tuning_mismatch(device, *tuning);
+  if (refused.empty()) {
     r.pass("stored CLBlast tuning " + path + " computes exact results at the model's shapes");
-  else
-    r.fail("stored CLBlast tuning " + path + " computes wrong results: " + wrong,
-           "run `anycl tune --reset` (CLBlast's defaults apply again), then `anycl tune` to tune again");
+    return true;
+  }
+  r.fail("stored CLBlast tuning " + path + " computes wrong results or crashes the driver: " + refused,
+         "run `anycl tune --reset` (CLBlast's defaults apply again), then `anycl tune` to tune again");
+  return false;
 }
 
 void check_device(Report& r, const DeviceInfo& device) {
+  if (!check_stored_tuning(r, device)) {
+    setenv("ANYCL_TUNING", "off", 1);  // this process's own checks run on CLBlast's defaults
+    r.info("the checks below use CLBlast's default parameters");
+  }
   try {
     Runtime rt(RuntimeOptions{std::to_string(device.index), false, {}});
     const CompileStats& s = rt.stats();
     r.pass(fmt::format("kernels: {} programs built for {} ({} compiled, {} from the cache, {:.1f} s)",
                        s.programs, device.name, s.cache_misses, s.cache_hits, s.seconds));
     check_gemm(r, rt);
-    check_stored_tuning(r, rt);
   } catch (const BuildError& e) {
     r.fail(fmt::format("kernels do not compile on {}: {}", device.name, e.what()),
            "update the OpenCL driver, or pick another device with --device; report the build log above");

@@ -14,6 +14,7 @@
 #include "child_process.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
+#include "tuning_check.hpp"
 
 namespace anycl::cli {
 
@@ -45,8 +46,8 @@ int run_stage(const DeviceInfo& device, const std::string& stage, const std::str
 int run_tune(int argc, char** argv) {
   const Args args(argc, argv, 2,
                   {"--device", "--fraction", "--indirect-fraction", "--stage", "--into", "--layers",
-                   "--features", "--classes", "--batch"},
-                  {"--show", "--reset", "--help"});
+                   "--features", "--classes", "--batch", "--check"},
+                  {"--show", "--reset", "--help", "--in-this-process"});
   if (args.has("--help")) {
     fmt::print(
         "usage: anycl tune [--show] [--reset] [--device SPEC] [--fraction F] [--indirect-fraction F]\n"
@@ -62,6 +63,8 @@ int run_tune(int argc, char** argv) {
         "  --indirect-fraction F  the same for Xgemm, a far larger space (default 0.002)\n"
         "  --stage NAME    run one stage (XgemmDirect, Xgemm or GemmRoutine) in this process\n"
         "  --into FILE     with --stage: the tuning file to continue and write (default: the device's)\n"
+        "  --check FILE    check the CLBlast parameters in a tuning file on the device (exact GEMMs at the\n"
+        "                  model's shapes), in a child process: a driver crash refuses them; tunes nothing\n"
         "  Each stage runs in its own process and is stored as soon as it finishes, so a crash inside\n"
         "  CLBlast's tuner or an interruption loses one stage; the next `anycl tune` continues with the\n"
         "  missing stages (`--reset` starts over). A complete earlier tuning stays until a new one is.\n"
@@ -116,6 +119,17 @@ int run_tune(int argc, char** argv) {
     return 0;
   }
 
+  if (args.has("--check")) {
+    if (args.has("--in-this-process")) return check_tuning_here(device, args.get("--check"));
+    std::string why;
+    const auto tuning = load_tuning(args.get("--check"), &why);
+    if (!tuning) throw UsageError("--check: " + why);
+    const std::string refused = contained_tuning_mismatch(device, *tuning);
+    if (!refused.empty()) throw Error(refused + " — do not store these parameters");
+    fmt::print("exact on {} (driver {}): {}\n", device.name, device.driver_version,
+               describe_parameters(*tuning));
+    return 0;
+  }
   if (args.has("--stage")) return run_stage(device, args.get("--stage"), args.get("--into", path), options);
 
   // Each stage runs in a child process: CLBlast's tuners run candidate kernels that may crash the
@@ -146,8 +160,10 @@ int run_tune(int argc, char** argv) {
     }
     if (!exit.ok()) {
       failed.push_back(fmt::format("{} ({})", stage, exit.describe()));
-      fmt::print(stderr, "anycl tune: stage {} failed ({}); going on with the next stage\n", stage,
-                 exit.describe());
+      fmt::print(stderr,
+                 "anycl tune: stage {} failed ({}) on {} (driver {}); the parameters it was trying are "
+                 "printed above and were not stored; going on with the next stage\n",
+                 stage, exit.describe(), device.name, device.driver_version);
     }
   }
   const auto result = load_tuning(work);

@@ -1,0 +1,55 @@
+// Untrusted CLBlast parameters checked in a child process: Intel's OpenCL compiler for CPUs
+// (2026.2) dies with SIGSEGV compiling some Xgemm parameter sets; that must cost one check.
+#include "tuning_check.hpp"
+
+#include <fmt/format.h>
+
+#include "anycl/error.hpp"
+#include "anycl/runtime.hpp"
+#include "args.hpp"
+#include "child_process.hpp"
+
+namespace anycl::cli {
+
+std::string describe_parameters(const GemmTuning& tuning) {
+  std::string out;
+  for (const auto& [name, params] : tuning.kernels) {
+    out += (out.empty() ? "" : "; ") + name;
+    for (const auto& [key, value] : params) out += fmt::format(" {}={}", key, value);
+  }
+  return out;
+}
+
+int check_tuning_here(const DeviceInfo& device, const std::string& file) {
+  std::string why;
+  const auto tuning = load_tuning(file, &why);
+  if (!tuning) throw UsageError("--check: " + why);
+  RuntimeOptions options;
+  options.device_spec = std::to_string(device.index);
+  Runtime rt(options);
+  const std::string wrong = tuning_mismatch(rt, *tuning);
+  fmt::print("{}\n", wrong.empty() ? "exact" : wrong);
+  return wrong.empty() ? 0 : kTuningRefused;
+}
+
+std::string contained_tuning_mismatch(const DeviceInfo& device, const GemmTuning& tuning) {
+  const ScratchDir scratch;  // the parameters travel in a tuning file
+  const std::string file = scratch.file("tuning.txt");
+  save_tuning(file, tuning);
+  std::string output;
+  const ChildExit exit = run_captured(fmt::format("{} tune --device {} --check {} --in-this-process",
+                                                  this_executable(), device.index, shell_quote(file)),
+                                      output);
+  while (!output.empty() && output.back() == '\n') output.pop_back();
+  if (exit.ok()) return "";
+  const std::string where =
+      fmt::format("{} (platform {}, driver {})", device.name, device.platform_name, device.driver_version);
+  if (exit.code == kTuningRefused && !exit.signal)
+    return fmt::format("refused parameter set on {}: {} [{}]", where, output, describe_parameters(tuning));
+  return fmt::format(
+      "refused parameter set on {}: the check {} — the OpenCL driver crashed compiling or running CLBlast's "
+      "kernels with [{}]{}",
+      where, exit.describe(), describe_parameters(tuning), output.empty() ? "" : "; its output: " + output);
+}
+
+}  // namespace anycl::cli
