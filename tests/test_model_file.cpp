@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "hash.hpp"
 #include "helpers.hpp"
 
 namespace {
@@ -89,10 +90,17 @@ TEST_CASE("damaged model files are refused with a clear message") {
     copy[copy.size() / 2] ^= 0x10;
     expect(copy, "checksum");
   }
-  SUBCASE("newer version") {
+  SUBCASE("newer version") {  // intact (checksum recomputed): a file from a newer anycl
     auto copy = bytes;
     copy[8] = uint8_t(anycl::kModelFormatVersion + 1);
+    const uint64_t sum = anycl::detail::fnv1a(copy.data(), copy.size() - 8);
+    for (size_t i = 0; i < 8; ++i) copy[copy.size() - 8 + i] = uint8_t(sum >> (8 * i));
     expect(copy, "upgrade anycl");
+  }
+  SUBCASE("flipped version byte") {  // not intact: corruption, not a newer file
+    auto copy = bytes;
+    copy[8] = uint8_t(anycl::kModelFormatVersion + 1);
+    expect(copy, "checksum");
   }
   SUBCASE("trailing bytes") {
     auto copy = bytes;

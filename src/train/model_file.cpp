@@ -162,6 +162,15 @@ SavedModel decode_model(const std::string& path, const std::vector<unsigned char
                     path));
   r.text(sizeof(kMagic), "magic");
   const uint64_t version = r.le(4, "format version");
+  // An unknown version is believed only when the bytes are intact (the checksum is always the
+  // last 8 bytes, over everything before them): a flipped version byte is corruption, not a newer file.
+  if ((version > kModelFormatVersion || version == 0) && bytes.size() >= sizeof(kMagic) + 12) {
+    uint64_t stored = 0;
+    for (size_t i = 0; i < 8; ++i) stored |= uint64_t(bytes[bytes.size() - 8 + i]) << (8 * i);
+    if (stored != detail::fnv1a(bytes.data(), bytes.size() - 8))
+      throw DataError(fmt::format(
+          "model file '{}' failed its checksum: the file is corrupt — re-save or re-copy it", path));
+  }
   if (version > kModelFormatVersion)
     throw DataError(
         fmt::format("model file '{}' uses format version {}, newer than this anycl reads ({}) — "
