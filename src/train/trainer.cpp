@@ -279,6 +279,11 @@ std::vector<EpochStats> Trainer::run(const std::vector<const DeviceDataset*>& tr
   num_classes_ = data.num_classes();
   stopped_ = stop_agreed_ = false;
   const size_t steps = ceil_div(data.count(), options_.batch);
+  if (step_ > steps)
+    throw ValidationError(fmt::format(
+        "the checkpoint's position (step {} of epoch {}) is beyond this data's {} steps per epoch — resume "
+        "with the data set the checkpoint was written for",
+        step_, epoch_ + 1, steps));
   for (size_t k = 0; k < replicas_.size(); ++k) {
     replicas_[k]->use_train_data(*train[k]);
     replicas_[k]->reserve_slots(steps);
