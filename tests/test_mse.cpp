@@ -61,7 +61,8 @@ void check_metrics(const std::vector<float>& got, size_t slot, const anycl::refe
 }  // namespace
 
 TEST_CASE("mse matches the reference in gradient and loss sum and mae sum") {
-  for (auto [rows, width] : {std::pair<size_t, size_t>{1, 1}, {7, 3}, {300, 10}, {513, 1}}) {
+  for (const auto& shape : {std::pair<size_t, size_t>{1, 1}, {7, 3}, {300, 10}, {513, 1}}) {
+    const size_t rows = shape.first, width = shape.second;  // named variables: CAPTURE's lambdas need them
     CAPTURE(rows);
     CAPTURE(width);
     const auto y = anycl::test::random_floats(rows * width, -3.f, 3.f, unsigned(rows + width));
