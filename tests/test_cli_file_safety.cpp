@@ -47,6 +47,8 @@ TEST_CASE("FIFOs given as input files are refused at once naming the file") {
         fmt::format("train --data {} --layers 8 --epochs 1 --resume {}", dir.file("data"), fifo)}) {
     const auto r = run_cli(args);
     CHECK_MESSAGE(r.exit_code == 1, args, "\n", r.output);
+    // A build without ONNX export (the sanitizer build) refuses `export` before reading its input.
+    if (r.output.find("built without ONNX export") != std::string::npos) continue;
     CHECK_MESSAGE(contains_all(r.output, {"FIFO", "not a regular file"}), args, "\n", r.output);
   }
   CHECK(fs::is_fifo(fifo));
@@ -73,6 +75,8 @@ TEST_CASE("devices and huge files given as input files are refused naming the fi
     const std::vector<std::string>& words = item.second;
     const auto r = run_cli(args);
     CHECK_MESSAGE(r.exit_code == 1, args, "\n", r.output);
+    // A build without ONNX export (the sanitizer build) refuses `export` before reading its input.
+    if (r.output.find("built without ONNX export") != std::string::npos) continue;
     for (const auto& w : words) CHECK_MESSAGE(r.output.find(w) != std::string::npos, args, "\n", r.output);
   }
 }
@@ -97,6 +101,8 @@ TEST_CASE("outputs that are devices FIFOs or folders are refused and left as the
     const std::vector<std::string>& words = item.second;
     const auto r = run_cli(args);
     CHECK_MESSAGE(r.exit_code == 1, args, "\n", r.output);
+    // A build without ONNX export (the sanitizer build) refuses `export` before reading its input.
+    if (r.output.find("built without ONNX export") != std::string::npos) continue;
     for (const auto& w : words) CHECK_MESSAGE(r.output.find(w) != std::string::npos, args, "\n", r.output);
   }
   CHECK(fs::is_symlink(null_link));
