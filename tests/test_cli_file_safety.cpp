@@ -31,6 +31,19 @@ anycl::test::CommandResult run_cli(const std::string& args) {
   return run_command(fmt::format("timeout 120 {} {}", anycl_cli(), args));
 }
 
+// Each `anycl ARGS` exits 1 with every one of its words in the output.
+void expect_refused(const std::vector<std::pair<std::string, std::vector<std::string>>>& cases) {
+  for (const auto& item : cases) {
+    const std::string& args = item.first;  // a named variable: the CHECK macros' lambdas need one
+    const std::vector<std::string>& words = item.second;
+    const auto r = run_cli(args);
+    CHECK_MESSAGE(r.exit_code == 1, args, "\n", r.output);
+    // A build without ONNX export (the sanitizer build) refuses `export` before reading its input.
+    if (r.output.find("built without ONNX export") != std::string::npos) continue;
+    for (const auto& w : words) CHECK_MESSAGE(r.output.find(w) != std::string::npos, args, "\n", r.output);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("FIFOs given as input files are refused at once naming the file") {
@@ -63,22 +76,13 @@ TEST_CASE("devices and huge files given as input files are refused naming the fi
   const std::string big = dir.file("big.anycl");
   put(big, "");
   fs::resize_file(big, uint64_t{5} << 30);  // sparse
-  for (const auto& item : std::vector<std::pair<std::string, std::vector<std::string>>>{
-           {"eval --model /dev/zero", {"/dev/zero", "character device"}},
-           {fmt::format("export --model /dev/urandom --onnx {}", dir.file("m.onnx")),
-            {"/dev/urandom", "character device"}},
-           {fmt::format("train --data {} --layers 8 --epochs 1 --resume /dev/zero", dir.file("data")),
-            {"/dev/zero", "character device"}},
-           {fmt::format("eval --model {}", big), {big, "too large", "5.0 GiB"}},
-           {fmt::format("eval --model {}", dir.path()), {dir.path(), "directory"}}}) {
-    const std::string& args = item.first;  // a named variable: the CHECK macros' lambdas need one
-    const std::vector<std::string>& words = item.second;
-    const auto r = run_cli(args);
-    CHECK_MESSAGE(r.exit_code == 1, args, "\n", r.output);
-    // A build without ONNX export (the sanitizer build) refuses `export` before reading its input.
-    if (r.output.find("built without ONNX export") != std::string::npos) continue;
-    for (const auto& w : words) CHECK_MESSAGE(r.output.find(w) != std::string::npos, args, "\n", r.output);
-  }
+  expect_refused({{"eval --model /dev/zero", {"/dev/zero", "character device"}},
+                  {fmt::format("export --model /dev/urandom --onnx {}", dir.file("m.onnx")),
+                   {"/dev/urandom", "character device"}},
+                  {fmt::format("train --data {} --layers 8 --epochs 1 --resume /dev/zero", dir.file("data")),
+                   {"/dev/zero", "character device"}},
+                  {fmt::format("eval --model {}", big), {big, "too large", "5.0 GiB"}},
+                  {fmt::format("eval --model {}", dir.path()), {dir.path(), "directory"}}});
 }
 
 TEST_CASE("outputs that are devices FIFOs or folders are refused and left as they were") {
@@ -90,21 +94,13 @@ TEST_CASE("outputs that are devices FIFOs or folders are refused and left as the
   REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
   fs::create_directory(dir.file("data"));
   anycl::test::write_mnist_folder(dir.file("data"));
-  for (const auto& item : std::vector<std::pair<std::string, std::vector<std::string>>>{
-           {fmt::format("plot {} -o {}", csv, null_link), {null_link, "character device"}},
-           {fmt::format("plot {} -o {}", csv, dir.path()), {"directory"}},
-           {fmt::format("export --model {} --onnx {}", dir.file("m.anycl"), fifo), {fifo, "FIFO"}},
-           {fmt::format("train --data {} --layers 8 --epochs 1 --quiet --save {}", dir.file("data"), fifo),
-            {fifo, "FIFO"}},
-           {fmt::format("plot {} -o {}", csv, dir.file("no/such/folder.svg")), {"does not exist"}}}) {
-    const std::string& args = item.first;  // a named variable: the CHECK macros' lambdas need one
-    const std::vector<std::string>& words = item.second;
-    const auto r = run_cli(args);
-    CHECK_MESSAGE(r.exit_code == 1, args, "\n", r.output);
-    // A build without ONNX export (the sanitizer build) refuses `export` before reading its input.
-    if (r.output.find("built without ONNX export") != std::string::npos) continue;
-    for (const auto& w : words) CHECK_MESSAGE(r.output.find(w) != std::string::npos, args, "\n", r.output);
-  }
+  expect_refused(
+      {{fmt::format("plot {} -o {}", csv, null_link), {null_link, "character device"}},
+       {fmt::format("plot {} -o {}", csv, dir.path()), {"directory"}},
+       {fmt::format("export --model {} --onnx {}", dir.file("m.anycl"), fifo), {fifo, "FIFO"}},
+       {fmt::format("train --data {} --layers 8 --epochs 1 --quiet --save {}", dir.file("data"), fifo),
+        {fifo, "FIFO"}},
+       {fmt::format("plot {} -o {}", csv, dir.file("no/such/folder.svg")), {"does not exist"}}});
   CHECK(fs::is_symlink(null_link));
   CHECK(fs::is_character_file("/dev/null"));
   CHECK(fs::is_fifo(fifo));
