@@ -7,3 +7,9 @@ __kernel void uniform_init(__global float* w, const uint offset, const uint n, c
   const float u = uniform01(seed_lo, seed_hi, 0u, stream, (uint)i);
   w[offset + i] = (2.0f * u - 1.0f) * limit;
 }
+
+// x[offset + i] = value: zeroing biases, gradients and optimizer state (Tensor::fill).
+__kernel void fill_value(__global float* x, const uint offset, const uint n, const float value) {
+  const size_t i = get_global_id(0);
+  if (i < n) x[offset + i] = value;
+}

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "anycl/error.hpp"
+#include "blas_programs.hpp"
 
 namespace anycl {
 namespace {
@@ -92,5 +93,9 @@ void gemm_warmup(Runtime& rt, const std::vector<std::pair<Trans, Trans>>& transp
   }
   rt.finish();
 }
+
+namespace detail {
+void release_clblast_programs() noexcept { clblast::ClearCache(); }
+}  // namespace detail
 
 }  // namespace anycl

@@ -4,12 +4,14 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 
 #include "anycl/error.hpp"
 #include "anycl/tuning.hpp"
+#include "blas_programs.hpp"
 #include "disk_cache.hpp"
 #include "hash.hpp"
 #include "kernel_sources.hpp"
@@ -32,6 +34,8 @@ std::string full_source(const std::vector<detail::KernelSource>& sources, const 
   // common.cl (RNG, helpers) is prepended so every program compiles alone.
   return common + "\n#line 1\n" + own;
 }
+
+std::atomic<int> live_runtimes{0};  // Runtimes constructed and not yet destroyed
 
 }  // namespace
 
@@ -65,13 +69,17 @@ void Runtime::start() {
   const auto start = std::chrono::steady_clock::now();
   for (const auto& name : program_names()) program(name);
   stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ++live_runtimes;
+  started_ = true;
 }
 
 // No kernel may outlive its runtime: an exit path (an error, a stop) that tears down while the
 // device still runs enqueued work would free what the work uses. Errors are ignored: a destructor
 // has nobody to tell, and the queue is released either way.
+// The last runtime to go also empties CLBlast's program cache (blas_programs.hpp).
 Runtime::~Runtime() {
   if (queue_.get() != nullptr) clFinish(queue_.get());
+  if (started_ && --live_runtimes == 0) detail::release_clblast_programs();
 }
 
 std::vector<std::string> Runtime::program_names() const {

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "anycl/error.hpp"
+#include "ops/kernel_call.hpp"
 
 namespace anycl {
 namespace {
@@ -88,7 +89,12 @@ void Tensor::fill(float value) {
     throw ValidationError(
         fmt::format("fill: a float value for a {} tensor {}", to_string(dtype_), shape_string()));
   if (size() == 0) return;
-  buffer_.fill(&value, sizeof(value), offset_ * sizeof(float), size() * sizeof(float));
+  // A kernel rather than clEnqueueFillBuffer: Oclgrind 21.10 does not record what the latter writes
+  // as initialised (tools/oclgrind/fill_buffer_repro.c), so its checks would flag every later read.
+  Runtime& rt = runtime();
+  compute::kernel k = rt.kernel("init", "fill_value");
+  detail::set_args(k, mem(), detail::u32(offset_, "offset"), detail::u32(size(), "size"), cl_float(value));
+  detail::launch_1d(rt, k, size());
 }
 
 Tensor Tensor::rows(size_t begin, size_t count) const {

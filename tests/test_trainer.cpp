@@ -138,3 +138,26 @@ TEST_CASE("max_steps stops training mid-epoch and the first step's finish time i
   CHECK(trainer.steps_done() == 8);
   CHECK(trainer.step_in_epoch() == 8);
 }
+
+TEST_CASE("evaluating a host data set changed in place uses its new contents, not a stale device copy") {
+  auto& rt = anycl::test::runtime();
+  anycl::data::Dataset data = fashion(200).test;
+  anycl::Sequential model(784);
+  model.dense(10);
+  model.build(rt, 64);
+  model.initialize(9);
+  auto opt = anycl::make_optimizer(rt, model.parameter_count(), {"sgd"});
+  anycl::TrainOptions options;
+  options.batch = 64;
+  anycl::Trainer trainer(model, *opt, options);
+  const anycl::EvalStats before = trainer.evaluate(data);
+  // Every label moved one class on: an untrained model's accuracy cannot stay the same bit for bit
+  // on all 10 classes, and the loss changes with every label.
+  for (auto& label : data.labels) label = uint8_t((label + 1) % 10);
+  const anycl::EvalStats after = trainer.evaluate(data);
+  CHECK(after.loss != before.loss);
+  anycl::DeviceDataset fresh(rt, data);
+  const anycl::EvalStats expected = trainer.evaluate(fresh);
+  CHECK(after.loss == expected.loss);
+  CHECK(after.accuracy == expected.accuracy);
+}

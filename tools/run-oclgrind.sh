@@ -24,7 +24,29 @@ rm -rf "$out" && mkdir -p "$out/cache"
 export ANYCL_CACHE_DIR=$PWD/$out/cache
 kernel_tests='*test_activation.cpp,*test_dropout.cpp,*test_softmax_xent.cpp,*test_gather.cpp,*test_init.cpp,*test_optimizer.cpp'
 large='dropout keeps about 1-rate of a large tensor*'  # a million elements: minutes in the simulator
-train=(build/tools/anycl train --limit 256 --max-steps 2 --batch 32 --layers 32 --epochs 1 --quiet)
+# The training run's data: the first 128 training and 64 test images of the default data set (the
+# simulator checks every access, so the end-of-epoch evaluation of 10,000 test images would take hours).
+data=$out/data
+mkdir -p "$data"
+python3 - "${ANYCL_DATA:-/usr/share/datasets/fashion-mnist}" "$data" <<'PY'
+import gzip, os, struct, sys
+source, target = sys.argv[1], sys.argv[2]
+for split, count in (("train", 128), ("t10k", 64)):
+    for kind in ("images-idx3-ubyte", "labels-idx1-ubyte"):
+        name = f"{split}-{kind}"
+        path = os.path.join(source, name)
+        raw = gzip.open(path + ".gz").read() if os.path.exists(path + ".gz") else open(path, "rb").read()
+        dims = raw[3]
+        shape = list(struct.unpack(f">{dims}I", raw[4:4 + 4 * dims]))
+        row = 1
+        for d in shape[1:]:
+            row *= d
+        shape[0] = count
+        head = raw[:4] + struct.pack(f">{dims}I", *shape)
+        body = raw[4 + 4 * dims:4 + 4 * dims + count * row]
+        open(os.path.join(target, name), "wb").write(head + body)
+PY
+train=(build/tools/anycl train --data "$data" --batch 32 --layers 32 --epochs 1 --quiet)
 
 status=0
 run() {  # name, oclgrind flags…, --, command…: runs under Oclgrind, then sorts its reports

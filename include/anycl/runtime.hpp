@@ -118,6 +118,7 @@ class Runtime {
   RuntimeCounters counters_;
   DeviceBuffer workspace_;
   bool transposed_dx_ = false;
+  bool started_ = false;  // counted among the live runtimes (runtime.cpp)
 };
 
 }  // namespace anycl

@@ -17,6 +17,8 @@
 #include "anycl/error.hpp"
 #include "anycl/train/batch_order.hpp"
 #include "anycl/train/checkpoint.hpp"
+#include "anycl/tuning.hpp"
+#include "hash.hpp"
 
 namespace anycl {
 namespace {
@@ -43,16 +45,35 @@ void operator+=(RuntimeCounters& a, const RuntimeCounters& b) {
 }
 }  // namespace
 
-// Host data sets uploaded by fit(data::Dataset): one copy per replica, kept for the next fit().
+// Host data sets uploaded by fit(data::Dataset): one copy per replica, kept for the next fit() —
+// keyed by address and checked by content, so a data set changed in place, or a new one at a
+// reused address, is uploaded again rather than trained on stale device copies.
 struct Trainer::Uploads {
-  std::map<const data::Dataset*, std::vector<std::unique_ptr<DeviceDataset>>> sets;
+  struct Copies {
+    uint64_t fingerprint = 0;
+    std::vector<std::unique_ptr<DeviceDataset>> on_replicas;
+  };
+  std::map<const data::Dataset*, Copies> sets;
+
+  static uint64_t fingerprint(const data::Dataset& d) {
+    const size_t sizes[] = {d.count, d.rows, d.cols, d.num_classes, d.target_width};
+    uint64_t h = detail::fnv1a(sizes, sizeof(sizes));
+    h = detail::fnv1a(d.pixels.data(), d.pixels.size(), h);
+    h = detail::fnv1a(d.labels.data(), d.labels.size(), h);
+    h = detail::fnv1a(d.values.data(), d.values.size() * sizeof(float), h);
+    h = detail::fnv1a(d.classes.data(), d.classes.size() * sizeof(int32_t), h);
+    return detail::fnv1a(d.targets.data(), d.targets.size() * sizeof(float), h);
+  }
+
   const std::vector<std::unique_ptr<DeviceDataset>>& on(const data::Dataset& host,
                                                         const std::vector<std::unique_ptr<Replica>>& replicas,
                                                         size_t count) {
-    auto& copies = sets[&host];
-    while (copies.size() < count)
-      copies.push_back(std::make_unique<DeviceDataset>(replicas[copies.size()]->runtime(), host));
-    return copies;
+    Copies& copies = sets[&host];
+    const uint64_t now = fingerprint(host);
+    if (copies.fingerprint != now) copies.on_replicas.clear(), copies.fingerprint = now;
+    auto& list = copies.on_replicas;
+    while (list.size() < count) list.push_back(std::make_unique<DeviceDataset>(replicas[list.size()]->runtime(), host));
+    return list;
   }
 };
 
@@ -207,8 +228,20 @@ void Trainer::write_checkpoint_if_asked() {
 }
 
 void Trainer::warm_up() {
-  for (auto& r : replicas_)
-    gemm_warmup(r->runtime(), {{Trans::no, Trans::no}, {Trans::yes, Trans::no}, {Trans::no, Trans::yes}});
+  // The model's own GEMMs at the batch size, once each: CLBlast compiles exactly the kernels
+  // (direct or indirect, per transpose) that training then uses, and nothing larger.
+  const std::vector<GemmShape> shapes = model_gemm_shapes(model(), options_.batch);
+  for (auto& r : replicas_) {
+    Runtime& rt = r->runtime();
+    for (const GemmShape& g : shapes) {
+      Tensor a(rt, g.trans_a ? Shape{g.k, g.m} : Shape{g.m, g.k});
+      Tensor b(rt, g.trans_b ? Shape{g.n, g.k} : Shape{g.k, g.n});
+      Tensor c(rt, {g.m, g.n});
+      a.fill(0.f), b.fill(0.f);
+      matmul(a, g.trans_a ? Trans::yes : Trans::no, b, g.trans_b ? Trans::yes : Trans::no, c);
+    }
+    rt.finish();
+  }
 }
 
 EvalStats Trainer::evaluate(const DeviceDataset& data) {

@@ -114,8 +114,8 @@ class Trainer {
   /// one replica only. Blocks to return the batch's loss and accuracy (before the update).
   BatchStats train_on_batch(const DeviceDataset& data, const std::vector<uint32_t>& rows);
 
-  /// Compiles CLBlast's GEMM kernels on every replica's device (the transposes training uses),
-  /// so the first steps are not slowed by compilation; optional, fit() works without it.
+  /// Runs each of the model's GEMMs once at the batch size on every replica's device, so CLBlast
+  /// has compiled its kernels before the first step; optional, fit() works without it.
   void warm_up();
 
   /// True when the last fit() returned early because options.stop or max_steps was set.
