@@ -72,7 +72,8 @@ struct Trainer::Uploads {
     const uint64_t now = fingerprint(host);
     if (copies.fingerprint != now) copies.on_replicas.clear(), copies.fingerprint = now;
     auto& list = copies.on_replicas;
-    while (list.size() < count) list.push_back(std::make_unique<DeviceDataset>(replicas[list.size()]->runtime(), host));
+    while (list.size() < count)
+      list.push_back(std::make_unique<DeviceDataset>(replicas[list.size()]->runtime(), host));
     return list;
   }
 };
