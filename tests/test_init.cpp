@@ -88,3 +88,15 @@ TEST_CASE("another seed or stream gives other weights and the same gives the sam
     CHECK(same < n / 100);
   }
 }
+
+TEST_CASE("fill_value sets exactly a view's elements at awkward sizes and offsets") {
+  auto& rt = anycl::test::runtime();
+  for (size_t n : {size_t(1), size_t(63), size_t(64), size_t(65), size_t(1000)})
+    for (size_t offset : {size_t(0), size_t(3)}) {
+      std::vector<float> expected(n + offset + 5, -1.f);
+      auto all = anycl::Tensor::from_host(rt, {expected.size()}, expected);
+      all.rows(offset, n).fill(0.25f);
+      std::fill(expected.begin() + long(offset), expected.begin() + long(offset + n), 0.25f);
+      CHECK_MESSAGE(all.download() == expected, fmt::format("n {} offset {}", n, offset));
+    }
+}
