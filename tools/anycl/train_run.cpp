@@ -127,9 +127,9 @@ int run_training(TrainRequest r) {
   const double runtime_ready_at = seconds_since_process_start();
   const data::DataSplits splits = data::load_folder(r.data_dir, r.load);
   const double data_loaded_at = seconds_since_process_start();
-  const ModelSpec spec = resumed
-                             ? resumed->model.spec
-                             : model_from_flags(r.model, splits.train.features(), splits.train.num_classes);
+  const ModelSpec spec = resumed ? resumed->model.spec
+                                 : model_from_flags(r.model, Shape{1, splits.train.rows, splits.train.cols},
+                                                    splits.train.num_classes);
   try {
     check_optimizer_config(r.optimizer);
   } catch (const ValidationError& e) {
