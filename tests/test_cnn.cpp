@@ -156,3 +156,12 @@ TEST_CASE(
   const anycl::ModelSpec mlp = anycl::reference_mlp(784, 10);
   CHECK(anycl::encode_model(mlp, 10, std::vector<float>(anycl::Sequential(mlp).parameter_count()))[8] == 1);
 }
+
+TEST_CASE("anycl train refuses --model and --layers values that do not fit the images (exit 2)") {
+  anycl::test::expect_train_usage_errors({
+      {"--model resnet", "--model must be mlp or cnn"},
+      {"--layers conv8x3,flatten,conv8x3", "does not fit the input (1, 28, 28)"},
+      {"--layers pool2,pool2,pool2,pool2,pool2", "less than 1×1"},
+      {"--layers conv8x", "convolution token"},
+  });
+}
