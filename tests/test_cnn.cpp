@@ -165,3 +165,21 @@ TEST_CASE("anycl train refuses --model and --layers values that do not fit the i
       {"--layers conv8x", "convolution token"},
   });
 }
+
+TEST_CASE("a CNN run stopped at a checkpoint resumes bit-identically, and its model evaluates") {
+  anycl::test::TempDir dir;
+  const std::string cli = anycl::test::anycl_cli();
+  const std::string flags = "--layers conv4x3,pool2,flatten,16 --dropout 0 --limit 256 --epochs 2 --quiet";
+  auto r = anycl::test::run_command(
+      fmt::format("{} train {} --checkpoint {} --max-steps 1", cli, flags, dir.file("ck")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  r = anycl::test::run_command(
+      fmt::format("{} train --resume {} --quiet --save {}", cli, dir.file("ck"), dir.file("resumed.anycl")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  r = anycl::test::run_command(fmt::format("{} train {} --save {}", cli, flags, dir.file("straight.anycl")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(anycl::test::slurp(dir.file("resumed.anycl")) == anycl::test::slurp(dir.file("straight.anycl")));
+  r = anycl::test::run_command(fmt::format("{} eval --model {}", cli, dir.file("resumed.anycl")));
+  CHECK_MESSAGE(r.exit_code == 0, r.output);
+  CHECK_MESSAGE(r.output.find("confusion") != std::string::npos, r.output);
+}
