@@ -22,7 +22,7 @@ fi
 out=build/oclgrind
 rm -rf "$out" && mkdir -p "$out/cache"
 export ANYCL_CACHE_DIR=$PWD/$out/cache
-kernel_tests='*test_activation.cpp,*test_dropout.cpp,*test_softmax_xent.cpp,*test_gather.cpp,*test_init.cpp,*test_optimizer.cpp'
+kernel_tests='*test_activation.cpp,*test_dropout.cpp,*test_softmax_xent.cpp,*test_gather.cpp,*test_init.cpp,*test_optimizer.cpp,*test_conv2d.cpp,*test_maxpool2d.cpp'
 large='dropout keeps about 1-rate of a large tensor*'  # a million elements: minutes in the simulator
 train=(build/tools/anycl train --limit 256 --max-steps 2 --batch 32 --layers 32 --epochs 1 --quiet)
 
