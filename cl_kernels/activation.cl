@@ -46,3 +46,33 @@ __kernel void bias_activation_backward(__global const float* y, const uint y_off
   }
   dbias[dbias_off + j] = sum;
 }
+
+// Per channel, for convolutions over NCHW: y:(B,F,P) with P = OH·OW, bias:(F).
+// y = act(y + bias[channel]) in place, y:(B,F,P) at y_off.
+__kernel void channel_bias_activation_forward(__global float* y, const uint y_off, __global const float* bias,
+                                              const uint bias_off, const uint batch, const uint filters,
+                                              const uint plane, const int act) {
+  const size_t i = get_global_id(0);
+  if (i >= (size_t)batch * filters * plane) return;
+  const size_t f = (i / plane) % filters;
+  y[y_off + i] = activate(y[y_off + i] + bias[bias_off + f], act);
+}
+
+// One work-item per channel: dz = dy·act'(y) over dy, dbias[f] = Σ_{b,p} dz in a fixed order.
+__kernel void channel_bias_activation_backward(__global const float* y, const uint y_off, __global float* dy,
+                                               const uint dy_off, __global float* dbias, const uint dbias_off,
+                                               const uint batch, const uint filters, const uint plane,
+                                               const int act) {
+  const size_t f = get_global_id(0);
+  if (f >= filters) return;
+  float sum = 0.0f;
+  for (size_t b = 0; b < batch; ++b) {
+    const size_t base = (b * filters + f) * plane;
+    for (size_t p = 0; p < plane; ++p) {
+      const float dz = dy[dy_off + base + p] * activate_grad_from_output(y[y_off + base + p], act);
+      dy[dy_off + base + p] = dz;
+      sum += dz;
+    }
+  }
+  dbias[dbias_off + f] = sum;
+}

@@ -69,6 +69,41 @@ void matmul(const Tensor& a, Trans ta, const Tensor& b, Trans tb, Tensor& c, flo
        b.cols(), beta, c_buffer, c.offset(), c.cols());
 }
 
+void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, float alpha,
+                          const DeviceBuffer& a, size_t a_offset, size_t lda, size_t a_stride,
+                          const DeviceBuffer& b, size_t b_offset, size_t ldb, size_t b_stride, float beta,
+                          DeviceBuffer& c, size_t c_offset, size_t ldc, size_t c_stride, size_t batch) {
+  if (m == 0 || n == 0 || batch == 0) return;
+  cl_command_queue queue = rt.queue().get();
+  ++rt.counters().gemm_calls;
+  const auto status = clblast::GemmStridedBatched<float>(
+      clblast::Layout::kRowMajor, to_clblast(ta), to_clblast(tb), m, n, k, alpha, a.mem(), a_offset, lda,
+      a_stride, b.mem(), b_offset, ldb, b_stride, beta, c.mem(), c_offset, ldc, c_stride, batch, &queue,
+      nullptr);
+  if (status != clblast::StatusCode::kSuccess)
+    throw OpenCLError(int(status), "clblast::GemmStridedBatched",
+                      fmt::format("SGEMM {}{} m={} n={} k={} strides={},{},{} batch={} on {}", name(ta),
+                                  name(tb), m, n, k, a_stride, b_stride, c_stride, batch, rt.info().name));
+}
+
+void convgemm(Runtime& rt, size_t channels, size_t height, size_t width, size_t kernel, size_t pad,
+              size_t stride, size_t filters, size_t batch, const DeviceBuffer& im, size_t im_offset,
+              const DeviceBuffer& kernels, size_t kernels_offset, DeviceBuffer& result,
+              size_t result_offset) {
+  if (batch == 0) return;
+  cl_command_queue queue = rt.queue().get();
+  ++rt.counters().gemm_calls;
+  const auto status =
+      clblast::Convgemm<float>(clblast::KernelMode::kCrossCorrelation, channels, height, width, kernel,
+                               kernel, pad, pad, stride, stride, 1, 1, filters, batch, im.mem(), im_offset,
+                               kernels.mem(), kernels_offset, result.mem(), result_offset, &queue, nullptr);
+  if (status != clblast::StatusCode::kSuccess)
+    throw OpenCLError(
+        int(status), "clblast::Convgemm",
+        fmt::format("({}, {}, {}) kernel {} pad {} stride {} filters {} batch {} on {}", channels, height,
+                    width, kernel, pad, stride, filters, batch, rt.info().name));
+}
+
 void transpose(const Tensor& a, Tensor& out) {
   if (out.rows() != a.cols() || out.cols() != a.rows())
     throw ValidationError(

@@ -94,7 +94,7 @@ size_t cube_root_up(size_t mnk) {
 
 std::vector<GemmShape> model_gemm_shapes(const Sequential& model, size_t batch) {
   std::vector<GemmShape> forward, backward;
-  Shape in{model.input_features()};
+  Shape in = model.input_shape();
   std::vector<std::vector<GemmShape>> per_layer;
   for (size_t i = 0; i < model.layers().size(); ++i) {
     const Layer& layer = *model.layers()[i];

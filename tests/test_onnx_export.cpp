@@ -88,3 +88,8 @@ TEST_CASE("anycl export usage errors") {
   const auto r = run_command(anycl_cli() + " export --model /nonexistent.anycl --onnx /tmp/x.onnx");
   CHECK(r.exit_code == 1);
 }
+
+TEST_CASE("ONNX export of a small CNN (Reshape, Conv, MaxPool, Flatten) matches onnxruntime") {
+  check_round_trip(
+      "--layers conv4x3,conv3x3s2same,pool2,dropout0.25,flatten,16 --dropout 0 --optimizer adam");
+}

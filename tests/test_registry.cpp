@@ -12,7 +12,11 @@
 #include "reference/layers.hpp"
 
 TEST_CASE("every registered layer type has a host reference and round-trips its model-file text") {
-  const std::vector<anycl::LayerSpec> examples{{"dense", "7 sigmoid he_uniform"}, {"dropout", "0.25"}};
+  const std::vector<anycl::LayerSpec> examples{{"dense", "7 sigmoid he_uniform"},
+                                               {"dropout", "0.25"},
+                                               {"conv2d", "16 5 2 same tanh he_uniform"},
+                                               {"maxpool2d", "3 2"},
+                                               {"flatten", ""}};
   REQUIRE(examples.size() == anycl::layer_types().size());
   for (const anycl::LayerType* t : anycl::layer_types()) {
     CAPTURE(t->name);

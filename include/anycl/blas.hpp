@@ -28,6 +28,19 @@ void gemm(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, double 
 void matmul(const Tensor& a, Trans ta, const Tensor& b, Trans tb, Tensor& c, float alpha = 1.f,
             float beta = 0.f);
 
+/// `batch` single-precision GEMMs C_i = alpha·op(A_i)·op(B_i) + beta·C_i (row-major), A_i at
+/// a_offset + i·a_stride (a stride of 0 shares A), likewise B and C: CLBlast's GemmStridedBatched.
+void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, float alpha,
+                          const DeviceBuffer& a, size_t a_offset, size_t lda, size_t a_stride,
+                          const DeviceBuffer& b, size_t b_offset, size_t ldb, size_t b_stride, float beta,
+                          DeviceBuffer& c, size_t c_offset, size_t ldc, size_t c_stride, size_t batch);
+
+/// CLBlast's Convgemm (cross-correlation, no dilation, symmetric padding): im:(batch, C, H, W),
+/// kernels:(F, C, K, K) → result:(batch, F, OH, OW), all NCHW.
+void convgemm(Runtime& rt, size_t channels, size_t height, size_t width, size_t kernel, size_t pad,
+              size_t stride, size_t filters, size_t batch, const DeviceBuffer& im, size_t im_offset,
+              const DeviceBuffer& kernels, size_t kernels_offset, DeviceBuffer& result, size_t result_offset);
+
 /// out = aᵀ through CLBlast's Omatcopy (a: r×c, out: c×r).
 void transpose(const Tensor& a, Tensor& out);
 

@@ -39,8 +39,18 @@ class ProtoGraph final : public OnnxGraph {
     t->mutable_float_data()->Add(data, data + n);
     return name;
   }
-  std::string node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output,
-                   const std::vector<std::pair<std::string, int64_t>>& int_attributes = {}) override {
+  std::string int64_initializer(const std::string& name, const std::vector<int64_t>& values) override {
+    onnx::TensorProto* t = g_.add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(int64_t(values.size()));
+    t->mutable_int64_data()->Add(values.begin(), values.end());
+    return name;
+  }
+  std::string node(
+      const std::string& op, const std::vector<std::string>& inputs, const std::string& output,
+      const std::vector<std::pair<std::string, int64_t>>& int_attributes = {},
+      const std::vector<std::pair<std::string, std::vector<int64_t>>>& list_attributes = {}) override {
     onnx::NodeProto* n = g_.add_node();
     n->set_op_type(op);
     n->set_name(output);
@@ -51,6 +61,12 @@ class ProtoGraph final : public OnnxGraph {
       a->set_name(name);
       a->set_type(onnx::AttributeProto::INT);
       a->set_i(value);
+    }
+    for (const auto& [name, values] : list_attributes) {
+      onnx::AttributeProto* a = n->add_attribute();
+      a->set_name(name);
+      a->set_type(onnx::AttributeProto::INTS);
+      for (int64_t v : values) a->add_ints(v);
     }
     return output;
   }
@@ -67,8 +83,8 @@ std::string onnx_model_bytes(const SavedModel& model, const OnnxExportOptions& o
   m.set_producer_name("anycl");
   m.set_producer_version(ANYCL_VERSION);
   m.set_doc_string(model.spec.loss == "softmax_cross_entropy"
-                       ? "MLP trained with anycl; input: pixels / 255, output: class probabilities"
-                       : "MLP trained with anycl (loss " + model.spec.loss +
+                       ? "model trained with anycl; input: pixels / 255, output: class probabilities"
+                       : "model trained with anycl (loss " + model.spec.loss +
                              "); output: the model's raw outputs");
   onnx::OperatorSetIdProto* opset = m.add_opset_import();
   opset->set_domain("");
@@ -82,7 +98,12 @@ std::string onnx_model_bytes(const SavedModel& model, const OnnxExportOptions& o
   std::map<std::string, size_t> per_type;  // dense0, dense1, … as before the registry
   try {
     const Sequential layout(model.spec);  // checked shapes and parameter counts
-    Shape in{model.spec.input_features};
+    Shape in = layout.input_shape();
+    if (in.size() > 1) {  // the input stays (batch, features); the image layers see (batch, C, H, W)
+      std::vector<int64_t> dims{-1};
+      for (size_t d : in) dims.push_back(int64_t(d));
+      x = graph.node("Reshape", {x, graph.int64_initializer("input_shape", dims)}, "image");
+    }
     for (const auto& layer : layout.layers()) {
       const size_t count = layer->parameter_count(in);
       if (count > model.parameters.size() - std::min(offset, model.parameters.size()))

@@ -59,6 +59,32 @@ ModelSpec model_from_flags(const ModelFlags& flags, size_t input_features, size_
   return spec;
 }
 
+ModelSpec model_from_flags(const ModelFlags& flags, const Shape& image, size_t outputs) {
+  ModelSpec spec = model_from_flags(flags, shape_size(image), outputs);
+  bool flat_fits = true;
+  try {
+    Sequential(spec).parameter_count();
+  } catch (const ValidationError&) {
+    flat_fits = false;
+  }
+  if (flat_fits) return spec;  // an MLP: stored as before, byte for byte
+  spec.input_shape = image;
+  try {
+    Sequential(spec).parameter_count();  // every layer's shape, checked
+  } catch (const ValidationError& e) {
+    throw ValidationError(fmt::format("--layers '{}' does not fit the input {}: {}", flags.layers,
+                                      shape_string(image), e.what()));
+  }
+  return spec;
+}
+
+ModelSpec reference_cnn(const Shape& image, size_t classes) {
+  ModelFlags flags;
+  flags.layers = kReferenceCnnLayers;
+  flags.dropout = 0.f;  // the list names its own dropouts
+  return model_from_flags(flags, image, classes);
+}
+
 ModelSpec reference_mlp(size_t input_features, size_t classes) {
   ModelFlags flags;  // the defaults are the reference model
   return model_from_flags(flags, input_features, classes);

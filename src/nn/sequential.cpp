@@ -10,8 +10,11 @@
 
 #include "anycl/error.hpp"
 #include "anycl/losses/loss.hpp"
+#include "anycl/nn/conv2d.hpp"
 #include "anycl/nn/dense.hpp"
 #include "anycl/nn/dropout.hpp"
+#include "anycl/nn/flatten.hpp"
+#include "anycl/nn/maxpool2d.hpp"
 
 namespace anycl {
 namespace {
@@ -22,11 +25,22 @@ std::string with_commas(size_t n) {
 }
 }  // namespace
 
-Sequential::Sequential(size_t input_features) : input_features_(input_features) {
-  if (input_features == 0) throw ValidationError("a model needs at least one input feature");
+Sequential::Sequential(size_t input_features) : Sequential(Shape{input_features}) {}
+
+Sequential::Sequential(const Shape& input_shape) : input_features_(0), input_shape_(input_shape) {
+  if (input_shape.empty() || input_shape.size() > 3)
+    throw ValidationError(fmt::format("a model's input shape must be (features) or (C, H, W), got {}",
+                                      shape_string(input_shape)));
+  for (size_t d : input_shape)
+    if (d == 0) throw ValidationError("a model needs at least one input feature");
+  input_features_ = shape_size(input_shape);
 }
 
-Sequential::Sequential(const ModelSpec& spec) : Sequential(spec.input_features) {
+Sequential::Sequential(const ModelSpec& spec)
+    : Sequential(spec.input_shape.empty() ? Shape{spec.input_features} : spec.input_shape) {
+  if (input_features_ != spec.input_features && spec.input_features != 0)
+    throw ValidationError(fmt::format("the input shape {} does not hold input_features = {}",
+                                      shape_string(spec.input_shape), spec.input_features));
   for (const LayerSpec& l : spec.layers) add(l);
   set_loss(spec.loss);
 }
@@ -36,6 +50,16 @@ Sequential& Sequential::dense(size_t units, Activation activation, Init init) {
 }
 
 Sequential& Sequential::dropout(float rate) { return add(std::make_unique<Dropout>(rate)); }
+
+Sequential& Sequential::conv2d(size_t filters, size_t kernel, Activation activation, size_t stride,
+                               bool same_padding) {
+  return add(std::make_unique<Conv2D>(filters, kernel, stride, same_padding ? Padding::same : Padding::valid,
+                                      activation));
+}
+
+Sequential& Sequential::max_pool2d(size_t size) { return add(std::make_unique<MaxPool2D>(size, size)); }
+
+Sequential& Sequential::flatten() { return add(std::make_unique<Flatten>()); }
 
 Sequential& Sequential::add(std::unique_ptr<Layer> layer) {
   if (built()) throw ValidationError("cannot add layers to a model that is already built");
@@ -52,7 +76,7 @@ Sequential& Sequential::set_loss(const std::string& name) {
 }
 
 std::vector<Shape> Sequential::shapes() const {
-  std::vector<Shape> s{Shape{input_features_}};
+  std::vector<Shape> s{input_shape_};
   for (const auto& l : layers_) s.push_back(l->output_shape(s.back()));
   return s;
 }
@@ -70,6 +94,7 @@ size_t Sequential::output_features() const { return shape_size(shapes().back());
 ModelSpec Sequential::spec() const {
   ModelSpec s;
   s.input_features = input_features_;
+  if (input_shape_.size() > 1) s.input_shape = input_shape_;
   for (const auto& l : layers_) s.layers.push_back(l->spec());
   s.loss = loss_;
   return s;

@@ -28,7 +28,9 @@ Activation parse_activation(const std::string& name) {
 BiasActivation::BiasActivation(Runtime& rt)
     : rt_(rt),
       forward_(rt.kernel("activation", "bias_activation_forward")),
-      backward_(rt.kernel("activation", "bias_activation_backward")) {}
+      backward_(rt.kernel("activation", "bias_activation_backward")),
+      channel_forward_(rt.kernel("activation", "channel_bias_activation_forward")),
+      channel_backward_(rt.kernel("activation", "channel_bias_activation_backward")) {}
 
 void BiasActivation::forward(Tensor& y, const Tensor& bias, Activation act) {
   if (bias.size() != y.cols())
@@ -49,6 +51,37 @@ void BiasActivation::backward(const Tensor& y, Tensor& dy, Tensor& dbias, Activa
                    dbias.mem(), u32(dbias.offset(), "offset"), u32(y.rows(), "rows"), u32(y.cols(), "cols"),
                    cl_int(act));
   detail::launch_1d(rt_, backward_, y.cols(), 32);
+}
+
+namespace {
+size_t channel_count(const Tensor& y, const Tensor& bias, size_t plane, const char* what) {
+  if (plane == 0 || bias.size() * plane != y.cols())
+    throw ValidationError(fmt::format("{}: bias {} × plane {} does not fit output {}", what,
+                                      bias.shape_string(), plane, y.shape_string()));
+  return bias.size();
+}
+}  // namespace
+
+void BiasActivation::forward_channels(Tensor& y, const Tensor& bias, size_t plane, Activation act) {
+  using detail::u32;
+  const size_t filters = channel_count(y, bias, plane, "channel_bias_activation_forward");
+  detail::set_args(channel_forward_, y.mem(), u32(y.offset(), "offset"), bias.mem(),
+                   u32(bias.offset(), "offset"), u32(y.rows(), "batch"), u32(filters, "filters"),
+                   u32(plane, "plane"), cl_int(act));
+  detail::launch_1d(rt_, channel_forward_, y.size());
+}
+
+void BiasActivation::backward_channels(const Tensor& y, Tensor& dy, Tensor& dbias, size_t plane,
+                                       Activation act) {
+  using detail::u32;
+  const size_t filters = channel_count(y, dbias, plane, "channel_bias_activation_backward");
+  if (y.shape() != dy.shape())
+    throw ValidationError(fmt::format("channel_bias_activation_backward: y {} and dy {} differ",
+                                      y.shape_string(), dy.shape_string()));
+  detail::set_args(channel_backward_, y.mem(), u32(y.offset(), "offset"), dy.mem(),
+                   u32(dy.offset(), "offset"), dbias.mem(), u32(dbias.offset(), "offset"),
+                   u32(y.rows(), "batch"), u32(filters, "filters"), u32(plane, "plane"), cl_int(act));
+  detail::launch_1d(rt_, channel_backward_, filters, 32);
 }
 
 }  // namespace anycl

@@ -1,6 +1,6 @@
 // Model file writer and validating reader. Layout (docs/model-format.md):
-//   "ANYCLMDL" | u32 version (1, or 2 with a loss line) | u32 L | L bytes architecture text | u64 N | N × f32
-//   | u64 FNV-1a
+//   "ANYCLMDL" | u32 version (1; 2 with a loss line; 3 with an input_shape line) | u32 L | L bytes
+//   architecture text | u64 N | N × f32 | u64 FNV-1a
 // All integers and floats little-endian; the checksum covers every byte before it.
 #include "anycl/train/model_file.hpp"
 
@@ -33,10 +33,16 @@ constexpr const char* kDefaultLoss = "softmax_cross_entropy";
 
 // Version 1 files have no loss line (they are all softmax cross-entropy); a model with another
 // loss is written as version 2, so that an older anycl says "upgrade" instead of misreading it.
-uint32_t version_for(const ModelSpec& spec) { return spec.loss == kDefaultLoss ? 1 : kModelFormatVersion; }
+// Likewise a model over images (an input_shape line, e.g. a CNN) is version 3; MLP files stay as they were.
+uint32_t version_for(const ModelSpec& spec) {
+  if (!spec.input_shape.empty()) return 3;
+  return spec.loss == kDefaultLoss ? 1 : 2;
+}
 
 std::string architecture_text(const ModelSpec& spec, size_t num_classes) {
-  std::string text = fmt::format("input {}\nclasses {}\n", spec.input_features, num_classes);
+  std::string text = fmt::format("input {}\n", spec.input_features);
+  if (!spec.input_shape.empty()) text += fmt::format("input_shape {}\n", fmt::join(spec.input_shape, " "));
+  text += fmt::format("classes {}\n", num_classes);
   if (spec.loss != kDefaultLoss) text += fmt::format("loss {}\n", spec.loss);
   for (const LayerSpec& l : spec.layers) text += l.text() + "\n";
   return text;
@@ -98,6 +104,16 @@ ModelSpec parse_architecture(const std::string& path, const std::string& text, s
     if (kind.empty()) continue;
     if (kind == "input") {
       if (!read_size(words, spec.input_features)) throw bad(line, "expected a positive size");
+    } else if (kind == "input_shape") {
+      size_t d = 0;
+      std::string word;
+      while (words >> word) {
+        std::istringstream one(word);
+        if (!read_size(one, d) || spec.input_shape.size() >= 3)
+          throw bad(line, "expected C H W, positive sizes");
+        spec.input_shape.push_back(d);
+      }
+      if (spec.input_shape.size() != 3) throw bad(line, "expected C H W, positive sizes");
     } else if (kind == "classes") {
       if (!read_size(words, num_classes)) throw bad(line, "expected a positive class count");
     } else if (kind == "loss") {
@@ -116,6 +132,13 @@ ModelSpec parse_architecture(const std::string& path, const std::string& text, s
         throw bad(line, e.what());
       }
     }
+  }
+  if (!spec.input_shape.empty()) {
+    size_t product = 1;
+    for (size_t d : spec.input_shape) product = d > SIZE_MAX / product ? 0 : product * d;  // 0: overflow
+    if (product != spec.input_features)
+      throw DataError(fmt::format("model file '{}' has an input_shape of {} values but input {}", path,
+                                  product, spec.input_features));
   }
   if (spec.input_features == 0 || num_classes == 0 || spec.layers.empty() ||
       !make_layer(spec.layers.back())->can_be_output())
@@ -201,6 +224,11 @@ SavedModel decode_model(const std::string& path, const std::vector<unsigned char
         "model file '{}' failed its checksum: the file is corrupt — re-save or re-copy it", path));
   SavedModel saved;
   saved.spec = parse_architecture(path, arch, saved.num_classes);
+  if (version < 3 && !saved.spec.input_shape.empty())
+    throw DataError(
+        fmt::format("model file '{}' has an input_shape line but declares format version {} (it needs "
+                    "version 3) — the file is corrupt; re-save the model",
+                    path, version));
   if (version < 2 && saved.spec.loss != kDefaultLoss)
     throw DataError(
         fmt::format("model file '{}' names a loss but declares format version {} (a loss needs "

@@ -5,6 +5,7 @@
 
 #include <anycl/nn/dense.hpp>
 #include <anycl/nn/dropout.hpp>
+#include <anycl/nn/flatten.hpp>
 
 #include <map>
 #include <memory>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "reference/activation.hpp"
+#include "reference/conv.hpp"
 #include "reference/dropout.hpp"
 #include "reference/gemm.hpp"
 #include "reference/init.hpp"
@@ -99,19 +101,90 @@ class HostDropout final : public HostLayer {
   float rate_;
 };
 
-/// A host layer for a library layer with `inputs` flat inputs.
-using HostFactory = std::unique_ptr<HostLayer> (*)(const Layer& layer, size_t inputs);
+class HostConv2D final : public HostLayer {
+ public:
+  HostConv2D(const Conv2D& c, const Shape& input)
+      : g_(c.geometry(input)), filters_(c.filters()), act_(c.activation()), init_(c.init()) {
+    in = shape_size(input), out = filters_ * g_.plane();
+  }
+  size_t parameter_count() const override { return filters_ * g_.patch() + filters_; }
+  void initialize(float* params, uint64_t seed, uint32_t index) const override {
+    const size_t kk = g_.kernel * g_.kernel;
+    uniform_init(params, filters_ * g_.patch(), reference::init_limit(init_, g_.patch(), filters_ * kk), seed,
+                 index);
+  }
+  std::vector<float> forward(const float* p, const std::vector<float>& x, size_t rows,
+                             const HostStep&) const override {
+    return conv2d_forward(g_, filters_, act_, p, x, rows);
+  }
+  std::vector<float> backward(const float* p, const std::vector<float>& x, const std::vector<float>& y,
+                              std::vector<float> dy, size_t rows, const HostStep&, float* g) const override {
+    return conv2d_backward(g_, filters_, act_, p, x, y, std::move(dy), rows, g);
+  }
+
+ private:
+  ConvGeometry g_;
+  size_t filters_;
+  Activation act_;
+  Init init_;
+};
+
+class HostMaxPool2D final : public HostLayer {
+ public:
+  HostMaxPool2D(const MaxPool2D& m, const Shape& input) : g_(m.geometry(input)) {
+    in = shape_size(input), out = g_.channels * g_.out_h * g_.out_w;
+  }
+  std::vector<float> forward(const float*, const std::vector<float>& x, size_t rows,
+                             const HostStep&) const override {
+    return maxpool_forward(g_, x, rows);
+  }
+  std::vector<float> backward(const float*, const std::vector<float>& x, const std::vector<float>&,
+                              std::vector<float> dy, size_t rows, const HostStep&, float*) const override {
+    return maxpool_backward(g_, x, dy, rows);
+  }
+
+ private:
+  PoolGeometry g_;
+};
+
+class HostFlatten final : public HostLayer {
+ public:
+  explicit HostFlatten(const Shape& input) { in = out = shape_size(input); }
+  std::vector<float> forward(const float*, const std::vector<float>& x, size_t,
+                             const HostStep&) const override {
+    return x;
+  }
+  std::vector<float> backward(const float*, const std::vector<float>&, const std::vector<float>&,
+                              std::vector<float> dy, size_t, const HostStep&, float*) const override {
+    return dy;
+  }
+};
+
+/// A host layer for a library layer with per-sample input shape `input`.
+using HostFactory = std::unique_ptr<HostLayer> (*)(const Layer& layer, const Shape& input);
 
 /// Registry name → host reference factory.
 inline const std::map<std::string, HostFactory>& host_layers() {
   static const std::map<std::string, HostFactory> table{
       {"dense",
-       [](const Layer& l, size_t in) -> std::unique_ptr<HostLayer> {
-         return std::make_unique<HostDense>(static_cast<const Dense&>(l), in);
+       [](const Layer& l, const Shape& in) -> std::unique_ptr<HostLayer> {
+         return std::make_unique<HostDense>(static_cast<const Dense&>(l), shape_size(in));
        }},
       {"dropout",
-       [](const Layer& l, size_t in) -> std::unique_ptr<HostLayer> {
-         return std::make_unique<HostDropout>(static_cast<const Dropout&>(l), in);
+       [](const Layer& l, const Shape& in) -> std::unique_ptr<HostLayer> {
+         return std::make_unique<HostDropout>(static_cast<const Dropout&>(l), shape_size(in));
+       }},
+      {"conv2d",
+       [](const Layer& l, const Shape& in) -> std::unique_ptr<HostLayer> {
+         return std::make_unique<HostConv2D>(static_cast<const Conv2D&>(l), in);
+       }},
+      {"maxpool2d",
+       [](const Layer& l, const Shape& in) -> std::unique_ptr<HostLayer> {
+         return std::make_unique<HostMaxPool2D>(static_cast<const MaxPool2D&>(l), in);
+       }},
+      {"flatten",
+       [](const Layer&, const Shape& in) -> std::unique_ptr<HostLayer> {
+         return std::make_unique<HostFlatten>(in);
        }},
   };
   return table;

@@ -17,12 +17,12 @@ class Mlp {
  public:
   Mlp(const ModelSpec& spec, uint64_t seed) {
     const Sequential model(spec);  // the library's layers, for their configuration
-    size_t in = spec.input_features;
+    Shape in = model.input_shape();
     for (const auto& l : model.layers()) {
       layers_.push_back(host_layers().at(l->type().name)(*l, in));
       offsets_.push_back(params_.size());
       params_.resize(params_.size() + layers_.back()->parameter_count(), 0.f);
-      in = layers_.back()->out;
+      in = l->output_shape(in);
     }
     for (size_t i = 0; i < layers_.size(); ++i)
       layers_[i]->initialize(&params_[offsets_[i]], seed, uint32_t(i));

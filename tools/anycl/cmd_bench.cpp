@@ -17,6 +17,7 @@
 #include "anycl/train/trainer.hpp"
 #include "anycl/tuning.hpp"
 #include "args.hpp"
+#include "bench_cnn.hpp"
 #include "bench_host_blas.hpp"
 #include "bench_host_mlp.hpp"
 #include "bench_parallel.hpp"
@@ -30,12 +31,14 @@ namespace anycl::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: anycl bench [gemm|bandwidth|latency|mlp|startup|all] [flags]\n"
+    "usage: anycl bench [gemm|bandwidth|latency|mlp|cnn|startup|all] [flags]\n"
     "  Measures the selected device (median of repeats, warm-up excluded) beside host OpenBLAS.\n"
     "  gemm       SGEMM GFLOP/s at the reference model's shapes and square sizes, device and host\n"
     "  bandwidth  on-device copy and triad GB/s; host↔device GB/s, pageable and pinned\n"
     "  latency    empty-kernel round trip, enqueue rate, blocking-read round trip\n"
     "  mlp        reference-model training samples/s on the device (Trainer) and on the host\n"
+    "  cnn        reference CNN (mnist_cnn) training samples/s and per-layer times beside the host\n"
+    "             (not part of all: minutes on a CPU; --limit default 1280)\n"
     "  startup    process start → first training step, cold caches and warm (runs anycl train)\n"
     "  --device SPEC       device (default: best, or $ANYCL_DEVICE)\n"
     "  --json              one JSON object instead of tables\n"
@@ -450,14 +453,14 @@ int run_bench(int argc, char** argv) {
   std::string which = args.positional().empty() ? "all" : args.positional().front();
   if (args.positional().size() > 1) throw UsageError("unexpected argument '" + args.positional()[1] + "'");
   if (which != "all" && which != "gemm" && which != "bandwidth" && which != "latency" && which != "mlp" &&
-      which != "startup")
+      which != "startup" && which != "cnn")
     throw UsageError("unknown benchmark '" + which +
-                     "' — choose gemm, bandwidth, latency, mlp, startup or all");
+                     "' — choose gemm, bandwidth, latency, mlp, cnn, startup or all");
   Settings s;
-  s.repeats = int(args.get_int("--repeats", which == "mlp" ? 3 : 5, 1, 1000));
+  s.repeats = int(args.get_int("--repeats", which == "mlp" || which == "cnn" ? 3 : 5, 1, 1000));
   s.peak_gflops = args.get_double("--peak-gflops", 0, 0, 1e9);
   s.data_dir = args.get("--data");
-  s.limit = size_t(args.get_int("--limit", 12800, 128, 1ll << 40));
+  s.limit = size_t(args.get_int("--limit", which == "cnn" ? 1280 : 12800, 128, 1ll << 40));
   if (args.has("--devices") || args.has("--distributed")) {
     if (which != "mlp")
       throw UsageError(
@@ -494,6 +497,9 @@ int run_bench(int argc, char** argv) {
   run("bandwidth", bench_bandwidth);
   run("latency", bench_latency);
   run("mlp", bench_mlp);
+  if (which == "cnn")
+    run("cnn",
+        [](Runtime& r, const Settings& st) { return bench_cnn(r, st.data_dir, st.limit, st.repeats); });
   run("startup",
       [](Runtime& r, const Settings& st) { return bench_startup(r.info(), st.data_dir, st.repeats); });
   if (json) print_json(tables, rt.info(), s.blas_note);

@@ -24,8 +24,11 @@ constexpr const char* kUsage =
     "  --device SPEC           device (index, p:d, gpu, cpu, vendor or name part; default: best)\n"
     "  --epochs N              epochs (default 20)\n"
     "  --batch N               batch size (default 128)\n"
+    "  --model mlp|cnn         the reference MLP (default) or Keras' mnist_cnn (conv 32, conv 64, pool,\n"
+    "                          dense 128; Adam): sets the defaults of --layers, --dropout, --optimizer\n"
     "  --layers A,B,...        hidden layer sizes (default 512,512; 'none' for no hidden layer); a\n"
-    "                          token dropoutR (e.g. dropout0.25) adds a Dropout of rate R there\n"
+    "                          token dropoutR (e.g. dropout0.25) adds a Dropout of rate R there; image\n"
+    "                          layers: convFxK[sS][same] (conv32x3), poolN[sS] (pool2), flatten\n"
     "  --activation NAME       relu, tanh, sigmoid or linear (default relu)\n"
     "  --init NAME             glorot_uniform or he_uniform (default glorot_uniform)\n"
     "  --dropout RATE          dropout after each hidden layer, in [0, 1) (default 0.2)\n"
@@ -75,7 +78,7 @@ int run_train(int argc, char** argv) {
       "--activation", "--init",       "--dropout",          "--optimizer", "--lr",
       "--seed",       "--limit",      "--validation-split", "--classes",   "--save",
       "--metrics",    "--checkpoint", "--checkpoint-every", "--resume",    "--plot",
-      "--devices",    "--split",      "--max-steps"};
+      "--devices",    "--split",      "--max-steps",        "--model"};
   const std::set<std::string> switches = {"--quiet", "--help", "--distributed"};
   const Args args(argc, argv, 2, value_flags, switches);
   if (args.has("--help")) return fmt::print("{}", kUsage), 0;
@@ -88,17 +91,21 @@ int run_train(int argc, char** argv) {
   r.train.epochs = size_t(args.get_int("--epochs", 20, 1, 1000000));
   r.train.batch = size_t(args.get_int("--batch", 128, 1, 1ll << 31));
   r.train.seed = uint64_t(args.get_int("--seed", 1, 0, (1ll << 62)));
-  r.model.layers = args.get("--layers", "512,512");
+  const std::string preset = args.get("--model", "mlp");
+  if (preset != "mlp" && preset != "cnn")
+    throw UsageError("--model must be mlp or cnn, got '" + preset + "' (other shapes: --layers)");
+  const bool cnn = preset == "cnn";
+  r.model.layers = args.get("--layers", cnn ? kReferenceCnnLayers : "512,512");
   r.model.activation =
       as_usage_error("--activation", [&] { return parse_activation(args.get("--activation", "relu")); });
   r.model.init = as_usage_error("--init", [&] { return parse_init(args.get("--init", "glorot_uniform")); });
-  r.model.dropout = float(args.get_double("--dropout", 0.2, 0.0, 0.999999));
+  r.model.dropout = float(args.get_double("--dropout", cnn ? 0.0 : 0.2, 0.0, 0.999999));
   try {  // checked now, before anything slow (the data's sizes complete the model later)
     model_from_flags(r.model, 1, 1);
   } catch (const ValidationError& e) {
     throw UsageError(e.what());  // names the flag
   }
-  r.optimizer.name = args.get("--optimizer", "rmsprop");
+  r.optimizer.name = args.get("--optimizer", cnn ? "adam" : "rmsprop");
   r.optimizer.lr = float(args.get_double("--lr", 0.0, 1e-12, 10.0));
   r.load.limit = size_t(args.get_int("--limit", 0, 1, 1ll << 40));
   r.load.validation_split = args.get_double("--validation-split", 0.0, 0.0, 0.99);

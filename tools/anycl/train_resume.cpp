@@ -66,7 +66,9 @@ void adopt_checkpoint(TrainRequest& r, const Checkpoint& c, const ResumeSource& 
         r.data_dir, run.data_dir));
   for (const char* flag : {"--layers", "--activation", "--init", "--dropout"}) {
     if (!r.given.count(flag)) continue;
-    const ModelSpec flags = model_from_flags(r.model, c.model.spec.input_features, c.model.num_classes);
+    const Shape input =
+        c.model.spec.input_shape.empty() ? Shape{c.model.spec.input_features} : c.model.spec.input_shape;
+    const ModelSpec flags = model_from_flags(r.model, input, c.model.num_classes);
     if (Sequential(flags).summary() != Sequential(c.model.spec).summary())
       throw UsageError(fmt::format(
           "{} describes another model than the checkpoint's:\n{}— drop the model flags to resume the run, or "

@@ -127,9 +127,15 @@ int run_training(TrainRequest r) {
   const double runtime_ready_at = seconds_since_process_start();
   const data::DataSplits splits = data::load_folder(r.data_dir, r.load);
   const double data_loaded_at = seconds_since_process_start();
-  const ModelSpec spec = resumed
-                             ? resumed->model.spec
-                             : model_from_flags(r.model, splits.train.features(), splits.train.num_classes);
+  const ModelSpec spec = [&] {
+    if (resumed) return resumed->model.spec;
+    try {  // the layer list meets the data's image shape here: a list that does not fit is a usage error
+      return model_from_flags(r.model, Shape{1, splits.train.rows, splits.train.cols},
+                              splits.train.num_classes);
+    } catch (const ValidationError& e) {
+      throw UsageError(e.what());
+    }
+  }();
   try {
     check_optimizer_config(r.optimizer);
   } catch (const ValidationError& e) {

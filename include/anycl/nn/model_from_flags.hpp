@@ -27,7 +27,18 @@ std::vector<LayerSpec> parse_layer_list(const std::string& text, const LayerList
 /// The model the flags describe for `input_features` inputs and `outputs` outputs (classes): the
 /// hidden layers, then a linear Dense of `outputs` units. ValidationError naming the flag.
 ModelSpec model_from_flags(const ModelFlags& flags, size_t input_features, size_t outputs);
+/// The same for samples that are images of `image` = (C, H, W): a layer list that works on flat
+/// inputs (an MLP) keeps the flat input (its model file is unchanged); one with image layers
+/// (conv, pool, flatten) gets the image shape. ValidationError naming --layers when the list
+/// does not fit the input (e.g. pooling below 1×1, a convolution after flatten).
+ModelSpec model_from_flags(const ModelFlags& flags, const Shape& image, size_t outputs);
+/// The `--layers` list of the reference CNN (Keras' mnist_cnn without its output layer).
+inline constexpr const char* kReferenceCnnLayers =
+    "conv32x3,conv64x3,pool2,dropout0.25,flatten,128,dropout0.5";
 /// Keras' mnist_mlp: input → 512 relu → dropout 0.2 → 512 relu → dropout 0.2 → classes (linear).
 ModelSpec reference_mlp(size_t input_features = 784, size_t classes = 10);
+/// Keras' mnist_cnn: Conv2D 32 3×3 relu → Conv2D 64 3×3 relu → MaxPool 2×2 → Dropout 0.25 →
+/// Flatten → Dense 128 relu → Dropout 0.5 → classes (linear; softmax in the loss). Train with Adam.
+ModelSpec reference_cnn(const Shape& image = {1, 28, 28}, size_t classes = 10);
 
 }  // namespace anycl

@@ -19,10 +19,14 @@ class OnnxGraph {
   /// Adds a float initializer of `dims` holding `data`; returns its name.
   virtual std::string initializer(const std::string& name, const std::vector<int64_t>& dims,
                                   const float* data) = 0;
-  /// Adds node `op`(inputs) → a new value named `output` (returned), with integer attributes.
-  virtual std::string node(const std::string& op, const std::vector<std::string>& inputs,
-                           const std::string& output,
-                           const std::vector<std::pair<std::string, int64_t>>& int_attributes = {}) = 0;
+  /// Adds an int64 initializer (shapes for Reshape); returns its name.
+  virtual std::string int64_initializer(const std::string& name, const std::vector<int64_t>& values) = 0;
+  /// Adds node `op`(inputs) → a new value named `output` (returned), with integer attributes and
+  /// integer-list attributes (kernel_shape, strides, pads).
+  virtual std::string node(
+      const std::string& op, const std::vector<std::string>& inputs, const std::string& output,
+      const std::vector<std::pair<std::string, int64_t>>& int_attributes = {},
+      const std::vector<std::pair<std::string, std::vector<int64_t>>>& list_attributes = {}) = 0;
 };
 
 /// What a `--layers` token means besides itself: the flags applied to plain hidden sizes.

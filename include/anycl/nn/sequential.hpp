@@ -21,7 +21,8 @@ namespace anycl {
 /// A model's architecture: what a model file stores besides the weights.
 struct ModelSpec {
   size_t input_features = 0;
-  std::vector<LayerSpec> layers;               // registry type names and arguments (registry.hpp)
+  Shape input_shape;              // per-sample (C, H, W) for images; empty: flat (input_features)
+  std::vector<LayerSpec> layers;  // registry type names and arguments (registry.hpp)
   std::string loss = "softmax_cross_entropy";  // a make_loss() name (losses/loss.hpp)
 };
 
@@ -29,6 +30,8 @@ class Sequential {
  public:
   /// An empty model taking `input_features` values per sample.
   explicit Sequential(size_t input_features);
+  /// An empty model taking samples of `input_shape`: {features}, or {C, H, W} for images (NCHW).
+  explicit Sequential(const Shape& input_shape);
   /// Builds the layers a spec describes (not yet on a device).
   explicit Sequential(const ModelSpec& spec);
 
@@ -37,6 +40,11 @@ class Sequential {
                     Init init = Init::glorot_uniform);
   /// Appends a Dropout layer.
   Sequential& dropout(float rate);
+  /// Appends a Conv2D (valid padding, stride 1 unless given), a MaxPool2D (stride = size) and a Flatten.
+  Sequential& conv2d(size_t filters, size_t kernel, Activation activation = Activation::relu,
+                     size_t stride = 1, bool same_padding = false);
+  Sequential& max_pool2d(size_t size);
+  Sequential& flatten();
   /// Appends any layer.
   Sequential& add(std::unique_ptr<Layer> layer);
   /// Appends the layer a spec describes (through the registry).
@@ -71,6 +79,8 @@ class Sequential {
   /// build()'s max_batch.
   size_t parameter_count() const;
   size_t input_features() const noexcept { return input_features_; }
+  /// The per-sample input shape ({features} for a flat model).
+  const Shape& input_shape() const noexcept { return input_shape_; }
   size_t output_features() const;
   size_t max_batch() const noexcept { return max_batch_; }
   /// Throws ValidationError (asked vs available bytes) when build(rt, max_batch) cannot fit the device.
@@ -89,6 +99,7 @@ class Sequential {
   std::vector<Shape> shapes() const;
 
   size_t input_features_;
+  Shape input_shape_;
   std::string loss_ = "softmax_cross_entropy";
   std::vector<std::unique_ptr<Layer>> layers_;
   Runtime* rt_ = nullptr;

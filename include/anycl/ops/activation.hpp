@@ -23,10 +23,14 @@ class BiasActivation {
   /// dy ← dy·act'(y) in place (act' taken from the output y); dbias = Σ_rows of the result.
   /// y,dy:(rows,cols) dbias:(cols)
   void backward(const Tensor& y, Tensor& dy, Tensor& dbias, Activation act);
+  /// Per channel over NCHW (convolutions): y:(batch, F·plane), bias:(F); y = act(y + bias[f]).
+  void forward_channels(Tensor& y, const Tensor& bias, size_t plane, Activation act);
+  /// dy ← dy·act'(y) in place; dbias[f] = Σ over batch and plane of the result.
+  void backward_channels(const Tensor& y, Tensor& dy, Tensor& dbias, size_t plane, Activation act);
 
  private:
   Runtime& rt_;
-  compute::kernel forward_, backward_;
+  compute::kernel forward_, backward_, channel_forward_, channel_backward_;
 };
 
 }  // namespace anycl

@@ -11,7 +11,7 @@ namespace anycl {
 
 /// The newest format version this build reads. It writes version 1 for softmax cross-entropy
 /// models (byte-identical to earlier releases) and version 2, which adds a `loss` line, otherwise.
-inline constexpr uint32_t kModelFormatVersion = 2;
+inline constexpr uint32_t kModelFormatVersion = 3;
 
 /// A model file's contents.
 struct SavedModel {

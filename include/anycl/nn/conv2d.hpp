@@ -1,0 +1,75 @@
+// Conv2D over NCHW images: y = act(W ⊛ x + b) (cross-correlation, as Keras), through a batched
+// im2col and CLBlast's strided-batched GEMM (or CLBlast's Convgemm for the forward pass).
+// W is stored (filters, C, K, K) row-major, as ONNX's Conv expects it, then b (filters).
+#pragma once
+
+#include <memory>
+
+#include "anycl/nn/layer.hpp"
+#include "anycl/nn/registry.hpp"
+#include "anycl/ops/conv.hpp"
+
+namespace anycl {
+
+enum class Padding { valid = 0, same = 1 };
+
+/// How Conv2D runs its forward GEMM: our im2col + CLBlast's GemmStridedBatched, or CLBlast's
+/// Convgemm (symmetric padding only; otherwise im2col is used). `anycl bench cnn` measures both.
+enum class ConvForward { im2col_gemm, convgemm };
+
+class Conv2D final : public Layer {
+ public:
+  /// `filters` output channels, a square `kernel`, `stride`, valid or same padding.
+  Conv2D(size_t filters, size_t kernel, size_t stride = 1, Padding padding = Padding::valid,
+         Activation activation = Activation::relu, Init init = Init::glorot_uniform);
+  size_t filters() const noexcept { return filters_; }
+  size_t kernel() const noexcept { return kernel_; }
+  size_t stride() const noexcept { return stride_; }
+  Padding padding() const noexcept { return padding_; }
+  Activation activation() const noexcept { return activation_; }
+  Init init() const noexcept { return init_; }
+  /// The geometry for a (C, H, W) input; ValidationError when the input is not an image or too small.
+  ConvGeometry geometry(const Shape& input) const;
+  /// Chooses the forward algorithm (default im2col_gemm).
+  void set_forward(ConvForward f) noexcept { forward_algo_ = f; }
+
+  /// The Layer interface (layer.hpp) over (C, H, W) inputs.
+  const LayerType& type() const override;
+  std::string args() const override;
+  std::string summary_note() const override;
+  Shape output_shape(const Shape& input) const override;
+  using Layer::parameter_count;
+  size_t parameter_count(const Shape& input) const override;
+  size_t activation_floats(const Shape& input) const override;
+  void build(Runtime& rt, const Shape& input, size_t max_batch, Tensor params, Tensor grads,
+             uint32_t index) override;
+  void initialize(uint64_t seed) override;
+  Tensor forward(const Tensor& x, const StepContext& ctx) override;
+  Tensor backward(Tensor& dy, const StepContext& ctx, bool need_dx) override;
+
+ private:
+  size_t filters_, kernel_, stride_;
+  Padding padding_;
+  Activation activation_;
+  Init init_;
+  ConvForward forward_algo_ = ConvForward::im2col_gemm;
+  ConvGeometry g_;
+  uint32_t index_ = 0;
+  Tensor w_, b_, dw_, db_;  // views into the model's flat buffers
+  Tensor y_, dx_;           // (max_batch, F, OH, OW), (max_batch, C, H, W)
+  Tensor col_;              // (max_batch, C·K·K, OH·OW): im2col of x, then reused for dcol
+  Tensor parts_;            // (max_batch, F, C·K·K): per-sample dW before the sum over the batch
+  Tensor x_last_, y_last_;
+  bool col_holds_x_ = false;  // whether col_ holds im2col(x_last_)
+  std::unique_ptr<ConvOps> ops_;
+  std::unique_ptr<BiasActivation> bias_act_;
+};
+
+/// The registry entry: "conv2d FILTERS KERNEL STRIDE PADDING ACTIVATION INIT"; `--layers` tokens
+/// convFxK[sS][same] (e.g. conv32x3, conv64x3s2same) with the flags' activation and init; ONNX Conv.
+const LayerType& conv2d_layer_type();
+/// "valid" / "same", and back (ValidationError otherwise).
+const char* to_string(Padding p) noexcept;
+Padding parse_padding(const std::string& text);
+
+}  // namespace anycl

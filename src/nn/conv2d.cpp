@@ -1,0 +1,257 @@
+// Conv2D forward: im2col (one launch for the batch) + CLBlast GemmStridedBatched Y_b = W·col_b
+// (W shared: stride 0), or CLBlast's Convgemm; then the per-channel bias + activation. Backward:
+// activation gradient fused with db, per-sample dW_b = dY_b·col_bᵀ summed in a fixed order, and
+// dcol_b = Wᵀ·dY_b folded back by col2im — no atomics, so reruns are bit-identical.
+#include "anycl/nn/conv2d.hpp"
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "anycl/blas.hpp"
+#include "anycl/error.hpp"
+
+namespace anycl {
+
+const char* to_string(Padding p) noexcept { return p == Padding::same ? "same" : "valid"; }
+
+Padding parse_padding(const std::string& text) {
+  if (text == "valid") return Padding::valid;
+  if (text == "same") return Padding::same;
+  throw ValidationError("unknown padding '" + text + "' — choose valid or same");
+}
+
+namespace {
+
+constexpr size_t kMaxFilters = 65536, kMaxKernel = 64, kMaxStride = 64;
+
+void check_config(size_t filters, size_t kernel, size_t stride) {
+  if (filters < 1 || filters > kMaxFilters || kernel < 1 || kernel > kMaxKernel || stride < 1 ||
+      stride > kMaxStride)
+    throw ValidationError(
+        fmt::format("a Conv2D needs filters in [1, {}], kernel in [1, {}] and stride in [1, {}], "
+                    "got {} filters, kernel {}, stride {}",
+                    kMaxFilters, kMaxKernel, kMaxStride, filters, kernel, stride));
+}
+
+size_t parse_count(const std::string& text, const std::string& what) {
+  if (text.empty() || text.size() > 6 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw ValidationError(fmt::format("expected a positive number for {}, got '{}'", what, text));
+  return size_t(std::stoul(text));
+}
+
+std::unique_ptr<Layer> parse_conv2d(const std::string& args) {
+  std::istringstream words(args);
+  std::string filters, kernel, stride, padding, act, init, extra;
+  if (!(words >> filters >> kernel >> stride >> padding >> act >> init) || (words >> extra))
+    throw ValidationError(fmt::format(
+        "expected 'conv2d FILTERS KERNEL STRIDE PADDING ACTIVATION INIT' (e.g. conv2d 32 3 1 valid relu "
+        "glorot_uniform), got 'conv2d {}'",
+        args));
+  return std::make_unique<Conv2D>(parse_count(filters, "FILTERS"), parse_count(kernel, "KERNEL"),
+                                  parse_count(stride, "STRIDE"), parse_padding(padding),
+                                  parse_activation(act), parse_init(init));
+}
+
+// convFxK, then optional sS and "same": conv32x3, conv64x3s2, conv32x5same.
+bool conv2d_token(const std::string& token, const LayerListDefaults& d, std::vector<LayerSpec>& out) {
+  if (token.rfind("conv", 0) != 0) return false;
+  const auto bad = [&] {
+    return ValidationError(fmt::format(
+        "a convolution token is convFILTERSxKERNEL[sSTRIDE][same] (e.g. conv32x3, conv64x3s2same), got '{}'",
+        token));
+  };
+  std::string rest = token.substr(4);
+  Padding padding = Padding::valid;
+  if (rest.size() > 4 && rest.compare(rest.size() - 4, 4, "same") == 0) {
+    padding = Padding::same;
+    rest.resize(rest.size() - 4);
+  }
+  const size_t x = rest.find('x'), s = rest.find('s');
+  if (x == std::string::npos) throw bad();
+  try {
+    const size_t filters = parse_count(rest.substr(0, x), "FILTERS");
+    const size_t kernel = parse_count(rest.substr(x + 1, s == std::string::npos ? s : s - x - 1), "KERNEL");
+    const size_t stride = s == std::string::npos ? 1 : parse_count(rest.substr(s + 1), "STRIDE");
+    out.push_back(Conv2D(filters, kernel, stride, padding, d.activation, d.init).spec());
+  } catch (const ValidationError&) {
+    throw bad();
+  }
+  return true;
+}
+
+std::string conv2d_onnx(const Layer& layer, OnnxGraph& g, const std::string& x, const Shape& input,
+                        const float* params, size_t index) {
+  const auto& c = static_cast<const Conv2D&>(layer);
+  const ConvGeometry geo = c.geometry(input);
+  const int64_t f = int64_t(c.filters()), k = int64_t(geo.kernel), ch = int64_t(geo.channels);
+  const std::string w = g.initializer(fmt::format("conv{}.W", index), {f, ch, k, k}, params);
+  const std::string b = g.initializer(fmt::format("conv{}.b", index), {f}, params + size_t(f * ch * k * k));
+  // End pads: whatever makes ((H + top + bottom − K) / S + 1) = OH.
+  const int64_t bottom =
+      int64_t((geo.out_h - 1) * geo.stride + geo.kernel) - int64_t(geo.height + geo.pad_top);
+  const int64_t right =
+      int64_t((geo.out_w - 1) * geo.stride + geo.kernel) - int64_t(geo.width + geo.pad_left);
+  const std::string y = g.node("Conv", {x, w, b}, fmt::format("conv{}", index), {},
+                               {{"kernel_shape", {k, k}},
+                                {"strides", {int64_t(geo.stride), int64_t(geo.stride)}},
+                                {"pads",
+                                 {int64_t(geo.pad_top), int64_t(geo.pad_left), std::max<int64_t>(bottom, 0),
+                                  std::max<int64_t>(right, 0)}}});
+  const char* op = c.activation() == Activation::relu      ? "Relu"
+                   : c.activation() == Activation::tanh    ? "Tanh"
+                   : c.activation() == Activation::sigmoid ? "Sigmoid"
+                                                           : nullptr;
+  return op ? g.node(op, {y}, fmt::format("{}.{}", y, to_string(c.activation()))) : y;
+}
+
+}  // namespace
+
+const LayerType& conv2d_layer_type() {
+  static const LayerType type{"conv2d", "Conv2D", parse_conv2d, conv2d_token, conv2d_onnx};
+  return type;
+}
+
+Conv2D::Conv2D(size_t filters, size_t kernel, size_t stride, Padding padding, Activation activation,
+               Init init)
+    : filters_(filters),
+      kernel_(kernel),
+      stride_(stride),
+      padding_(padding),
+      activation_(activation),
+      init_(init) {
+  check_config(filters, kernel, stride);
+}
+
+const LayerType& Conv2D::type() const { return conv2d_layer_type(); }
+
+std::string Conv2D::args() const {
+  return fmt::format("{} {} {} {} {} {}", filters_, kernel_, stride_, to_string(padding_),
+                     to_string(activation_), to_string(init_));
+}
+
+std::string Conv2D::summary_note() const {
+  return activation_ == Activation::linear ? std::string() : to_string(activation_);
+}
+
+ConvGeometry Conv2D::geometry(const Shape& input) const {
+  if (input.size() != 3)
+    throw ValidationError(fmt::format(
+        "Conv2D({}, {}×{}) needs image inputs (C, H, W), got {} — put convolutions before Flatten/Dense, and "
+        "give the model an image input shape",
+        filters_, kernel_, kernel_, shape_string(input)));
+  ConvGeometry g;
+  g.channels = input[0], g.height = input[1], g.width = input[2];
+  g.kernel = kernel_, g.stride = stride_;
+  if (padding_ == Padding::valid) {
+    if (g.height < kernel_ || g.width < kernel_)
+      throw ValidationError(
+          fmt::format("Conv2D({}, {}×{}, valid) cannot slide over an input of {}: the image is "
+                      "smaller than the kernel — use fewer pooling layers or 'same' padding",
+                      filters_, kernel_, kernel_, shape_string(input)));
+    g.out_h = (g.height - kernel_) / stride_ + 1;
+    g.out_w = (g.width - kernel_) / stride_ + 1;
+  } else {  // Keras "same": OH = ceil(H/S), the padding split with the extra row/column at the end
+    g.out_h = (g.height + stride_ - 1) / stride_;
+    g.out_w = (g.width + stride_ - 1) / stride_;
+    const size_t pad_h = (g.out_h - 1) * stride_ + kernel_, pad_w = (g.out_w - 1) * stride_ + kernel_;
+    g.pad_top = pad_h > g.height ? (pad_h - g.height) / 2 : 0;
+    g.pad_left = pad_w > g.width ? (pad_w - g.width) / 2 : 0;
+  }
+  const size_t patch =
+      checked_mul(checked_mul(g.channels, kernel_, "a Conv2D's patch"), kernel_, "a Conv2D's patch");
+  checked_mul(patch, checked_mul(g.out_h, g.out_w, "a Conv2D's output plane"), "a Conv2D's column matrix");
+  return g;
+}
+
+Shape Conv2D::output_shape(const Shape& input) const {
+  const ConvGeometry g = geometry(input);
+  return {filters_, g.out_h, g.out_w};
+}
+
+size_t Conv2D::parameter_count(const Shape& input) const {
+  const ConvGeometry g = geometry(input);
+  return checked_add(checked_mul(filters_, g.patch(), "a Conv2D's weight count"), filters_,
+                     "a Conv2D's parameter count");
+}
+
+size_t Conv2D::activation_floats(const Shape& input) const {
+  const ConvGeometry g = geometry(input);
+  const size_t y = checked_mul(filters_, g.plane(), "a Conv2D's output");
+  const size_t col = checked_mul(g.patch(), g.plane(), "a Conv2D's column matrix");
+  const size_t parts = checked_mul(filters_, g.patch(), "a Conv2D's weight count");
+  return checked_add(checked_add(y, shape_size(input), "a Conv2D's activations"),
+                     checked_add(col, parts, "a Conv2D's activations"), "a Conv2D's activations");
+}
+
+void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor params, Tensor grads,
+                   uint32_t index) {
+  g_ = geometry(input);
+  index_ = index;
+  const size_t wn = filters_ * g_.patch();
+  w_ = params.rows(0, wn).reshaped({filters_, g_.patch()});
+  b_ = params.rows(wn, filters_);
+  dw_ = grads.rows(0, wn).reshaped({filters_, g_.patch()});
+  db_ = grads.rows(wn, filters_);
+  y_ = Tensor(rt, {max_batch, filters_, g_.out_h, g_.out_w});
+  dx_ = Tensor(rt, {max_batch, g_.channels, g_.height, g_.width});
+  col_ = Tensor(rt, {max_batch, g_.patch(), g_.plane()});
+  parts_ = Tensor(rt, {max_batch, filters_, g_.patch()});
+  ops_ = std::make_unique<ConvOps>(rt);
+  bias_act_ = std::make_unique<BiasActivation>(rt);
+}
+
+void Conv2D::initialize(uint64_t seed) {
+  // Keras: Glorot-uniform over fan_in = C·K·K and fan_out = F·K·K, zero bias.
+  uniform_init(w_.runtime(), w_, init_limit(init_, g_.patch(), filters_ * kernel_ * kernel_), seed, index_);
+  b_.fill(0.f);
+}
+
+// x:(batch, C·H·W) → y:(batch, F, OH, OW)
+Tensor Conv2D::forward(const Tensor& x, const StepContext&) {
+  const size_t batch = x.rows(), p = g_.plane(), k = g_.patch();
+  if (x.cols() != g_.channels * g_.height * g_.width)
+    throw ValidationError(fmt::format("Conv2D expects ({}, {}, {}) inputs, got {}", g_.channels, g_.height,
+                                      g_.width, x.shape_string()));
+  Tensor y = y_.rows(0, batch);
+  DeviceBuffer yb = y.buffer();
+  const bool symmetric = g_.pad_top == g_.pad_left &&
+                         (g_.out_h - 1) * g_.stride + g_.kernel == g_.height + 2 * g_.pad_top &&
+                         (g_.out_w - 1) * g_.stride + g_.kernel == g_.width + 2 * g_.pad_left;
+  if (forward_algo_ == ConvForward::convgemm && symmetric) {
+    convgemm(x.runtime(), g_.channels, g_.height, g_.width, g_.kernel, g_.pad_top, g_.stride, filters_, batch,
+             x.buffer(), x.offset(), w_.buffer(), w_.offset(), yb, y.offset());
+    col_holds_x_ = false;
+  } else {
+    ops_->im2col(x, col_, g_);
+    DeviceBuffer cb = col_.buffer();
+    gemm_strided_batched(x.runtime(), Trans::no, Trans::no, filters_, p, k, 1.f, w_.buffer(), w_.offset(), k,
+                         0, cb, 0, p, k * p, 0.f, yb, y.offset(), p, filters_ * p, batch);
+    col_holds_x_ = true;
+  }
+  bias_act_->forward_channels(y, b_, p, activation_);
+  x_last_ = x;
+  y_last_ = y;
+  return y;
+}
+
+// dy:(batch, F, OH, OW) → dz in place; db, dW = Σ_b dz_b·col_bᵀ; dx = col2im(Wᵀ·dz_b)
+Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
+  const size_t batch = dy.rows(), p = g_.plane(), k = g_.patch();
+  Runtime& rt = dy.runtime();
+  bias_act_->backward_channels(y_last_, dy, db_, p, activation_);
+  if (!col_holds_x_) ops_->im2col(x_last_, col_, g_);
+  DeviceBuffer cb = col_.buffer(), pb = parts_.buffer();
+  gemm_strided_batched(rt, Trans::no, Trans::yes, filters_, k, p, 1.f, dy.buffer(), dy.offset(), p,
+                       filters_ * p, cb, 0, p, k * p, 0.f, pb, 0, k, filters_ * k, batch);
+  ops_->sum_over_batch(parts_, batch, dw_);
+  col_holds_x_ = false;  // col_ becomes dcol below (or is stale after the next forward anyway)
+  if (!need_dx) return {};
+  gemm_strided_batched(rt, Trans::yes, Trans::no, k, p, filters_, 1.f, w_.buffer(), w_.offset(), k, 0,
+                       dy.buffer(), dy.offset(), p, filters_ * p, 0.f, cb, 0, p, k * p, batch);
+  Tensor dx = dx_.rows(0, batch);
+  ops_->col2im(col_, dx, g_);
+  return dx;
+}
+
+}  // namespace anycl

@@ -1,0 +1,42 @@
+// Launchers for cl_kernels/pool.cl.
+#include "anycl/ops/pool.hpp"
+
+#include "anycl/error.hpp"
+#include "kernel_call.hpp"
+
+namespace anycl {
+
+MaxPoolOp::MaxPoolOp(Runtime& rt)
+    : rt_(rt),
+      forward_(rt.kernel("pool", "maxpool_forward")),
+      backward_(rt.kernel("pool", "maxpool_backward")) {}
+
+void MaxPoolOp::forward(const Tensor& x, Tensor& y, Tensor& arg, const PoolGeometry& g) {
+  using detail::u32;
+  const size_t planes = x.rows() * g.channels, outputs = planes * g.out_h * g.out_w;
+  if (x.cols() != g.channels * g.height * g.width || y.size() != outputs || arg.size() < outputs ||
+      arg.dtype() != DType::i32 || y.offset() != 0 || arg.offset() != 0)
+    throw ValidationError(fmt::format(
+        "maxpool_forward: x {}, y {}, arg {} do not fit ({}, {}, {}) pooled {}×{}", x.shape_string(),
+        y.shape_string(), arg.shape_string(), g.channels, g.height, g.width, g.size, g.size));
+  detail::set_args(forward_, x.mem(), u32(x.offset(), "offset"), y.mem(), arg.mem(), u32(planes, "planes"),
+                   u32(g.height, "height"), u32(g.width, "width"), u32(g.size, "size"),
+                   u32(g.stride, "stride"), u32(g.out_h, "out_h"), u32(g.out_w, "out_w"));
+  detail::launch_1d(rt_, forward_, outputs);
+}
+
+void MaxPoolOp::backward(const Tensor& dy, const Tensor& arg, Tensor& dx, const PoolGeometry& g) {
+  using detail::u32;
+  const size_t planes = dx.rows() * g.channels;
+  if (dx.cols() != g.channels * g.height * g.width || dy.size() != planes * g.out_h * g.out_w ||
+      arg.size() < dy.size() || dx.offset() != 0)
+    throw ValidationError(fmt::format(
+        "maxpool_backward: dy {}, arg {}, dx {} do not fit ({}, {}, {}) pooled {}×{}", dy.shape_string(),
+        arg.shape_string(), dx.shape_string(), g.channels, g.height, g.width, g.size, g.size));
+  detail::set_args(backward_, dy.mem(), u32(dy.offset(), "offset"), arg.mem(), dx.mem(),
+                   u32(planes, "planes"), u32(g.height, "height"), u32(g.width, "width"), u32(g.size, "size"),
+                   u32(g.stride, "stride"), u32(g.out_h, "out_h"), u32(g.out_w, "out_w"));
+  detail::launch_1d(rt_, backward_, dx.size());
+}
+
+}  // namespace anycl

@@ -1,0 +1,185 @@
+// A small CNN end to end on synthetic 8×8 images: the device's Trainer follows the host reference
+// (tests/reference/mlp.hpp over the image layers) step by step, reruns are bit-identical, two
+// data-parallel replicas follow one device; the reference CNN's summary and parameter count; the
+// layer list's shape errors; model files of image models round-trip as version 3.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <anycl/data/dataset.hpp>
+#include <anycl/error.hpp>
+#include <anycl/nn/model_from_flags.hpp>
+#include <anycl/train/batch_order.hpp>
+#include <anycl/train/model_file.hpp>
+#include <anycl/train/trainer.hpp>
+
+#include <cmath>
+#include <random>
+
+#include "helpers.hpp"
+#include "reference/gather.hpp"
+#include "reference/mlp.hpp"
+
+namespace {
+
+constexpr size_t kSamples = 24, kSide = 8, kSteps = 8;
+constexpr uint64_t kSeed = 77;
+
+anycl::ModelSpec small_cnn() {
+  anycl::ModelFlags flags;
+  flags.layers = "conv4x3,pool2,dropout0.25,conv6x2same,flatten,16";
+  flags.dropout = 0.f;
+  return anycl::model_from_flags(flags, anycl::Shape{1, kSide, kSide}, 10);
+}
+
+const anycl::data::Dataset& images() {
+  static const anycl::data::Dataset data = [] {
+    anycl::data::Dataset d;
+    d.count = kSamples, d.rows = kSide, d.cols = kSide, d.num_classes = 10;
+    std::mt19937 gen(5);
+    for (size_t i = 0; i < kSamples * kSide * kSide; ++i) d.pixels.push_back(uint8_t(gen() % 256));
+    for (size_t i = 0; i < kSamples; ++i) d.labels.push_back(uint8_t(i % 10));
+    return d;
+  }();
+  return data;
+}
+
+anycl::TrainOptions options() {
+  anycl::TrainOptions o;
+  o.epochs = kSteps;  // one step per epoch
+  o.batch = kSamples;
+  o.seed = kSeed;
+  return o;
+}
+
+std::vector<double> device_losses(std::vector<float>* params) {
+  auto& rt = anycl::test::runtime();
+  anycl::Sequential model(small_cnn());
+  model.build(rt, kSamples);
+  model.initialize(kSeed);
+  auto opt = anycl::make_optimizer(rt, model.parameter_count(), {"adam"});
+  anycl::Trainer trainer(model, *opt, options());
+  const anycl::DeviceDataset train(rt, images());
+  std::vector<double> losses;
+  for (const auto& e : trainer.fit(train)) losses.push_back(e.train_loss);
+  if (params) *params = model.parameters().download();
+  return losses;
+}
+
+}  // namespace
+
+TEST_CASE("a small CNN follows the host reference step by step and reruns bit-identically") {
+  std::vector<float> pa, pb;
+  const auto a = device_losses(&pa), b = device_losses(&pb);
+  CHECK(a == b);
+  CHECK(pa == pb);
+  anycl::reference::Mlp host(small_cnn(), kSeed);
+  anycl::OptimizerConfig config{"adam"};
+  anycl::reference::Optimizer opt(config, host.parameters().size());
+  const size_t features = kSide * kSide;
+  std::vector<float> x(kSamples * features);
+  std::vector<int> y(kSamples);
+  REQUIRE(a.size() == kSteps);
+  for (uint32_t step = 0; step < kSteps; ++step) {
+    const auto order = anycl::epoch_order(kSamples, kSeed, step);
+    anycl::reference::gather_batch(images().pixels.data(), images().labels.data(), order.data(), 0, kSamples,
+                                   features, x.data(), y.data());
+    const double ref = host.train_step(x, y, kSamples, kSeed, step, opt) / double(kSamples);
+    CHECK_MESSAGE(std::abs(a[step] - ref) <= 1e-3 * std::abs(ref) + 1e-5,
+                  fmt::format("step {}: device {} vs reference {}", step, a[step], ref));
+  }
+  CHECK(a.back() < a.front());
+}
+
+TEST_CASE("two data-parallel replicas train a CNN as one device does") {
+  const auto ref = device_losses(nullptr);
+  anycl::Runtime r0, r1;
+  anycl::Trainer dp({&r0, &r1}, small_cnn(), {"adam"}, options());
+  std::vector<double> losses;
+  for (const auto& e : dp.fit(images())) losses.push_back(e.train_loss);
+  REQUIRE(losses.size() == ref.size());
+  for (size_t s = 0; s < ref.size(); ++s)
+    CHECK_MESSAGE(std::abs(losses[s] - ref[s]) <= 1e-3 * std::abs(ref[s]),
+                  fmt::format("step {}: data-parallel {} vs single device {}", s, losses[s], ref[s]));
+  CHECK(dp.replica(0).model().parameters().download() == dp.replica(1).model().parameters().download());
+}
+
+TEST_CASE("the reference CNN is Keras' mnist_cnn - summary shapes and parameter counts") {
+  const anycl::Sequential cnn(anycl::reference_cnn());
+  CHECK(cnn.parameter_count() == 1199882);  // Keras: 320 + 18,496 + 1,179,776 + 1,290
+  const std::string s = cnn.summary();
+  CHECK(s.find("conv2d (Conv2D, relu)") != std::string::npos);
+  CHECK(s.find("(None, 32, 26, 26)") != std::string::npos);
+  CHECK(s.find("(None, 64, 12, 12)") != std::string::npos);
+  CHECK(s.find("(None, 9216)") != std::string::npos);
+  CHECK(s.find("18,496") != std::string::npos);
+  CHECK(cnn.spec().input_shape == anycl::Shape{1, 28, 28});
+}
+
+TEST_CASE("--layers lists that do not fit the image are refused with the reason") {
+  anycl::ModelFlags flags;
+  flags.dropout = 0.f;
+  const anycl::Shape image{1, 28, 28};
+  CHECK(anycl::model_from_flags(flags, image, 10).input_shape.empty());  // an MLP stays flat
+  for (const auto& bad :
+       std::vector<std::pair<std::string, std::string>>{{"pool2,pool2,pool2,pool2,pool2", "less than 1×1"},
+                                                        {"conv8x3,flatten,conv8x3", "needs image inputs"},
+                                                        {"conv8x30", "smaller than the kernel"},
+                                                        {"conv8", "convolution token"},
+                                                        {"pool0", "pooling token"},
+                                                        {"conv8x3s0", "convolution token"}}) {
+    CAPTURE(bad.first);
+    flags.layers = bad.first;
+    CHECK_THROWS_WITH_AS(anycl::model_from_flags(flags, image, 10), doctest::Contains(bad.second.c_str()),
+                         anycl::ValidationError);
+    CHECK_THROWS_WITH_AS(anycl::model_from_flags(flags, image, 10), doctest::Contains("--layers"),
+                         anycl::ValidationError);
+  }
+  flags.layers = "conv4x3,conv4x3s2same,pool3s2,flatten";
+  const auto spec = anycl::model_from_flags(flags, image, 10);
+  CHECK(spec.layers.at(1) == anycl::LayerSpec{"conv2d", "4 3 2 same relu glorot_uniform"});
+  CHECK(spec.layers.at(2) == anycl::LayerSpec{"maxpool2d", "3 2"});
+}
+
+TEST_CASE(
+    "an image model's file is version 3 with an input_shape line and round-trips; MLP files stay version 1") {
+  const anycl::ModelSpec spec = small_cnn();
+  const anycl::Sequential model(spec);
+  const std::vector<float> params(model.parameter_count(), 0.25f);
+  const auto bytes = anycl::encode_model(spec, 10, params);
+  CHECK(bytes[8] == 3);
+  const std::string text(bytes.begin(), bytes.end());
+  CHECK(text.find("input 64\ninput_shape 1 8 8\nclasses 10\nconv2d 4 3 1 valid relu glorot_uniform\n") !=
+        std::string::npos);
+  const anycl::SavedModel back = anycl::decode_model("cnn.anycl", bytes);
+  CHECK(back.spec.input_shape == spec.input_shape);
+  CHECK(back.spec.layers == spec.layers);
+  CHECK(back.parameters == params);
+  const anycl::ModelSpec mlp = anycl::reference_mlp(784, 10);
+  CHECK(anycl::encode_model(mlp, 10, std::vector<float>(anycl::Sequential(mlp).parameter_count()))[8] == 1);
+}
+
+TEST_CASE("anycl train refuses --model and --layers values that do not fit the images (exit 2)") {
+  anycl::test::expect_train_usage_errors({
+      {"--model resnet", "--model must be mlp or cnn"},
+      {"--layers conv8x3,flatten,conv8x3", "does not fit the input (1, 28, 28)"},
+      {"--layers pool2,pool2,pool2,pool2,pool2", "less than 1×1"},
+      {"--layers conv8x", "convolution token"},
+  });
+}
+
+TEST_CASE("a CNN run stopped at a checkpoint resumes bit-identically, and its model evaluates") {
+  anycl::test::TempDir dir;
+  const std::string cli = anycl::test::anycl_cli();
+  const std::string flags = "--layers conv4x3,pool2,flatten,16 --dropout 0 --limit 256 --epochs 2 --quiet";
+  auto r = anycl::test::run_command(
+      fmt::format("{} train {} --checkpoint {} --max-steps 1", cli, flags, dir.file("ck")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  r = anycl::test::run_command(
+      fmt::format("{} train --resume {} --quiet --save {}", cli, dir.file("ck"), dir.file("resumed.anycl")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  r = anycl::test::run_command(fmt::format("{} train {} --save {}", cli, flags, dir.file("straight.anycl")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(anycl::test::slurp(dir.file("resumed.anycl")) == anycl::test::slurp(dir.file("straight.anycl")));
+  r = anycl::test::run_command(fmt::format("{} eval --model {}", cli, dir.file("resumed.anycl")));
+  CHECK_MESSAGE(r.exit_code == 0, r.output);
+  CHECK_MESSAGE(r.output.find("confusion") != std::string::npos, r.output);
+}

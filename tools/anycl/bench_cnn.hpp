@@ -1,0 +1,18 @@
+// `anycl bench cnn`: the reference CNN's (Keras mnist_cnn) training samples/s through the real
+// Trainer, and a per-layer forward/backward breakdown on the device beside the same layers on the
+// host (im2col + OpenBLAS), with both Conv2D forward algorithms (im2col + GEMM, CLBlast Convgemm).
+#pragma once
+
+#include <string>
+
+#include "anycl/runtime.hpp"
+#include "bench_table.hpp"
+
+namespace anycl::cli {
+
+/// Trainer throughput over `limit` training samples (one warm-up epoch, then `repeats` timed ones),
+/// then per-layer times at batch 128: each layer's forward and backward enqueued alone and waited for
+/// (a queue finish after each: simple wall-clock timing, no OpenCL event profiling).
+Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repeats);
+
+}  // namespace anycl::cli
