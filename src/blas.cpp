@@ -5,9 +5,13 @@
 #include <fmt/format.h>
 
 #include "anycl/error.hpp"
+#include "stored_tuning.hpp"
 
 namespace anycl {
 namespace {
+
+// Every Runtime applies the stored `anycl tune` parameters once GEMM is part of the program.
+[[maybe_unused]] const bool kStoredTuningHook = detail::install_stored_tuning_hook();
 
 clblast::Transpose to_clblast(Trans t) {
   return t == Trans::yes ? clblast::Transpose::kYes : clblast::Transpose::kNo;

@@ -7,10 +7,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include "anycl/data/dataset.hpp"
 #include "anycl/error.hpp"
 #include "data_files.hpp"
+#include "util/platform.hpp"
 
 namespace fs = std::filesystem;
 using anycl::DataError;
@@ -32,17 +34,8 @@ std::string load_error(const std::string& dir, const LoadOptions& opts = {}) {
 
 // Restores $ANYCL_DATA on scope exit so tests do not leak environment into each other.
 struct EnvGuard {
-  std::string old;
-  bool had;
-  EnvGuard() : had(std::getenv("ANYCL_DATA") != nullptr) {
-    if (had) old = std::getenv("ANYCL_DATA");
-  }
-  ~EnvGuard() {
-    if (had)
-      setenv("ANYCL_DATA", old.c_str(), 1);
-    else
-      unsetenv("ANYCL_DATA");
-  }
+  std::optional<std::string> old = anycl::detail::platform::get_env("ANYCL_DATA");
+  ~EnvGuard() { anycl::detail::platform::set_env("ANYCL_DATA", old); }
 };
 
 }  // namespace
@@ -209,10 +202,10 @@ TEST_CASE("load_folder: files in the wrong slot - directories and missing files"
 TEST_CASE("the default folder: $ANYCL_DATA - else Fashion-MNIST with an install hint when absent") {
   EnvGuard guard;
   TempDir tmp;
-  setenv("ANYCL_DATA", tmp.file("missing").c_str(), 1);
+  anycl::detail::platform::set_env("ANYCL_DATA", tmp.file("missing"));
   CHECK(default_data_dir() == tmp.file("missing"));
   CHECK_WORDS(load_error(""), tmp.file("missing"), "folder does not exist", "ANYCL_DATA");
-  unsetenv("ANYCL_DATA");
+  anycl::detail::platform::set_env("ANYCL_DATA", std::nullopt);
   CHECK(default_data_dir() == kFashionMnistDir);
   if (!fs::exists(kFashionMnistDir))
     CHECK_WORDS(load_error(kFashionMnistDir), "Fashion-MNIST not found at /usr/share/datasets/fashion-mnist",

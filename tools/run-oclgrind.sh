@@ -63,7 +63,7 @@ run() {  # name, oclgrind flags…, --, command…: runs under Oclgrind, then so
 }
 
 # Pass 1, the gate: races, out-of-bounds accesses and API misuse — any report fails.
-run kernel-tests --data-races --check-api -- build/tests/anycl_tests --source-file="$kernel_tests"
+run kernel-tests --data-races --check-api -- build/tests/anycl_core_tests --source-file="$kernel_tests"
 run train --data-races --check-api -- "${train[@]}"
 # Pass 2: the same plus uninitialised values. -cl-opt-disable: Oclgrind 21.10's uninitialised-value
 # plugin stops a work-item at LLVM's `freeze` instruction ("Unsupported instruction: freeze"), which
@@ -71,6 +71,6 @@ run train --data-races --check-api -- "${train[@]}"
 # any other report still fails. Oclgrind prints at most 1000 reports per run.
 export OCLGRIND_BUILD_OPTIONS=-cl-opt-disable ANYCL_CACHE_DIR=$PWD/$out/cache-opt-disable  # the cache key omits it
 suppress=uninitialized run kernel-tests-uninitialized --data-races --uninitialized --check-api -- \
-  build/tests/anycl_tests --source-file="$kernel_tests" --test-case-exclude="$large"
+  build/tests/anycl_core_tests --source-file="$kernel_tests" --test-case-exclude="$large"
 suppress=uninitialized run train-uninitialized --data-races --uninitialized --check-api -- "${train[@]}"
 exit $status
