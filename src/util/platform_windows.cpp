@@ -131,9 +131,16 @@ void sync(const File& file, std::error_code& ec) {
 void sync_folder(const fs::path&) {}
 
 void rename_replacing(const fs::path& from, const fs::path& to, std::error_code& ec) {
-  ec.clear();
-  if (!MoveFileExW(from.c_str(), to.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH))
-    ec = last_windows_error();
+  // While another process or thread replaces or reads `to` (without FILE_SHARE_DELETE), Windows
+  // refuses with access denied or a sharing violation for a moment: retry for up to about a second.
+  for (int attempt = 0;; ++attempt) {
+    ec.clear();
+    if (MoveFileExW(from.c_str(), to.c_str(), MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH)) return;
+    const DWORD error = GetLastError();
+    ec = windows_error(error);
+    if ((error != ERROR_ACCESS_DENIED && error != ERROR_SHARING_VIOLATION) || attempt == 100) return;
+    Sleep(DWORD(1 + attempt / 10));
+  }
 }
 
 const char* describe(fs::file_type t) {
