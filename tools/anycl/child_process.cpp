@@ -28,7 +28,8 @@ ScratchDir::ScratchDir() {
   if (ec) throw Error("cannot find the system's temporary folder: " + ec.message() + " — check TMPDIR/TEMP");
   path_ = detail::platform::create_private_folder(tmp, "anycl-child-", ec);
   if (ec)
-    throw Error(fmt::format("cannot create a folder in {}: {} — check TMPDIR/TEMP", tmp.string(), ec.message()));
+    throw Error(
+        fmt::format("cannot create a folder in {}: {} — check TMPDIR/TEMP", tmp.string(), ec.message()));
 }
 
 ScratchDir::~ScratchDir() {
