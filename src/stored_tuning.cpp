@@ -20,7 +20,7 @@ std::string apply_stored_tuning(Runtime& rt, const DiskCache* cache,
   // Parameters from `anycl tune`; a missing file is normal, a bad one is logged and ignored.
   const std::string mode = platform::get_env("ANYCL_TUNING").value_or("");
   if (mode == "off" || mode == "0") return "";
-  const std::string path = tuning_file_path(rt.info());
+  std::string path = tuning_file_path(rt.info());
   if (path.empty()) return "";
   std::string why;
   const auto tuning = load_tuning(path, &why);
