@@ -6,9 +6,14 @@
 
 #include "anycl/error.hpp"
 #include "blas_programs.hpp"
+#include "stored_tuning.hpp"
 
 namespace anycl {
 namespace {
+
+// Every Runtime applies the stored `anycl tune` parameters once GEMM is part of the program.
+[[maybe_unused]] const bool kStoredTuningHook = detail::install_stored_tuning_hook();
+[[maybe_unused]] const bool kReleaseHook = detail::install_release_clblast_programs_hook();
 
 clblast::Transpose to_clblast(Trans t) {
   return t == Trans::yes ? clblast::Transpose::kYes : clblast::Transpose::kNo;
@@ -130,7 +135,10 @@ void gemm_warmup(Runtime& rt, const std::vector<std::pair<Trans, Trans>>& transp
 }
 
 namespace detail {
-void release_clblast_programs() noexcept { clblast::ClearCache(); }
+bool install_release_clblast_programs_hook() {
+  last_runtime_hook() = []() noexcept { clblast::ClearCache(); };
+  return true;
+}
 }  // namespace detail
 
 }  // namespace anycl

@@ -2,7 +2,6 @@
 #include "anycl/cache.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -82,7 +81,7 @@ CacheInfo cache_info() {
   fs::path probe = info.dir;  // the nearest folder that exists decides whether it can be created
   while (!probe.empty() && !fs::exists(probe, ec) && probe.has_parent_path() && probe != probe.parent_path())
     probe = probe.parent_path();
-  info.writable = ::access(probe.c_str(), W_OK | X_OK) == 0;
+  info.writable = detail::platform::folder_is_writable(probe);
   if (!info.exists) return info;
   for (fs::directory_iterator it(info.dir, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code size_ec;

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "anycl/error.hpp"
+#include "util/platform.hpp"
 
 namespace anycl {
 namespace {
@@ -174,10 +175,7 @@ std::string describe_devices(const std::vector<DeviceInfo>& devices) {
   return out;
 }
 
-std::string device_spec_from_env() {
-  const char* env = std::getenv("ANYCL_DEVICE");
-  return env ? env : "";
-}
+std::string device_spec_from_env() { return detail::platform::get_env("ANYCL_DEVICE").value_or(""); }
 
 DeviceInfo select_device(const std::string& raw_spec) {
   const std::vector<DeviceInfo> devices = list_devices();

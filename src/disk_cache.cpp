@@ -13,6 +13,7 @@
 #include "anycl/util/atomic_file.hpp"
 #include "anycl/util/bounded_read.hpp"
 #include "hash.hpp"
+#include "util/platform.hpp"
 
 namespace anycl::detail {
 namespace {
@@ -23,10 +24,7 @@ constexpr size_t kHeaderSize = sizeof(kMagic) + sizeof(uint32_t) + 2 * sizeof(ui
 // No compiled program comes near this; a larger file under an entry's name is not an entry.
 constexpr uint64_t kMaxEntryBytes = uint64_t{1} << 30;
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
+std::string env(const char* name) { return platform::get_env(name).value_or(""); }
 
 }  // namespace
 
@@ -40,6 +38,9 @@ std::string DiskCache::default_dir() {
   const std::string mode = env("ANYCL_CACHE");
   if (mode == "off" || mode == "0" || mode == "false") return "";
   if (!env("ANYCL_CACHE_DIR").empty()) return env("ANYCL_CACHE_DIR");
+#ifdef _WIN32
+  if (!env("LOCALAPPDATA").empty()) return env("LOCALAPPDATA") + "/anycl";  // per user, not roaming
+#endif
   if (!env("XDG_CACHE_HOME").empty()) return env("XDG_CACHE_HOME") + "/anycl";
   if (!env("HOME").empty()) return env("HOME") + "/.cache/anycl";
   return "";

@@ -8,12 +8,13 @@
 
 #include "anycl/error.hpp"
 #include "anycl/util/bounded_read.hpp"
+#include "util/platform.hpp"
 
 namespace anycl::detail {
 
 std::vector<KernelSource> kernel_sources() {
-  const char* dir = std::getenv("ANYCL_KERNEL_DIR");
-  if (!dir || !*dir) return embedded_kernel_sources();
+  const std::string dir = platform::get_env("ANYCL_KERNEL_DIR").value_or("");
+  if (dir.empty()) return embedded_kernel_sources();
   std::vector<KernelSource> sources;
   for (const auto& embedded : embedded_kernel_sources()) {
     const std::string path = fmt::format("{}/{}.cl", dir, embedded.name);

@@ -10,12 +10,11 @@
 #include <filesystem>
 
 #include "anycl/error.hpp"
-#include "anycl/tuning.hpp"
 #include "blas_programs.hpp"
 #include "disk_cache.hpp"
 #include "hash.hpp"
 #include "kernel_sources.hpp"
-#include "tuning_check.hpp"
+#include "stored_tuning.hpp"
 
 namespace anycl {
 namespace {
@@ -38,6 +37,16 @@ std::string full_source(const std::vector<detail::KernelSource>& sources, const 
 std::atomic<int> live_runtimes{0};  // Runtimes constructed and not yet destroyed
 
 }  // namespace
+
+detail::LastRuntimeHook& detail::last_runtime_hook() {
+  static LastRuntimeHook hook = nullptr;
+  return hook;
+}
+
+detail::StoredTuningHook& detail::stored_tuning_hook() {
+  static StoredTuningHook hook = nullptr;
+  return hook;
+}
 
 Runtime::Runtime(RuntimeOptions options) : options_(std::move(options)) {
   info_ = select_device(options_.device_spec.empty() ? device_spec_from_env() : options_.device_spec);
@@ -79,7 +88,8 @@ void Runtime::start() {
 // The last runtime to go also empties CLBlast's program cache (blas_programs.hpp).
 Runtime::~Runtime() {
   if (queue_.get() != nullptr) clFinish(queue_.get());
-  if (started_ && --live_runtimes == 0) detail::release_clblast_programs();
+  if (started_ && --live_runtimes == 0)
+    if (const detail::LastRuntimeHook hook = detail::last_runtime_hook()) hook();
 }
 
 std::vector<std::string> Runtime::program_names() const {
@@ -171,31 +181,10 @@ void Runtime::finish() {
 }
 
 void Runtime::apply_stored_tuning() {
-  // Parameters from `anycl tune`; a missing file is normal, a bad one is logged and ignored.
-  const char* env = std::getenv("ANYCL_TUNING");
-  const std::string mode = env ? env : "";
-  if (mode == "off" || mode == "0") return;
-  const std::string path = tuning_file_path(info_);
-  if (path.empty()) return;
-  std::string why;
-  const auto tuning = load_tuning(path, &why);
-  if (!tuning) {
-    if (std::filesystem::exists(path)) log("CLBlast tuning ignored: " + why + " — run `anycl tune` again");
-    return;
-  }
-  try {
-    detail::apply_checked_tuning(*this, *tuning, cache_.get());
-    stats_.tuning_file = path;
-    log("CLBlast tuning applied from " + path);
-  } catch (const ValidationError& e) {
-    // Intact but unusable parameters would compute wrong results silently: refuse, and say how to fix.
-    throw DataError(
-        fmt::format("{}: {} — run `anycl tune --reset` to remove it (CLBlast's defaults apply), "
-                    "or set ANYCL_TUNING=off",
-                    path, e.what()));
-  } catch (const Error& e) {
-    log(std::string("CLBlast tuning ignored: ") + e.what());
-  }
+  // The GEMM layer installs the hook when it is linked (stored_tuning.cpp); the core alone has no
+  // CLBlast, so nothing to tune.
+  if (const detail::StoredTuningHook hook = detail::stored_tuning_hook())
+    stats_.tuning_file = hook(*this, cache_.get(), [this](const std::string& line) { log(line); });
 }
 
 void Runtime::log(const std::string& line) const {

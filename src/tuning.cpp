@@ -19,6 +19,7 @@
 #include "anycl/blas.hpp"
 #include "anycl/error.hpp"
 #include "anycl/util/bounded_read.hpp"
+#include "clblast_params.hpp"
 #include "disk_cache.hpp"
 #include "hash.hpp"
 #include "train/atomic_file.hpp"
@@ -210,9 +211,9 @@ void apply_tuning(Runtime& rt, const GemmTuning& t) {
         fmt::format("CLBlast tuning refused: {} — CLBlast would compute wrong results with it", wrong));
   for (const auto& [name, params] : t.kernels) {
     if (name == kDense) continue;
-    std::unordered_map<std::string, size_t> expected;
-    check(clblast::RetrieveParameters(rt.info().id, name, clblast::Precision::kSingle, expected),
-          "clblast::RetrieveParameters", name);
+    std::map<std::string, size_t> expected;
+    check(detail::clblast_params::retrieve(rt.info().id, name, expected), "clblast::RetrieveParameters",
+          name);
     for (const auto& [key, value] : expected)
       if (!params.count(key))
         throw ValidationError(
@@ -231,8 +232,7 @@ void apply_tuning(Runtime& rt, const GemmTuning& t) {
       rt.set_transposed_dx(it != params.end() && it->second != 0);
       continue;
     }
-    const std::unordered_map<std::string, size_t> map(params.begin(), params.end());
-    check(clblast::OverrideParameters(rt.info().id, name, clblast::Precision::kSingle, map),
+    check(detail::clblast_params::override_parameters(rt.info().id, name, params),
           "clblast::OverrideParameters",
           fmt::format("kernel {} on {} — run `anycl tune --reset` and tune again", name, rt.info().name));
   }
@@ -252,10 +252,10 @@ namespace {
 size_t tile_multiple(size_t n) { return (n + 511) / 512 * 512; }
 
 std::map<std::string, size_t> current_parameters(Runtime& rt, const std::string& kernel) {
-  std::unordered_map<std::string, size_t> params;
-  check(clblast::RetrieveParameters(rt.info().id, kernel, clblast::Precision::kSingle, params),
-        "clblast::RetrieveParameters", kernel);
-  return {params.begin(), params.end()};
+  std::map<std::string, size_t> params;
+  check(detail::clblast_params::retrieve(rt.info().id, kernel, params), "clblast::RetrieveParameters",
+        kernel);
+  return params;
 }
 
 // What is wrong when `kernel` runs with `params`, the GEMM routine forced onto it (`force_switch`),
@@ -328,10 +328,9 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
     if (o.stage_done) o.stage_done(t);
   };
   // Said before the check, so that a driver crash while compiling them leaves the parameters on record.
-  auto say_checking = [&](const char* kernel, const std::unordered_map<std::string, size_t>& params) {
+  auto say_checking = [&](const char* kernel, const std::map<std::string, size_t>& params) {
     std::string list;
-    for (const auto& [key, value] : std::map<std::string, size_t>(params.begin(), params.end()))
-      list += fmt::format(" {}={}", key, value);
+    for (const auto& [key, value] : params) list += fmt::format(" {}={}", key, value);
     say(fmt::format("      checking {} parameters{} through the GEMM routine on {} (driver {})…", kernel,
                     list, rt.info().name, rt.info().driver_version));
   };
@@ -341,13 +340,13 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
   const GemmShape* big = &o.shapes.front();
   for (const auto& s : o.shapes)
     if (s.m * s.n * s.k > big->m * big->n * big->k) big = &s;
-  std::unordered_map<std::string, size_t> params;
+  std::map<std::string, size_t> params;
   if (wanted("XgemmDirect") && t.kernels.count("XgemmDirect")) {
     say("[1/3] XgemmDirect: kept from the earlier run");
   } else if (wanted("XgemmDirect")) {
     say(fmt::format("[1/3] XgemmDirect at {}x{}x{} (fraction {})…", big->m, big->n, big->k, o.fraction));
     const auto t0 = Clock::now();
-    check(clblast::TuneXgemmDirect<float>(&queue, big->m, big->n, big->k, o.fraction, params),
+    check(detail::clblast_params::tune_xgemm(&queue, big->m, big->n, big->k, o.fraction, true, params),
           "clblast::TuneXgemmDirect", rt.info().name);
     say_checking("XgemmDirect", params);
     verify_stage(rt, "XgemmDirect", {params.begin(), params.end()}, kAlwaysDirect, o.shapes);
@@ -364,8 +363,8 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
     params.clear();
     say(fmt::format("[2/3] Xgemm at {}x{}x{} (fraction {})…", m, n, k, o.indirect_fraction));
     const auto t0 = Clock::now();
-    check(clblast::TuneXgemm<float>(&queue, m, n, k, o.indirect_fraction, params), "clblast::TuneXgemm",
-          rt.info().name);
+    check(detail::clblast_params::tune_xgemm(&queue, m, n, k, o.indirect_fraction, false, params),
+          "clblast::TuneXgemm", rt.info().name);
     say_checking("Xgemm", params);
     verify_stage(rt, "Xgemm", {params.begin(), params.end()}, 1, o.shapes);  // switch 1: always indirect
     t.kernels["Xgemm"] = {params.begin(), params.end()};

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "anycl/error.hpp"
+#include "clblast_params.hpp"
 #include "disk_cache.hpp"
 #include "hash.hpp"
 
@@ -29,10 +30,9 @@ std::string verdict_key(const Runtime& rt, const GemmTuning& t) {
 GemmTuning current(Runtime& rt, const GemmTuning& t) {
   GemmTuning before;
   for (const auto& [kernel, params] : t.kernels) {
-    std::unordered_map<std::string, size_t> now;
-    if (clblast::RetrieveParameters(rt.info().id, kernel, clblast::Precision::kSingle, now) ==
-        clblast::StatusCode::kSuccess)
-      before.kernels[kernel] = {now.begin(), now.end()};
+    std::map<std::string, size_t> now;
+    if (clblast_params::retrieve(rt.info().id, kernel, now) == clblast::StatusCode::kSuccess)
+      before.kernels[kernel] = now;
   }
   return before;
 }

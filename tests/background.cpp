@@ -1,34 +1,34 @@
-// Background commands for the tests (POSIX: fork, exec, kill, waitpid).
+// Background commands for the tests, through the platform layer (util/process.hpp).
 #include "background.hpp"
-
-#include <doctest/doctest.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <thread>
 
+#include "util/process.hpp"
+
 namespace anycl::test {
 
-Background::Background(const std::string& command_line, const std::string& log) {
-  const pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    const std::string cmd = "exec " + command_line + " >" + log + " 2>&1";
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  pid_ = long(pid);
+std::vector<std::string> shell_command(const std::string& command_line) {
+#ifdef _WIN32
+  const char* comspec = std::getenv("COMSPEC");
+  return {comspec ? comspec : "C:\\Windows\\System32\\cmd.exe", "/c", command_line};
+#else
+  return {"/bin/sh", "-c", "exec " + command_line};  // exec: the signal reaches the command itself
+#endif
 }
 
-void Background::signal(int sig) const { kill(pid_t(pid_), sig); }
+Background::Background(const std::string& command_line, const std::string& log)
+    : process_(std::make_unique<detail::platform::BackgroundProcess>(
+          detail::platform::ProcessSpec{shell_command(command_line), {}}, log)) {}
+
+Background::~Background() = default;
+
+void Background::signal(int sig) const { process_->stop(sig); }
 
 int Background::wait() const {
-  int status = 0;
-  waitpid(pid_t(pid_), &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  const detail::platform::ProcessExit e = process_->wait();
+  return e.signal ? 128 + e.signal : e.code;
 }
 
 bool wait_for_file(const std::string& path, int max_seconds) {

@@ -3,7 +3,6 @@
 
 #include <doctest/doctest.h>
 #include <fmt/format.h>
-#include <sys/wait.h>
 
 #include <cmath>
 #include <cstdio>
@@ -11,6 +10,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "background.hpp"
+#include "util/platform.hpp"
+#include "util/process.hpp"
 
 namespace anycl::test {
 
@@ -51,13 +54,11 @@ std::vector<float> random_ints(size_t n, int lo, int hi, unsigned seed) {
 
 CommandResult run_command(const std::string& command_line) {
   CommandResult result;
-  FILE* pipe = popen((command_line + " 2>&1").c_str(), "r");
-  REQUIRE_MESSAGE(pipe != nullptr, "popen failed for ", command_line);
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  // Without `exec`: the line may be a compound command. " 2>&1" as popen's callers always had it.
+  std::vector<std::string> shell = shell_command(command_line);
+  shell.back() = command_line + " 2>&1";
+  const detail::platform::ProcessExit e = detail::platform::run_process({shell, {}}, &result.output);
+  result.exit_code = e.signal ? 128 + e.signal : e.code;
   return result;
 }
 
@@ -90,9 +91,10 @@ void expect_train_usage_errors(const std::vector<std::pair<std::string, std::str
 }
 
 TempDir::TempDir() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "anycl-test-XXXXXX").string();
-  REQUIRE(mkdtemp(pattern.data()) != nullptr);
-  path_ = pattern;
+  std::error_code ec;
+  path_ = detail::platform::create_private_folder(std::filesystem::temp_directory_path(), "anycl-test-", ec)
+              .string();
+  REQUIRE_MESSAGE(!ec, "cannot create a temporary folder: ", ec.message());
 }
 
 TempDir::~TempDir() {

@@ -1,5 +1,6 @@
 // The `anycl devices` command as a user runs it: JSON that parses and matches list_devices,
-// exit codes for bad specs and for a machine with no OpenCL platform.
+// exit codes for bad specs and for a machine with no OpenCL platform; a second process hits the
+// kernel cache.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <anycl/device.hpp>
@@ -69,4 +70,15 @@ TEST_CASE("with no OpenCL platform the error says how to install one") {
   CHECK_MESSAGE(r.output.find("no OpenCL platform found") != std::string::npos, r.output);
   CHECK(r.output.find("pocl-opencl-icd") != std::string::npos);
   CHECK(r.output.find("/etc/OpenCL/vendors") != std::string::npos);
+}
+TEST_CASE("a new process hits the cache: `anycl devices --verbose` compiles nothing the second time") {
+  anycl::test::TempDir dir;
+  const std::string cmd =
+      fmt::format("ANYCL_CACHE_DIR={} {} devices --verbose", dir.path(), anycl::test::anycl_cli());
+  const auto first = anycl::test::run_command(cmd);
+  REQUIRE_MESSAGE(first.exit_code == 0, first.output);
+  CHECK(first.output.find("0 from the disk cache") != std::string::npos);
+  const auto second = anycl::test::run_command(cmd);
+  REQUIRE_MESSAGE(second.exit_code == 0, second.output);
+  CHECK_MESSAGE(second.output.find(", 0 compiled,") != std::string::npos, second.output);
 }

@@ -4,9 +4,8 @@
 // SIGINT/SIGTERM exit 130/143 with a resumable checkpoint (the guard: test_cli_train_safety.cpp).
 #include <doctest/doctest.h>
 #include <fmt/format.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
+
+#include <csignal>
 
 #include <anycl/train/checkpoint.hpp>
 #include <chrono>
@@ -182,11 +181,11 @@ TEST_CASE("SIGKILL at random points then resume gives bit-identical final weight
   for (int attempt = 0; attempt < 5; ++attempt) {
     Background run(fs::exists(file) ? resume : fresh, dir.file("log.txt"));
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
-    run.signal(SIGKILL);
+    run.signal(anycl::test::kSigKill);
     const int code = run.wait();
-    if (code == 128 + SIGKILL) ++kills;
+    if (code == 128 + anycl::test::kSigKill) ++kills;
     INFO(slurp(dir.file("log.txt")));
-    CHECK((code == 0 || code == 128 + SIGKILL));
+    CHECK((code == 0 || code == 128 + anycl::test::kSigKill));
     if (code == 0) break;
     if (fs::exists(file)) CHECK_NOTHROW(anycl::read_checkpoint(file));  // the last good one survived
   }

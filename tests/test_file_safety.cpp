@@ -3,10 +3,11 @@
 // temporaries of dead processes cleaned up) and one bounded reader (regular files only, size capped).
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#ifndef _WIN32
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#endif
 
 #include <anycl/error.hpp>
 #include <anycl/util/atomic_file.hpp>
@@ -19,6 +20,8 @@
 #include "data_files.hpp"
 #include "disk_cache.hpp"
 #include "helpers.hpp"
+#include "hostile_files.hpp"
+#include "util/platform.hpp"
 
 using anycl::test::contains_all;
 using anycl::test::slurp;
@@ -30,54 +33,70 @@ namespace {
 
 void put(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
-// The id of a process that has exited (and been reaped), so no process runs under it now.
-pid_t dead_pid() {
-  const pid_t pid = fork();
-  if (pid == 0) _exit(0);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return pid;
-}
+int64_t own_pid() { return anycl::detail::platform::process_id(); }
+
+constexpr const char* kNoFifos = "no FIFOs in this system's file system";
+constexpr const char* kNoSymlinks =
+    "this process may not create symbolic links here (Windows: privilege or developer mode)";
 
 }  // namespace
 
 TEST_CASE("the atomic writer never follows a link planted at a temporary name") {
   TempDir dir;
+  if (!anycl::test::can_make_symlinks(dir.path())) ANYCL_SKIP_TEST(Missing::capability, kNoSymlinks);
   const std::string out = dir.file("model.anycl"), victim = dir.file("victim");
   put(victim, "precious");
   // Where the writer used to put its temporary: "<out>.tmp.<pid>", opened with O_TRUNC.
-  fs::create_symlink(victim, fmt::format("{}.tmp.{}", out, getpid()));
+  fs::create_symlink(victim, fmt::format("{}.tmp.{}", out, own_pid()));
   fs::create_symlink(victim, out + ".tmp");
   anycl::write_file_atomically(out, std::string_view("new model"));
   CHECK(slurp(out) == "new model");
   CHECK(slurp(victim) == "precious");
-  CHECK(fs::is_symlink(fmt::format("{}.tmp.{}", out, getpid())));  // not ours to remove
+  CHECK(fs::is_symlink(fmt::format("{}.tmp.{}", out, own_pid())));  // not ours to remove
 }
 
-TEST_CASE("the atomic writer refuses to replace a FIFO a directory or a link to a device") {
+std::string refused_write(const std::string& path) {
+  return thrown_message<anycl::Error>([&] { anycl::write_file_atomically(path, std::string_view("x")); });
+}
+
+size_t temporaries_in(const std::string& folder) {
+  size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(folder))
+    entries += e.path().filename().string().find(".tmp.") != std::string::npos;
+  return entries;
+}
+
+TEST_CASE("the atomic writer refuses to replace a directory or write into a missing folder") {
   TempDir dir;
-  const std::string fifo = dir.file("pipe"), folder = dir.file("folder"), link = dir.file("null");
-  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string folder = dir.file("folder");
   fs::create_directory(folder);
-  fs::create_symlink("/dev/null", link);
-  const auto refused = [](const std::string& path) {
-    return thrown_message<anycl::Error>([&] { anycl::write_file_atomically(path, std::string_view("x")); });
-  };
-  std::string m = refused(fifo);
+  std::string m = refused_write(folder);
+  CHECK_MESSAGE(contains_all(m, {folder, "directory"}), m);
+  m = refused_write(dir.file("missing/x.svg"));
+  CHECK_MESSAGE(contains_all(m, {"missing", "does not exist"}), m);
+  CHECK(temporaries_in(dir.path()) == 0);  // nothing but what was there
+}
+
+TEST_CASE("the atomic writer refuses to replace a FIFO") {
+  TempDir dir;
+  const std::string fifo = dir.file("pipe");
+  if (!anycl::test::make_fifo(fifo)) ANYCL_SKIP_TEST(Missing::capability, kNoFifos);
+  const std::string m = refused_write(fifo);
   CHECK_MESSAGE(contains_all(m, {fifo, "FIFO", "replaces only regular files"}), m);
   CHECK(fs::is_fifo(fifo));
-  m = refused(folder);
-  CHECK_MESSAGE(contains_all(m, {folder, "directory"}), m);
-  m = refused(link);
+  CHECK(temporaries_in(dir.path()) == 0);
+}
+
+TEST_CASE(
+    "the atomic writer refuses a link to a device and replaces a link to a file without writing through") {
+  TempDir dir;
+  if (!anycl::test::can_make_symlinks(dir.path())) ANYCL_SKIP_TEST(Missing::capability, kNoSymlinks);
+  const std::string link = dir.file("null");
+  fs::create_symlink(anycl::test::character_device(), link);
+  const std::string m = refused_write(link);
   CHECK_MESSAGE(contains_all(m, {link, "character device"}), m);
   CHECK(fs::is_symlink(link));
-  m = refused(dir.file("missing/x.svg"));
-  CHECK_MESSAGE(contains_all(m, {"missing", "does not exist"}), m);
-  // Nothing but what was there: no temporary left behind.
-  size_t entries = 0;
-  for (const auto& e : fs::directory_iterator(dir.path()))
-    entries += e.path().filename().string().find(".tmp.") != std::string::npos;
-  CHECK(entries == 0);
+  CHECK(temporaries_in(dir.path()) == 0);
   // A link to a regular file is replaced by the new file; its target is never written through.
   put(dir.file("target"), "old");
   fs::create_symlink(dir.file("target"), dir.file("link"));
@@ -115,8 +134,8 @@ TEST_CASE("concurrent atomic writes of one file each leave one whole version") {
 TEST_CASE("temporaries of dead writers are removed - a live writer's and other files are kept") {
   TempDir dir;
   const std::string out = dir.file("run.csv");
-  const std::string dead = fmt::format("{}.tmp.{}.0123456789abcdef", out, dead_pid());
-  const std::string live = fmt::format("{}.tmp.{}.0123456789abcdef", out, getpid());
+  const std::string dead = fmt::format("{}.tmp.{}.0123456789abcdef", out, anycl::test::dead_process_id());
+  const std::string live = fmt::format("{}.tmp.{}.0123456789abcdef", out, own_pid());
   const std::string other = out + ".tmp.keep-me", foreign = dir.file("notes.csv.tmp.1.0123456789abcdef");
   for (const auto& p : {dead, live, other, foreign}) put(p, "x");
   CHECK(anycl::is_temporary_name(fs::path(dead).filename().string(), "run.csv"));
@@ -128,17 +147,36 @@ TEST_CASE("temporaries of dead writers are removed - a live writer's and other f
   CHECK(fs::exists(foreign));
 }
 
-TEST_CASE("the bounded reader refuses FIFOs devices directories and files over the cap - naming the path") {
+std::string refused_read(const std::string& path, uint64_t cap) {
+  return thrown_message<anycl::DataError>([&] { anycl::read_file_bounded(path, cap, "model file"); });
+}
+
+TEST_CASE("the bounded reader refuses a FIFO at once - naming the path") {
   TempDir dir;
   const std::string fifo = dir.file("model.anycl");
-  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);  // no writer: opening it blocking would wait forever
-  const auto read = [](const std::string& path, uint64_t cap) {
-    return thrown_message<anycl::DataError>([&] { anycl::read_file_bounded(path, cap, "model file"); });
-  };
-  std::string m = read(fifo, 1 << 20);
+  // No writer: opening it blocking would wait forever.
+  if (!anycl::test::make_fifo(fifo)) ANYCL_SKIP_TEST(Missing::capability, kNoFifos);
+  const std::string m = refused_read(fifo, 1 << 20);
   CHECK_MESSAGE(contains_all(m, {fifo, "FIFO", "not a regular file"}), m);
-  m = read("/dev/zero", 1 << 20);
-  CHECK_MESSAGE(contains_all(m, {"/dev/zero", "character device"}), m);
+}
+
+TEST_CASE("the bounded reader refuses links that lead nowhere - naming the path") {
+  TempDir dir;
+  if (!anycl::test::can_make_symlinks(dir.path())) ANYCL_SKIP_TEST(Missing::capability, kNoSymlinks);
+  fs::create_symlink(dir.file("gone"), dir.file("dangling"));
+  std::string m = refused_read(dir.file("dangling"), 1 << 20);
+  CHECK_MESSAGE(contains_all(m, {"dangling", "link to", "gone", "does not exist"}), m);
+  fs::create_symlink(dir.file("loop"), dir.file("loop"));
+  m = refused_read(dir.file("loop"), 1 << 20);
+  CHECK_MESSAGE(contains_all(m, {"loop", "loops back"}), m);
+}
+
+TEST_CASE("the bounded reader refuses devices directories and files over the cap - naming the path") {
+  TempDir dir;
+  const auto read = refused_read;
+  const std::string device = anycl::test::character_device();
+  std::string m = read(device, 1 << 20);
+  CHECK_MESSAGE(contains_all(m, {device, "character device"}), m);
   m = read(dir.path(), 1 << 20);
   CHECK_MESSAGE(contains_all(m, {dir.path(), "directory"}), m);
   const std::string big = dir.file("big.anycl");
@@ -146,12 +184,6 @@ TEST_CASE("the bounded reader refuses FIFOs devices directories and files over t
   fs::resize_file(big, uint64_t{5} << 30);  // sparse: costs no disk
   m = read(big, anycl::kMaxModelFileBytes);
   CHECK_MESSAGE(contains_all(m, {big, "too large", "5.0 GiB"}), m);
-  fs::create_symlink(dir.file("gone"), dir.file("dangling"));
-  m = read(dir.file("dangling"), 1 << 20);
-  CHECK_MESSAGE(contains_all(m, {"dangling", "link to", "gone", "does not exist"}), m);
-  fs::create_symlink(dir.file("loop"), dir.file("loop"));
-  m = read(dir.file("loop"), 1 << 20);
-  CHECK_MESSAGE(contains_all(m, {"loop", "loops back"}), m);
   m = read(dir.file("absent"), 1 << 20);
   CHECK_MESSAGE(contains_all(m, {"absent", "file not found"}), m);
   put(dir.file("small"), "12345");
@@ -162,6 +194,9 @@ TEST_CASE("the bounded reader refuses FIFOs devices directories and files over t
 }
 
 TEST_CASE("a kernel-cache entry whose size field disagrees with the file is dropped without allocating") {
+#ifdef _WIN32
+  ANYCL_SKIP_TEST(Missing::capability, "the check needs a per-process memory limit (setrlimit), POSIX only");
+#else
   TempDir dir;
   const anycl::detail::DiskCache cache(dir.path());
   const std::string key = "activation-0123456789abcdef";
@@ -192,9 +227,15 @@ TEST_CASE("a kernel-cache entry whose size field disagrees with the file is drop
   waitpid(pid, &status, 0);
   CHECK_MESSAGE((WIFEXITED(status) && WEXITSTATUS(status) == 0), "child status ", status);
   CHECK_FALSE(fs::exists(cache.path(key)));
+#endif
+}
 
-  // A FIFO under an entry's name is a miss at once (not a hang) and is left alone; put refuses it.
-  REQUIRE(mkfifo(cache.path(key).c_str(), 0600) == 0);
+TEST_CASE("a FIFO under a kernel-cache entry's name is a miss at once and is left alone") {
+  TempDir dir;
+  const anycl::detail::DiskCache cache(dir.path());
+  const std::string key = "activation-0123456789abcdef";
+  // A miss at once (not a hang), left alone; put refuses it.
+  if (!anycl::test::make_fifo(cache.path(key))) ANYCL_SKIP_TEST(Missing::capability, kNoFifos);
   CHECK_FALSE(cache.get(key).has_value());
   CHECK(fs::is_fifo(cache.path(key)));
   CHECK_FALSE(cache.put(key, std::vector<unsigned char>(10, 1)));

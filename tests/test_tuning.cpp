@@ -10,7 +10,6 @@
 #include <anycl/tuning.hpp>
 #include <nlohmann/json.hpp>
 
-#include <sys/stat.h>
 #include <cstdio>
 
 #include <filesystem>
@@ -18,9 +17,12 @@
 #include <map>
 #include <unordered_map>
 
+#include "clblast_params.hpp"
 #include "data_files.hpp"
 #include "helpers.hpp"
+#include "hostile_files.hpp"
 #include "reference/gemm.hpp"
+#include "util/process.hpp"
 
 namespace {
 
@@ -56,10 +58,10 @@ void check_gemm_exact(size_t m, size_t n, size_t k) {
 
 // CLBlast's current parameters for a kernel family on the test device.
 std::map<std::string, size_t> current_parameters(const std::string& kernel) {
-  std::unordered_map<std::string, size_t> params;
-  REQUIRE(clblast::RetrieveParameters(anycl::test::runtime().info().id, kernel, clblast::Precision::kSingle,
-                                      params) == clblast::StatusCode::kSuccess);
-  return {params.begin(), params.end()};
+  std::map<std::string, size_t> params;
+  REQUIRE(anycl::detail::clblast_params::retrieve(anycl::test::runtime().info().id, kernel, params) ==
+          clblast::StatusCode::kSuccess);
+  return params;
 }
 
 }  // namespace
@@ -323,9 +325,7 @@ TEST_CASE("tuning_mismatch refuses parameters that compute wrong GEMMs and leave
 
   // The same check in a process of its own (this test binary, the case above): it agrees with the
   // child's verdict, or the driver crashed there too, which only refused parameters may do.
-  std::error_code ec;
-  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  REQUIRE(!ec);
+  const std::string self = anycl::detail::platform::current_executable().string();
   const auto in_process =
       anycl::test::run_command(fmt::format("'{}' --no-skip --test-case='{}'", self, kInProcessCase));
   const bool crashed = in_process.exit_code > 128 || in_process.output.find("CRASHED") != std::string::npos;
@@ -387,7 +387,7 @@ TEST_CASE("a tuning file that is a FIFO is refused at once and the runtime start
   anycl::test::TempDir dir;
   const auto name = std::filesystem::path(anycl::tuning_file_path(anycl::test::runtime().info())).filename();
   const std::string fifo = dir.file(name.string());
-  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  if (!anycl::test::make_fifo(fifo)) ANYCL_SKIP_TEST(Missing::capability, "no FIFOs on this system");
   std::string why;
   CHECK_FALSE(anycl::load_tuning(fifo, &why));
   CHECK_MESSAGE(why.find("FIFO") != std::string::npos, why);

@@ -10,6 +10,7 @@
 
 #include "anycl/data/idx.hpp"
 #include "anycl/error.hpp"
+#include "util/platform.hpp"
 
 namespace anycl::data {
 namespace {
@@ -152,8 +153,8 @@ std::vector<float> Dataset::normalized(size_t first, size_t n) const {
 }
 
 std::string default_data_dir() {
-  const char* env = std::getenv("ANYCL_DATA");
-  return env && *env ? std::string(env) : std::string(kFashionMnistDir);
+  const std::string env = detail::platform::get_env("ANYCL_DATA").value_or("");
+  return !env.empty() ? env : std::string(kFashionMnistDir);
 }
 
 DataSplits load_folder(const std::string& dir_in, const LoadOptions& opts) {

@@ -4,12 +4,13 @@
 #include <cstdlib>
 
 #include "anycl/device.hpp"
+#include "util/platform.hpp"
 
 namespace anycl {
 
 size_t local_rank() {
   for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
-    if (const char* v = std::getenv(name)) return std::strtoul(v, nullptr, 10);
+    if (const auto v = detail::platform::get_env(name)) return std::strtoul(v->c_str(), nullptr, 10);
   return 0;
 }
 

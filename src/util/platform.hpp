@@ -1,11 +1,14 @@
-// The one place anycl calls the operating system for files and processes: opening without
-// blocking or following links, fsync, rename, process ids. POSIX here; a Windows port replaces
-// platform.cpp behind this interface. Errors come back as std::error_code for callers to word.
+// The one place anycl calls the operating system for files, the environment and process ids:
+// opening without blocking or following links, fsync, atomic replace. platform_posix.cpp and
+// platform_windows.cpp implement it; process.hpp has child processes, signals and libraries.
+// Errors come back as std::error_code (generic_category where a POSIX errno fits) to be worded.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <system_error>
 
 namespace anycl::detail::platform {
@@ -56,6 +59,19 @@ void rename_replacing(const std::filesystem::path& from, const std::filesystem::
                       std::error_code& ec);
 /// "a directory", "a FIFO (named pipe)", "a character device"…: what a file of type `t` is, for messages.
 const char* describe(std::filesystem::file_type t);
+/// Creates a new folder `<parent>/<prefix><random>` that only this user may enter (POSIX mkdtemp;
+/// Windows: a fresh name created exclusively) and returns its path; empty with `ec` set on failure.
+std::filesystem::path create_private_folder(const std::filesystem::path& parent, const std::string& prefix,
+                                            std::error_code& ec);
+/// Whether this process may create files in the existing folder `folder` (POSIX: write and search
+/// permission; Windows: a folder that is not read-only — its ACLs are only checked by writing).
+bool folder_is_writable(const std::filesystem::path& folder);
+/// The environment variable `name` (UTF-8), or nothing when it is not set.
+std::optional<std::string> get_env(const char* name);
+/// Sets (or, with no value, removes) the environment variable `name` for this process and its children.
+void set_env(const char* name, const std::optional<std::string>& value);
+/// Whether standard error is a terminal (a console on Windows), for live progress lines.
+bool stderr_is_terminal();
 /// This process's id.
 int64_t process_id();
 /// False only when no process `pid` exists (a process we may not signal counts as existing).

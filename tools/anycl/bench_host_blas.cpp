@@ -4,7 +4,9 @@
 #include "bench_host_blas.hpp"
 
 #include <fmt/format.h>
+#ifdef __linux__
 #include <unistd.h>
+#endif
 
 #include <cerrno>
 #include <cstdlib>
@@ -33,6 +35,7 @@ void ensure_fast_openblas_core(char** argv, std::string& note) {
     note = fmt::format("OpenBLAS core {} (OPENBLAS_CORETYPE={})", core, forced);
     return;
   }
+#ifdef __linux__  // re-executing this program in place: Linux only (elsewhere the note says so)
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx512f") && core != "SkylakeX" && !std::getenv("ANYCL_BENCH_REEXEC")) {
     ::setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
@@ -42,6 +45,9 @@ void ensure_fast_openblas_core(char** argv, std::string& note) {
         fmt::format("OpenBLAS core {} (could not re-execute with SkylakeX: {})", core, std::strerror(errno));
     return;
   }
+#else
+  (void)argv;
+#endif
   const char* was = std::getenv("ANYCL_BENCH_REEXEC");
   note = was ? fmt::format(
                    "OpenBLAS core {} (auto-detected {} runs slower on this AVX-512 CPU; set "

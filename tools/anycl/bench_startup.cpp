@@ -1,13 +1,13 @@
 #include "bench_startup.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <regex>
 
 #include "anycl/error.hpp"
 #include "child_process.hpp"
+#include "util/platform.hpp"
 
 namespace anycl::cli {
 namespace {
@@ -18,13 +18,19 @@ struct Startup {
 
 // Runs `anycl train --max-steps 1` with its caches in `cache_dir` and reads its start-up line.
 Startup run_child(const DeviceInfo& device, const std::string& data_dir, const std::string& cache_dir) {
-  std::string command = fmt::format(
-      "ANYCL_CACHE_DIR={0}/anycl POCL_CACHE_DIR={0}/pocl CUDA_CACHE_PATH={0}/cuda {1} train --max-steps 1 "
-      "--epochs 1 --limit 1280 --device {2}",
-      shell_quote(cache_dir), this_executable(), device.index);
-  if (!data_dir.empty()) command += " --data " + shell_quote(data_dir);
+  const std::filesystem::path cache(cache_dir);
+  ProcessSpec child;
+  child.args = {this_executable(), "train",
+                "--max-steps",     "1",
+                "--epochs",        "1",
+                "--limit",         "1280",
+                "--device",        std::to_string(device.index)};
+  if (!data_dir.empty()) child.args.insert(child.args.end(), {"--data", data_dir});
+  child.env = {{"ANYCL_CACHE_DIR", (cache / "anycl").string()},
+               {"POCL_CACHE_DIR", (cache / "pocl").string()},
+               {"CUDA_CACHE_PATH", (cache / "cuda").string()}};
   std::string output;
-  const ChildExit status = run_captured(command, output);
+  const ChildExit status = run_captured(child, output);
   static const std::regex line(
       R"(first training step finished ([0-9.]+) s after the process started \(data loaded at ([0-9.]+) s, )"
       R"(runtime ready at ([0-9.]+) s, training started at ([0-9.]+) s\))");
@@ -43,8 +49,9 @@ std::vector<Cell> row(const std::string& label, const Startup& s) {
 }  // namespace
 
 Table bench_startup(const DeviceInfo& device, const std::string& data_dir, int repeats) {
-  const std::string dir =
-      fmt::format("{}/anycl-bench-startup-{}", std::filesystem::temp_directory_path().string(), getpid());
+  const std::string dir = (std::filesystem::temp_directory_path() /
+                           fmt::format("anycl-bench-startup-{}", detail::platform::process_id()))
+                              .string();
   std::error_code ignored;
   std::filesystem::remove_all(dir, ignored);
   Table t;

@@ -2,13 +2,16 @@
 // library (CLBlast's tuners) and for start-up measurements that need a fresh process.
 #pragma once
 
+#include <filesystem>
 #include <string>
+
+#include "util/process.hpp"
 
 namespace anycl::cli {
 
-/// `s` quoted for /bin/sh.
-std::string shell_quote(const std::string& s);
-/// The path of the running anycl executable, quoted for /bin/sh.
+using detail::platform::ProcessSpec;
+
+/// The path of the running anycl executable.
 std::string this_executable();
 
 /// How a child ended.
@@ -20,7 +23,7 @@ struct ChildExit {
   std::string describe() const;
 };
 
-/// A fresh private folder (mode 0700) in the system's temporary folder for files handed to a child;
+/// A fresh private folder (POSIX mode 0700) in the system's temporary folder for files handed to a child;
 /// removed with its contents when the object dies.
 class ScratchDir {
  public:
@@ -28,15 +31,15 @@ class ScratchDir {
   ~ScratchDir();
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
 
  private:
-  std::string path_;
+  std::filesystem::path path_;
 };
 
-/// Runs `command` with /bin/sh, its output going where ours goes.
-ChildExit run_passthrough(const std::string& command);
-/// Runs `command` with /bin/sh (stderr joined to stdout) and collects its output.
-ChildExit run_captured(const std::string& command, std::string& output);
+/// Runs `child`, its output going where ours goes.
+ChildExit run_passthrough(const ProcessSpec& child);
+/// Runs `child` (stderr joined to stdout) and collects its output.
+ChildExit run_captured(const ProcessSpec& child, std::string& output);
 
 }  // namespace anycl::cli

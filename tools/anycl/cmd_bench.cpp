@@ -1,7 +1,6 @@
 // `anycl bench`: GEMM, bandwidth, latency and whole-training-step figures for the selected
 // device, each beside the host baseline where one exists (OpenBLAS), measured in the same run.
 // Warm-up runs are excluded; every figure is the median over repeats.
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <chrono>
@@ -26,6 +25,7 @@
 #include "commands.hpp"
 #include "device_flag.hpp"
 #include "train_run.hpp"
+#include "util/process.hpp"
 
 namespace anycl::cli {
 namespace {
@@ -330,7 +330,7 @@ Table bench_latency(Runtime& rt, const Settings& s) {
 // The total number of clEnqueueNDRangeKernel calls so far, when running under the launch counter shim.
 long long shim_launches() {
   using Fn = unsigned long long (*)();
-  static Fn fn = reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, "anycl_cl_launch_count"));
+  static Fn fn = reinterpret_cast<Fn>(detail::platform::find_loaded_symbol("anycl_cl_launch_count"));
   return fn ? (long long)fn() : -1;
 }
 

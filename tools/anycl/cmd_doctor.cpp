@@ -1,6 +1,5 @@
 // `anycl doctor`: checks the OpenCL set-up from the loader to a GEMM, the default data set and
 // the cache/tuning folder, printing ✓/✗ per check and, for each ✗, what to do. Exit 0 when all pass.
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -16,6 +15,8 @@
 #include "commands.hpp"
 #include "device_flag.hpp"
 #include "tuning_check.hpp"
+#include "util/platform.hpp"
+#include "util/process.hpp"
 
 namespace anycl::cli {
 namespace {
@@ -42,15 +43,13 @@ class Report {
   int failures_ = 0;
 };
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "";
-}
+std::string env(const char* name) { return detail::platform::get_env(name).value_or(""); }
 
 void check_loader(Report& r) {
-  Dl_info where{};
-  if (dladdr(reinterpret_cast<void*>(&clGetPlatformIDs), &where) && where.dli_fname)
-    r.pass(fmt::format("OpenCL ICD loader: {}", where.dli_fname));
+  const std::string loader =
+      detail::platform::library_containing(reinterpret_cast<const void*>(&clGetPlatformIDs));
+  if (!loader.empty())
+    r.pass(fmt::format("OpenCL ICD loader: {}", loader));
   else
     r.pass("OpenCL ICD loader: linked");
 }
@@ -107,15 +106,13 @@ void check_vendors(Report& r) {
       continue;
     }
     // Never unloaded: drivers built on LLVM abort when loaded a second time after an unload.
-    void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (handle) {
+    const detail::platform::LoadedLibrary loaded = detail::platform::load_library(library);
+    if (loaded.handle) {
       r.pass(fmt::format("driver {} → {} loads", icd.filename().string(), library));
     } else {
-      const char* why = dlerror();
-      r.fail(
-          fmt::format("driver {} → {} does not load: {}", icd.filename().string(), library, why ? why : "?"),
-          "the driver library is missing or broken: reinstall its package (dpkg -S " + icd.string() +
-              "), or remove the stale .icd file");
+      r.fail(fmt::format("driver {} → {} does not load: {}", icd.filename().string(), library, loaded.error),
+             "the driver library is missing or broken: reinstall its package (dpkg -S " + icd.string() +
+                 "), or remove the stale .icd file");
     }
   }
 }
@@ -134,8 +131,8 @@ void check_gemm(Report& r, Runtime& rt) {
 // Checked in a child process before this process compiles anything with them, since a driver may
 // crash compiling them; false when they are refused.
 bool check_stored_tuning(Report& r, const DeviceInfo& device) {
-  const char* env = std::getenv("ANYCL_TUNING");
-  if (env && (std::string(env) == "off" || std::string(env) == "0")) return true;
+  const std::string mode = env("ANYCL_TUNING");
+  if (mode == "off" || mode == "0") return true;
   const std::string path = tuning_file_path(device);
   if (path.empty()) return true;
   const auto tuning = load_tuning(path);
@@ -152,7 +149,7 @@ bool check_stored_tuning(Report& r, const DeviceInfo& device) {
 
 void check_device(Report& r, const DeviceInfo& device) {
   if (!check_stored_tuning(r, device)) {
-    setenv("ANYCL_TUNING", "off", 1);  // this process's own checks run on CLBlast's defaults
+    detail::platform::set_env("ANYCL_TUNING", "off");  // this process's own checks run on CLBlast's defaults
     r.info("the checks below use CLBlast's default parameters");
   }
   try {

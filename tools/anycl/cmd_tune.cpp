@@ -146,11 +146,28 @@ int run_tune(int argc, char** argv) {
     fmt::print("continuing the interrupted tuning stored in {} (`anycl tune --reset` starts over)\n", path);
   std::vector<std::string> failed;
   for (const char* stage : kTuningStages) {
-    const ChildExit exit = run_passthrough(fmt::format(
-        "{} tune --device {} --fraction {} --indirect-fraction {} --layers {} --features {} --classes {} "
-        "--batch {} --stage {} --into {}",
-        this_executable(), device.index, options.fraction, options.indirect_fraction,
-        shell_quote(model.layers), features, classes, batch, stage, shell_quote(work)));
+    ProcessSpec child;
+    child.args = {this_executable(),
+                  "tune",
+                  "--device",
+                  std::to_string(device.index),
+                  "--fraction",
+                  fmt::format("{}", options.fraction),
+                  "--indirect-fraction",
+                  fmt::format("{}", options.indirect_fraction),
+                  "--layers",
+                  model.layers,
+                  "--features",
+                  fmt::format("{}", features),
+                  "--classes",
+                  fmt::format("{}", classes),
+                  "--batch",
+                  fmt::format("{}", batch),
+                  "--stage",
+                  stage,
+                  "--into",
+                  work};
+    const ChildExit exit = run_passthrough(child);
     if (exit.signal == SIGINT || exit.signal == SIGTERM) {
       fmt::print(stderr,
                  "anycl tune: interrupted in stage {}; the finished stages are stored in {} — run `anycl "

@@ -1,50 +1,35 @@
-// Linux keeps each process's start time in /proc/self/stat (field 22, clock ticks since boot);
-// CLOCK_BOOTTIME counts from the same origin.
+// The process's age comes from the platform layer (Linux: /proc/self/stat; Windows:
+// GetProcessTimes); where it is unknown, the first call's time stands in for the start.
 #include "process_clock.hpp"
 
-#include <time.h>
-#include <unistd.h>
-
-#include <fstream>
-#include <iterator>
 #include <optional>
-#include <sstream>
-#include <string>
+
+#include "util/process.hpp"
 
 namespace anycl::cli {
 namespace {
 
-std::optional<double> start_since_boot() {
-  std::ifstream in("/proc/self/stat");
-  const std::string stat((std::istreambuf_iterator<char>(in)), {});
-  const auto paren = stat.rfind(')');  // the command name may hold spaces: fields follow its ')'
-  if (paren == std::string::npos) return std::nullopt;
-  std::istringstream fields(stat.substr(paren + 2));
-  std::string field;
-  for (int i = 3; i < 22 && fields >> field;) ++i;  // fields 3…21
-  unsigned long long ticks = 0;
-  const long hz = sysconf(_SC_CLK_TCK);
-  if (!(fields >> ticks) || hz <= 0) return std::nullopt;
-  return double(ticks) / double(hz);
-}
+using Clock = std::chrono::steady_clock;
 
-double boot_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_BOOTTIME, &ts);
-  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+// The process start as a steady-clock time: taken once from the platform's age.
+Clock::time_point process_start() {
+  static const Clock::time_point start = [] {
+    const Clock::time_point now = Clock::now();
+    const std::optional<double> age = detail::platform::process_age_seconds();
+    return now -
+           std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(age.value_or(0.0)));
+  }();
+  return start;
 }
 
 }  // namespace
 
 double seconds_since_process_start() {
-  static const std::optional<double> start = start_since_boot();
-  static const double fallback = boot_seconds();
-  return boot_seconds() - (start ? *start : fallback);
+  return std::chrono::duration<double>(Clock::now() - process_start()).count();
 }
 
 double process_seconds_at(std::chrono::steady_clock::time_point t) {
-  return seconds_since_process_start() -
-         std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  return std::chrono::duration<double>(t - process_start()).count();
 }
 
 }  // namespace anycl::cli

@@ -11,15 +11,18 @@
 #include "anycl/error.hpp"
 #include "anycl/train/checkpoint.hpp"
 #include "args.hpp"
+#include "util/process.hpp"
 
 namespace anycl::cli {
 namespace {
 
-volatile std::sig_atomic_t g_signal = 0;
+// Set from a signal handler (POSIX) or the console's handler thread (Windows): lock-free atomics.
+std::atomic<int> g_signal{0};
 std::atomic<bool> g_stop{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "the stop flag is set from a signal handler");
+static_assert(std::atomic<int>::is_always_lock_free, "the signal is set from a signal handler");
 
-extern "C" void on_stop_signal(int sig) {
+void on_stop_signal(int sig) {
   g_signal = sig;
   g_stop.store(true);
 }
@@ -141,12 +144,7 @@ int report_stop(const std::string& checkpoint_path, const std::string& checkpoin
 }
 
 const std::atomic<bool>& install_stop_handlers() {
-  struct sigaction action = {};
-  action.sa_handler = on_stop_signal;
-  sigemptyset(&action.sa_mask);
-  action.sa_flags = SA_RESETHAND;  // a second Ctrl-C ends the process at once
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
+  detail::platform::install_stop_handler(on_stop_signal);  // a second Ctrl-C ends the process at once
   return g_stop;
 }
 

@@ -5,7 +5,6 @@
 #include "train_run.hpp"
 
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <memory>
 #include <sstream>
@@ -21,6 +20,7 @@
 #include "process_clock.hpp"
 #include "progress.hpp"
 #include "train_resume.hpp"
+#include "util/platform.hpp"
 
 namespace anycl::cli {
 
@@ -160,7 +160,7 @@ int run_training(TrainRequest r) {
   }
   // Under mpirun, Ctrl-C reaches every rank as SIGTERM; the ranks agree to stop after the same step.
   options.stop = &install_stop_handlers();
-  const bool live = speak && world == 1 && isatty(STDERR_FILENO);
+  const bool live = speak && world == 1 && detail::platform::stderr_is_terminal();
   options.progress_interval_s = live ? 0.25 : 0.0;
   Trainer trainer(pointers, spec, r.optimizer, options, mpi.get(), shares);
   if (rank == 0 && r.quiet && r.split.automatic) fmt::print("split: {}\n", split_note);  // to repeat the run

@@ -37,9 +37,10 @@ std::string contained_tuning_mismatch(const DeviceInfo& device, const GemmTuning
   const std::string file = scratch.file("tuning.txt");
   save_tuning(file, tuning);
   std::string output;
-  const ChildExit exit = run_captured(fmt::format("{} tune --device {} --check {} --in-this-process",
-                                                  this_executable(), device.index, shell_quote(file)),
-                                      output);
+  ProcessSpec child;
+  child.args = {this_executable(), "tune", "--device",         std::to_string(device.index),
+                "--check",         file,   "--in-this-process"};
+  const ChildExit exit = run_captured(child, output);
   while (!output.empty() && output.back() == '\n') output.pop_back();
   if (exit.ok()) return "";
   const std::string where =

@@ -1,4 +1,6 @@
-// POSIX implementation of the platform layer (Linux, macOS, the BSDs).
+// POSIX implementation of the platform layer (Linux, macOS, the BSDs); platform_windows.cpp is
+// the other one.
+#ifndef _WIN32
 #include "platform.hpp"
 
 #include <fcntl.h>
@@ -7,6 +9,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 
 namespace anycl::detail::platform {
 namespace fs = std::filesystem;
@@ -138,6 +141,33 @@ const char* describe(fs::file_type t) {
   }
 }
 
+fs::path create_private_folder(const fs::path& parent, const std::string& prefix, std::error_code& ec) {
+  ec.clear();
+  std::string pattern = (parent / (prefix + "XXXXXX")).string();
+  if (!::mkdtemp(pattern.data())) {
+    ec = last_error();
+    return {};
+  }
+  return pattern;
+}
+
+bool folder_is_writable(const fs::path& folder) { return ::access(folder.c_str(), W_OK | X_OK) == 0; }
+
+std::optional<std::string> get_env(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value) return std::nullopt;
+  return std::string(value);
+}
+
+void set_env(const char* name, const std::optional<std::string>& value) {
+  if (value)
+    ::setenv(name, value->c_str(), 1);
+  else
+    ::unsetenv(name);
+}
+
+bool stderr_is_terminal() { return ::isatty(STDERR_FILENO) == 1; }
+
 int64_t process_id() { return ::getpid(); }
 
 bool process_exists(int64_t pid) {
@@ -146,3 +176,4 @@ bool process_exists(int64_t pid) {
 }
 
 }  // namespace anycl::detail::platform
+#endif  // !_WIN32

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# CI: anycl for Windows. Cross-builds the library, the anycl command, the samples and both test
+# programs with mingw-w64 and -Werror (build-windows/), then runs under Wine every test that needs
+# no CLBlast — anycl_core_tests: runtime and device selection, kernel compilation and the disk
+# cache, every non-GEMM op against its host reference, data loading, the hostile-file tests — on
+# PoCL through Wine's opencl.dll (it forwards to the host's OpenCL loader). What needs CLBlast
+# (anycl_tests, the anycl command, the samples) is compiled and linked against an import library
+# for clblast.dll made from CLBlast's exported symbols, but not run: no clblast.dll exists here.
+# Installs what it needs (as root); everything else stays under build-windows/.
+#   ANYCL_WINE_TESTS  a CTest -R regex to run a subset under Wine (default: all of anycl_core_tests)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+out=build-windows
+triple=x86_64-w64-mingw32
+
+packages=(cmake ninja-build mingw-w64 wine64 libz-mingw-w64-dev pocl-opencl-icd ocl-icd-libopencl1
+          opencl-clhpp-headers libclblast-dev libboost-dev libfmt-dev doctest-dev nlohmann-json3-dev binutils)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "check-windows: missing Debian packages: ${missing[*]} — run as root or: sudo apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  echo "check-windows: installing ${missing[*]}" >&2
+  log=$(mktemp)
+  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } >"$log" 2>&1; then
+    cat "$log" >&2
+    echo "check-windows: apt-get failed (above)" >&2
+    exit 1
+  fi
+  rm -f "$log"
+fi
+
+# --- a prefix of Windows-side files for the dependencies the mingw-w64 sysroot lacks ------------
+# Header-only libraries are the host's own headers (linked, not copied); fmt is used header-only.
+prefix=$root/$out/prefix
+rm -rf "$prefix"
+mkdir -p "$prefix/include" "$prefix/lib/cmake"
+for h in boost CL fmt doctest nlohmann clblast.h clblast_half.h; do ln -s "/usr/include/$h" "$prefix/include/$h"; done
+
+# OpenCL: Wine's opencl.dll, linked directly (mingw-w64's linker reads a DLL's exports).
+opencl_dll=$(find /usr/lib/x86_64-linux-gnu/wine /usr/lib/wine -path '*x86_64-windows*' -name opencl.dll 2>/dev/null | head -1)
+if [ -z "$opencl_dll" ]; then
+  echo "check-windows: Wine's opencl.dll not found (package wine64)" >&2
+  exit 1
+fi
+
+# CLBlast: an import library for clblast.dll from the symbols libclblast.so exports. mingw-w64's
+# g++ mangles like g++ on Linux except for the 64-bit integer types: size_t is `unsigned long`
+# (m) on Linux and `unsigned long long` (y) on Windows, so those codes are rewritten; names
+# inside a mangled name (<length><identifier>) are left alone.
+clblast_so=$(readlink -f /usr/lib/x86_64-linux-gnu/libclblast.so)
+python3 - "$clblast_so" "$prefix/lib/clblast.def" <<'EOF'
+import re, subprocess, sys
+so, out = sys.argv[1], sys.argv[2]
+nm = subprocess.run(["nm", "-D", "--defined-only", so], check=True, capture_output=True, text=True).stdout
+def windows_mangling(name):
+    if not name.startswith("_Z"):
+        return name
+    result, i = [], 0
+    while i < len(name):
+        m = re.match(r"\d+", name[i:])
+        if m and name[i - 1] not in "ST_":  # <source-name>: copy the identifier as it is
+            n = int(m.group(0)); result.append(name[i:i + len(m.group(0)) + n]); i += len(m.group(0)) + n
+            continue
+        c = name[i]
+        result.append({"m": "y", "l": "x"}.get(c, c)); i += 1
+    return "".join(result)
+symbols = sorted({line.split()[-1] for line in nm.splitlines() if line.split()[-2:-1] and line.split()[-2] in "TWiV"})
+with open(out, "w") as f:
+    f.write("LIBRARY clblast.dll\nEXPORTS\n")
+    for s in symbols:
+        f.write(windows_mangling(s) + "\n")
+EOF
+$triple-dlltool -d "$prefix/lib/clblast.def" -D clblast.dll -l "$prefix/lib/libclblast.dll.a"
+
+# CMake package files for the prefix: imported targets with the names the build uses.
+mkdir -p "$prefix/lib/cmake/CLBlast" "$prefix/lib/cmake/fmt" "$prefix/lib/cmake/doctest" "$prefix/lib/cmake/nlohmann_json"
+cat >"$prefix/lib/cmake/CLBlast/CLBlastConfig.cmake" <<EOF
+add_library(clblast SHARED IMPORTED)
+set_target_properties(clblast PROPERTIES IMPORTED_IMPLIB "$prefix/lib/libclblast.dll.a"
+                      IMPORTED_LOCATION "clblast.dll" INTERFACE_INCLUDE_DIRECTORIES "$prefix/include")
+EOF
+cat >"$prefix/lib/cmake/fmt/fmt-config.cmake" <<EOF
+add_library(fmt::fmt INTERFACE IMPORTED)
+set_target_properties(fmt::fmt PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "$prefix/include"
+                      INTERFACE_COMPILE_DEFINITIONS FMT_HEADER_ONLY=1)
+EOF
+cat >"$prefix/lib/cmake/doctest/doctestConfig.cmake" <<EOF
+add_library(doctest::doctest INTERFACE IMPORTED)
+set_target_properties(doctest::doctest PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "$prefix/include")
+EOF
+ln -s /usr/lib/cmake/doctest/doctest.cmake /usr/lib/cmake/doctest/doctestAddTests.cmake "$prefix/lib/cmake/doctest/"
+cat >"$prefix/lib/cmake/nlohmann_json/nlohmann_jsonConfig.cmake" <<EOF
+add_library(nlohmann_json::nlohmann_json INTERFACE IMPORTED)
+set_target_properties(nlohmann_json::nlohmann_json PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "$prefix/include")
+EOF
+
+# --- Wine: a scratch prefix, quiet, PoCL through the host's loader ------------------------------
+export WINEPREFIX=$root/$out/wineprefix WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml="
+export ANYCL_DEVICE=${ANYCL_DEVICE:-pocl}
+export ANYCL_CACHE_DIR=$root/$out/kernel-cache
+if [ ! -f "$WINEPREFIX/system.reg" ]; then
+  echo "check-windows: creating the Wine prefix $WINEPREFIX" >&2
+  /usr/lib/wine/wine64 wineboot --init >/dev/null 2>&1 || true
+fi
+
+start=$SECONDS
+launcher=()
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+log=$(mktemp)
+if ! { cmake -S . -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
+         -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64-x86_64.cmake" -DCMAKE_FIND_ROOT_PATH="$prefix" \
+         -DOpenCL_INCLUDE_DIR="$prefix/include" -DOpenCL_LIBRARY="$opencl_dll" \
+         -DBoost_INCLUDE_DIR="$prefix/include" -DBoost_NO_SYSTEM_PATHS=ON \
+         -DANYCL_SHARED=OFF -DANYCL_WERROR=ON -DANYCL_WITH_ONNX=OFF -DANYCL_WITH_MPI=OFF \
+         -DANYCL_RUN_CLBLAST_TESTS=OFF &&
+       cmake --build "$out" --parallel -- -k 0; } >"$log" 2>&1; then
+  grep -E -B2 -A12 'error|Error' "$log" | head -100 >&2 || cat "$log" >&2
+  echo "check-windows: the Windows build failed (full log: $log)" >&2
+  exit 1
+fi
+rm -f "$log"
+echo "check-windows: built for Windows in $((SECONDS - start)) s: $(find "$out" -name '*.obj' | wc -l) object files" \
+     "(library, anycl.exe, samples, both test programs; -Werror)" >&2
+
+# --- the tests that need no CLBlast, under Wine --------------------------------------------------
+start=$SECONDS
+filter=()
+if [ -n "${ANYCL_WINE_TESTS:-}" ]; then filter=(-R "$ANYCL_WINE_TESTS"); fi
+(cd "$out" && ctest --output-on-failure --timeout 600 -j "$(nproc)" "${filter[@]}")
+echo "check-windows: tests under Wine passed in $((SECONDS - start)) s" >&2
