@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "anycl/error.hpp"
+#include "anycl/profile.hpp"
 #include "anycl/tuning.hpp"
 #include "disk_cache.hpp"
 #include "hash.hpp"
@@ -56,6 +57,7 @@ void Runtime::start() {
   cl_command_queue q = clCreateCommandQueue(ctx, id, props, &status);
   detail::check_cl(status, "clCreateCommandQueue", info_.name);
   queue_ = compute::command_queue(q, /*retain=*/false);
+  if (options_.profiling) profile_ = std::make_unique<Profile>();
 
   const std::string cache_dir = detail::DiskCache::default_dir();
   if (!cache_dir.empty()) cache_ = std::make_unique<detail::DiskCache>(cache_dir);
@@ -72,6 +74,7 @@ void Runtime::start() {
 // has nobody to tell, and the queue is released either way.
 Runtime::~Runtime() {
   if (queue_.get() != nullptr) clFinish(queue_.get());
+  profile_.reset();  // releases its events before the queue and context go
 }
 
 std::vector<std::string> Runtime::program_names() const {
@@ -173,6 +176,7 @@ void Runtime::apply_stored_tuning() {
   const auto tuning = load_tuning(path, &why);
   if (!tuning) {
     if (std::filesystem::exists(path)) log("CLBlast tuning ignored: " + why + " — run `anycl tune` again");
+    apply_database_tuning();
     return;
   }
   try {
@@ -187,6 +191,28 @@ void Runtime::apply_stored_tuning() {
                     path, e.what()));
   } catch (const Error& e) {
     log(std::string("CLBlast tuning ignored: ") + e.what());
+  }
+}
+
+// No `anycl tune` file: the shipped database's entry for this device class, after the exact GEMM
+// check (once per device, driver and entry: the verdict is cached). A refused entry costs nothing
+// but a log line; CLBlast's defaults stay. ANYCL_TUNING_DATABASE=off skips it (the tests do).
+void Runtime::apply_database_tuning() {
+  std::string entry;
+  std::optional<GemmTuning> tuning;
+  try {
+    tuning = database_tuning(info_, &entry);
+  } catch (const Error& e) {
+    log(std::string("tuning database ignored: ") + e.what());
+    return;
+  }
+  if (!tuning) return;
+  try {
+    detail::apply_checked_tuning(*this, *tuning, cache_.get());
+    stats_.tuning_file = "anycl's tuning database, " + entry;
+    log("CLBlast tuning applied from anycl's tuning database, " + entry);
+  } catch (const Error& e) {
+    log(fmt::format("tuning database entry {} not used on {}: {}", entry, info_.name, e.what()));
   }
 }
 

@@ -12,6 +12,7 @@
 #include "anycl/losses/loss.hpp"
 #include "anycl/nn/dense.hpp"
 #include "anycl/nn/dropout.hpp"
+#include "anycl/profile.hpp"
 
 namespace anycl {
 namespace {
@@ -128,7 +129,14 @@ Tensor Sequential::forward(const Tensor& x, const StepContext& ctx) {
     throw ValidationError(
         fmt::format("batch of {} rows exceeds the {} the model was built for", x.rows(), max_batch_));
   Tensor h = x;
-  for (auto& l : layers_) h = l->forward(h, ctx);
+  Profile* profile = rt_ ? rt_->profile() : nullptr;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const ProfileLabel label(profile, [&] {
+      return fmt::format("layer {} {} {}", i + 1, layers_[i]->type().name,
+                         ctx.training ? "forward" : "infer");
+    });
+    h = layers_[i]->forward(h, ctx);
+  }
   return h;
 }
 
@@ -137,7 +145,10 @@ void Sequential::backward(Tensor& dlogits, const StepContext& ctx,
   Tensor grad = dlogits;
   const std::vector<Shape> in = shapes();
   size_t ready = 0;
+  Profile* profile = rt_ ? rt_->profile() : nullptr;
   for (size_t i = layers_.size(); i-- > 0;) {
+    const ProfileLabel label(
+        profile, [&] { return fmt::format("layer {} {} backward", i + 1, layers_[i]->type().name); });
     grad = layers_[i]->backward(grad, ctx, /*need_dx=*/i > 0);
     if (layers_[i]->parameter_count(in[i]) > 0 && gradients_ready) gradients_ready(ready++);
   }
