@@ -14,6 +14,10 @@ if ! "$venv/bin/python" -c 'import torch' 2>/dev/null; then
 fi
 # OpenBLAS told the CPU type, as `anycl bench` does for its host baseline (on an AVX-512 CPU).
 if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -q avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SkylakeX; fi
+# PyTorch's OpenMP threads spin while they wait; on a shared, oversubscribed machine that made its
+# epoch 146 s instead of 5 s here (2026-11-23, load average 16 on 2 vCPUs). Passive waiting is fair
+# to both; set OMP_WAIT_POLICY yourself to measure otherwise.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 metrics=build/compare-pytorch-anycl.csv
 rm -f "$metrics"
 echo "== anycl train --epochs $epochs on ${ANYCL_DEVICE:=pocl} ($(date -u +%FT%TZ), load: $(cut -d' ' -f1-3 /proc/loadavg))"
