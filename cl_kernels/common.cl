@@ -4,20 +4,27 @@
 #define T float
 #endif
 
-// Philox4x32-10 (Salmon et al., SC'11): 4×32-bit counter, 2×32-bit key, 10 rounds.
-static inline uint4 philox4x32(uint4 ctr, uint2 key) {
+// Philox4x32-10 (Salmon et al., SC'11): 4×32-bit counter, 2×32-bit key, 10 rounds. Only the first
+// output word is used. Scalar words and a fully unrolled loop, so a CPU compiler (PoCL) vectorises
+// it across work-items: the uint4 form with a rolled loop ran scalar, ~100 ns per element.
+static inline uint philox4x32_x(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
+#pragma unroll
   for (int round = 0; round < 10; ++round) {
-    const uint lo0 = 0xD2511F53u * ctr.x, hi0 = mul_hi(0xD2511F53u, ctr.x);
-    const uint lo1 = 0xCD9E8D57u * ctr.z, hi1 = mul_hi(0xCD9E8D57u, ctr.z);
-    ctr = (uint4)(hi1 ^ ctr.y ^ key.x, lo1, hi0 ^ ctr.w ^ key.y, lo0);
-    key += (uint2)(0x9E3779B9u, 0xBB67AE85u);
+    const uint lo0 = 0xD2511F53u * c0, hi0 = mul_hi(0xD2511F53u, c0);
+    const uint lo1 = 0xCD9E8D57u * c2, hi1 = mul_hi(0xCD9E8D57u, c2);
+    c0 = hi1 ^ c1 ^ k0;
+    c1 = lo1;
+    c2 = hi0 ^ c3 ^ k1;
+    c3 = lo0;
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
   }
-  return ctr;
+  return c0;
 }
 
 // 24 random bits of element `index` in stream (seed, step, stream): exact on every device.
 static inline uint random_bits24(uint seed_lo, uint seed_hi, uint step, uint stream, uint index) {
-  return philox4x32((uint4)(index, step, stream, 0u), (uint2)(seed_lo, seed_hi)).x >> 8;
+  return philox4x32_x(index, step, stream, 0u, seed_lo, seed_hi) >> 8;
 }
 
 // Uniform in [0, 1) with 24 bits of resolution (the conversion is exact).

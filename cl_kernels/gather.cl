@@ -33,17 +33,16 @@ static inline float feature_value(const x_elem stored) {
 #endif
 }
 
-// One work-item per (row, column) of a row max(features, width) wide: column c < features writes
-// x, column c < width writes the target.
+// One work-item per (row, column) of a row max(features, width) wide — a 2-D range: x the column
+// (padded: bound-checked), y the row, so no index is divided. Column c < features writes x,
+// column c < width writes the target.
 __kernel void gather_batch(__global const x_elem* features_in, __global const t_elem* targets_in,
                            __global const uint* order, const uint first, const uint rows, const uint features,
                            const uint width, __global float* x, const uint x_off, __global t_out* t,
                            const uint t_off) {
-  const ulong i = get_global_id(0);
-  const ulong span = max(features, width);
-  if (i >= (ulong)rows * span) return;
-  const ulong r = i / span, c = i % span;
-  const ulong sample = order[first + r];
-  if (c < features) x[x_off + r * features + c] = feature_value(features_in[sample * features + c]);
-  if (c < width) t[t_off + r * width + c] = (t_out)targets_in[sample * width + c];
+  const uint c = get_global_id(0), r = get_global_id(1);
+  if (c >= max(features, width) || r >= rows) return;
+  const ulong sample = order[first + r];  // 64-bit: sample·features may pass 2^32
+  if (c < features) x[x_off + (ulong)r * features + c] = feature_value(features_in[sample * features + c]);
+  if (c < width) t[t_off + (ulong)r * width + c] = (t_out)targets_in[sample * width + c];
 }

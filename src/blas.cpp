@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "anycl/error.hpp"
+#include "anycl/profile.hpp"
 #include "blas_programs.hpp"
 #include "stored_tuning.hpp"
 
@@ -38,9 +39,15 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
     throw OpenCLError(int(status), "clblast::GemmTempBufferSize", where());
   ++rt.counters().gemm_calls;
   cl_mem temp = temp_bytes ? rt.workspace(temp_bytes).mem() : nullptr;
-  status = clblast::Gemm<T>(layout, to_clblast(ta), to_clblast(tb), m, n, k, alpha, a.mem(), a_off, lda,
-                            b.mem(), b_off, ldb, beta, c.mem(), c_off, ldc, &queue, nullptr, temp);
+  Profile* profile = rt.profile();
+  cl_event event = nullptr;
+  status =
+      clblast::Gemm<T>(layout, to_clblast(ta), to_clblast(tb), m, n, k, alpha, a.mem(), a_off, lda, b.mem(),
+                       b_off, ldb, beta, c.mem(), c_off, ldc, &queue, profile ? &event : nullptr, temp);
   if (status != clblast::StatusCode::kSuccess) throw OpenCLError(int(status), "clblast::Gemm", where());
+  // CLBlast's event is its last kernel's: the whole call where it runs one kernel (the direct path).
+  if (event)
+    profile->record(event, fmt::format("{} {}{} {}x{}x{}", routine, name(ta), name(tb), m, n, k), "gemm");
 }
 
 }  // namespace
@@ -116,12 +123,15 @@ void transpose(const Tensor& a, Tensor& out) {
   Runtime& rt = out.runtime();
   cl_command_queue queue = rt.queue().get();
   ++rt.counters().transposes;
-  const auto status = clblast::Omatcopy<float>(clblast::Layout::kRowMajor, clblast::Transpose::kYes, a.rows(),
-                                               a.cols(), 1.f, a.buffer().mem(), a.offset(), a.cols(),
-                                               out.buffer().mem(), out.offset(), out.cols(), &queue, nullptr);
+  Profile* profile = rt.profile();
+  cl_event event = nullptr;
+  const auto status = clblast::Omatcopy<float>(
+      clblast::Layout::kRowMajor, clblast::Transpose::kYes, a.rows(), a.cols(), 1.f, a.buffer().mem(),
+      a.offset(), a.cols(), out.buffer().mem(), out.offset(), out.cols(), &queue, profile ? &event : nullptr);
   if (status != clblast::StatusCode::kSuccess)
     throw OpenCLError(int(status), "clblast::Omatcopy",
                       fmt::format("{} → {} on {}", a.shape_string(), out.shape_string(), rt.info().name));
+  if (event) profile->record(event, fmt::format("Omatcopy T {}x{}", a.rows(), a.cols()), "transpose");
 }
 
 void gemm_warmup(Runtime& rt, const std::vector<std::pair<Trans, Trans>>& transposes,

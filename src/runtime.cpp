@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "anycl/error.hpp"
+#include "anycl/profile.hpp"
 #include "blas_programs.hpp"
 #include "disk_cache.hpp"
 #include "hash.hpp"
@@ -69,6 +70,7 @@ void Runtime::start() {
   cl_command_queue q = clCreateCommandQueue(ctx, id, props, &status);
   detail::check_cl(status, "clCreateCommandQueue", info_.name);
   queue_ = compute::command_queue(q, /*retain=*/false);
+  if (options_.profiling) profile_ = std::make_unique<Profile>();
 
   const std::string cache_dir = detail::DiskCache::default_dir();
   if (!cache_dir.empty()) cache_ = std::make_unique<detail::DiskCache>(cache_dir);
@@ -88,6 +90,7 @@ void Runtime::start() {
 // The last runtime to go also empties CLBlast's program cache (blas_programs.hpp).
 Runtime::~Runtime() {
   if (queue_.get() != nullptr) clFinish(queue_.get());
+  profile_.reset();  // releases its events before the queue and context go
   if (started_ && --live_runtimes == 0)
     if (const detail::LastRuntimeHook hook = detail::last_runtime_hook()) hook();
 }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "anycl/error.hpp"
 #include "anycl/runtime.hpp"
@@ -14,6 +15,30 @@
 
 namespace anycl::detail {
 namespace {
+
+// No `anycl tune` file: the shipped database's entry for this device class, after the exact GEMM
+// check (once per device, driver and entry: the verdict is cached). A refused entry costs nothing
+// but a log line; CLBlast's defaults stay. ANYCL_TUNING_DATABASE=off skips it (the tests do).
+std::string apply_database_tuning(Runtime& rt, const DiskCache* cache,
+                                  const std::function<void(const std::string&)>& log) {
+  std::string entry;
+  std::optional<GemmTuning> tuning;
+  try {
+    tuning = database_tuning(rt.info(), &entry);
+  } catch (const Error& e) {
+    log(std::string("tuning database ignored: ") + e.what());
+    return "";
+  }
+  if (!tuning) return "";
+  try {
+    apply_checked_tuning(rt, *tuning, cache);
+    log("CLBlast tuning applied from anycl's tuning database, " + entry);
+    return "anycl's tuning database, " + entry;
+  } catch (const Error& e) {
+    log(fmt::format("tuning database entry {} not used on {}: {}", entry, rt.info().name, e.what()));
+  }
+  return "";
+}
 
 std::string apply_stored_tuning(Runtime& rt, const DiskCache* cache,
                                 const std::function<void(const std::string&)>& log) {
@@ -26,7 +51,7 @@ std::string apply_stored_tuning(Runtime& rt, const DiskCache* cache,
   const auto tuning = load_tuning(path, &why);
   if (!tuning) {
     if (std::filesystem::exists(path)) log("CLBlast tuning ignored: " + why + " — run `anycl tune` again");
-    return "";
+    return apply_database_tuning(rt, cache, log);
   }
   try {
     apply_checked_tuning(rt, *tuning, cache);

@@ -24,6 +24,7 @@
 #include "hash.hpp"
 #include "train/atomic_file.hpp"
 #include "tuning_constraints.hpp"
+#include "tuning_xgemm_search.hpp"
 
 namespace anycl {
 namespace {
@@ -246,11 +247,6 @@ bool tuning_complete(const GemmTuning& t) {
 
 namespace {
 
-// Rounds up to a multiple of 512. CLBlast 1.5.3's Xgemm tuner corrupted the heap on PoCL within
-// seconds whenever a size was below 512 (128×512×896, 256×512×1024, also from a plain C++ program
-// calling TuneXgemm), and finished at 512×512×512 and 512×512×1024.
-size_t tile_multiple(size_t n) { return (n + 511) / 512 * 512; }
-
 std::map<std::string, size_t> current_parameters(Runtime& rt, const std::string& kernel) {
   std::map<std::string, size_t> params;
   check(detail::clblast_params::retrieve(rt.info().id, kernel, params), "clblast::RetrieveParameters",
@@ -264,6 +260,9 @@ std::map<std::string, size_t> current_parameters(Runtime& rt, const std::string&
 std::string kernel_mismatch(Runtime& rt, const std::string& kernel,
                             const std::map<std::string, size_t>& params, size_t force_switch,
                             const std::vector<GemmShape>& shapes) {
+  // Sets CLBlast is known to compute wrongly are refused before anything compiles.
+  if (std::string wrong = detail::tuning_constraint_violation(only(kernel, params)); !wrong.empty())
+    return wrong;
   const auto before = current_parameters(rt, kernel), routine = current_parameters(rt, kRoutine);
   apply_tuning(rt, only(kernel, params));
   apply_tuning(rt, only(kRoutine, {{kSwitch, force_switch}}));
@@ -354,20 +353,18 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
     finish_stage("XgemmDirect", t0);
   }
 
-  // The indirect kernel works on padded copies: tune it at the largest model shape rounded up to
-  // whole tiles, so every tile size CLBlast tries divides it.
+  // The indirect kernel: anycl's own search at the model's shapes, through the GEMM routine, over the
+  // GEMMK=0 sets only (CLBlast 1.5.3's TuneXgemm also returns GEMMK=1 sets, which its routine computes
+  // wrongly when MWG ≠ NWG — fixed upstream in 1.6.3, pull request #543).
   if (wanted("Xgemm") && t.kernels.count("Xgemm")) {
     say("[2/3] Xgemm: kept from the earlier run");
   } else if (wanted("Xgemm")) {
-    const size_t m = tile_multiple(big->m), n = tile_multiple(big->n), k = tile_multiple(big->k);
-    params.clear();
-    say(fmt::format("[2/3] Xgemm at {}x{}x{} (fraction {})…", m, n, k, o.indirect_fraction));
+    say(fmt::format("[2/3] Xgemm (indirect kernel), GEMMK=0 sets (fraction {})…", o.indirect_fraction));
     const auto t0 = Clock::now();
-    check(detail::clblast_params::tune_xgemm(&queue, m, n, k, o.indirect_fraction, false, params),
-          "clblast::TuneXgemm", rt.info().name);
-    say_checking("Xgemm", params);
-    verify_stage(rt, "Xgemm", {params.begin(), params.end()}, 1, o.shapes);  // switch 1: always indirect
-    t.kernels["Xgemm"] = {params.begin(), params.end()};
+    const auto found = detail::search_xgemm(rt, o.shapes, o.indirect_fraction, say);
+    say_checking("Xgemm", {found.begin(), found.end()});
+    verify_stage(rt, "Xgemm", found, 1, o.shapes);  // switch 1: always indirect
+    t.kernels["Xgemm"] = found;
     finish_stage("Xgemm", t0);
   }
 

@@ -30,6 +30,7 @@ std::string verdict_key(const Runtime& rt, const GemmTuning& t) {
 GemmTuning current(Runtime& rt, const GemmTuning& t) {
   GemmTuning before;
   for (const auto& [kernel, params] : t.kernels) {
+    if (kernel == "anyclDense") continue;  // anycl's own choice: CLBlast has no such kernel
     std::map<std::string, size_t> now;
     if (clblast_params::retrieve(rt.info().id, kernel, now) == clblast::StatusCode::kSuccess)
       before.kernels[kernel] = now;
@@ -45,7 +46,13 @@ void apply_checked_tuning(Runtime& rt, const GemmTuning& tuning, const DiskCache
   const std::string key = verdict_key(rt, tuning);
   if (cache) {
     const auto verdict = cache->get(key);
-    if (verdict && std::string(verdict->begin(), verdict->end()) == kExact) return;
+    const std::string said = verdict ? std::string(verdict->begin(), verdict->end()) : "";
+    if (said == kExact) return;
+    if (!said.empty()) {  // refused before on this device and driver: refuse again without re-checking
+      apply_tuning(rt, before);
+      throw ValidationError(
+          fmt::format("CLBlast tuning refused: it computed wrong results on {} ({})", rt.info().name, said));
+    }
   }
   std::string wrong;
   try {
@@ -58,6 +65,7 @@ void apply_checked_tuning(Runtime& rt, const GemmTuning& tuning, const DiskCache
       cache->put(key, std::vector<unsigned char>(kExact, kExact + std::char_traits<char>::length(kExact)));
     return;
   }
+  if (cache) cache->put(key, std::vector<unsigned char>(wrong.begin(), wrong.end()));
   apply_tuning(rt, before);
   throw ValidationError(
       fmt::format("CLBlast tuning refused: it computes wrong results on {} ({})", rt.info().name, wrong));

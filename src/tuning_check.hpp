@@ -12,7 +12,8 @@ class DiskCache;
 /// verdict of tuning_mismatch() is looked up in `cache` (keyed on the device, its driver and the
 /// parameters) and only computed when absent; an exact verdict is stored. When the parameters
 /// compute wrong results, CLBlast's earlier parameters are restored and ValidationError says what
-/// is wrong. `cache` may be null (the check then runs every time).
+/// is wrong; that verdict is cached too, so a refused set is refused again without re-checking.
+/// `cache` may be null (the check then runs every time).
 void apply_checked_tuning(Runtime& rt, const GemmTuning& tuning, const DiskCache* cache);
 
 }  // namespace anycl::detail

@@ -83,6 +83,11 @@ std::string xgemm(const Params& p) {
   std::string r = ranges(p, {"SA", "SB", "STRM", "STRN", "GEMMK"}, {"VWM", "VWN"});
   if (!r.empty()) return r;
   if (get(p, "GEMMK") == 1) {  // the 2D register-tiled kernel: its tuner's own constraints
+    // CLBlast 1.5.3's routine pads m and n for GEMMK=1 without the swap that kernel needs, so every
+    // result is wrong unless the tiles are square (fixed upstream in 1.6.3, pull request #543).
+    if (has(p, {"MWG", "NWG"}) && get(p, "MWG") != get(p, "NWG"))
+      return fmt::format("GEMMK=1 with MWG={} ≠ NWG={} (CLBlast 1.5.3's GEMM routine computes these wrongly)",
+                         get(p, "MWG"), get(p, "NWG"));
     if (has(p, {"MWG", "MDIMC", "VWM"}) && get(p, "MWG") != get(p, "MDIMC") * get(p, "VWM"))
       return fmt::format("MWG={} must equal MDIMC·VWM = {}·{} when GEMMK=1", get(p, "MWG"), get(p, "MDIMC"),
                          get(p, "VWM"));

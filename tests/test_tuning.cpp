@@ -278,15 +278,18 @@ const char* const kInProcessCase = "tuning_mismatch in this process on the suspe
 // suspect parameters in this process may crash the driver.
 TEST_CASE("tuning_mismatch in this process on the suspect parameters" * doctest::skip()) {
   auto& rt = anycl::test::runtime();
-  const auto before = current_parameters("Xgemm");
+  const auto before = current_parameters("Xgemm"), routine_before = current_parameters("GemmRoutine");
   const anycl::GemmTuning suspect = suspect_tuning();
   const std::string verdict = anycl::tuning_mismatch(rt, suspect);
   std::printf("in-process verdict: %s\n", verdict.empty() ? "exact" : verdict.c_str());
   CHECK(current_parameters("Xgemm") == before);  // restored
   // The verdict must agree with an independent exact check through the forced indirect kernel.
-  anycl::GemmTuning forced = suspect;
-  forced.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", 1}};
-  anycl::apply_tuning(rt, forced);
+  // apply_tuning refuses them (GEMMK=1 with MWG ≠ NWG), so they go to CLBlast directly here.
+  const auto& xgemm = suspect.kernels.at("Xgemm");
+  REQUIRE(clblast::OverrideParameters(rt.info().id, "Xgemm", clblast::Precision::kSingle,
+                                      {xgemm.begin(), xgemm.end()}) == clblast::StatusCode::kSuccess);
+  REQUIRE(clblast::OverrideParameters(rt.info().id, "GemmRoutine", clblast::Precision::kSingle,
+                                      {{"XGEMM_MIN_INDIRECT_SIZE", 1}}) == clblast::StatusCode::kSuccess);
   std::vector<float> a = anycl::test::random_ints(65 * 33, -3, 3, 1),
                      b = anycl::test::random_ints(33 * 9, -3, 3, 2);
   auto ta = anycl::Tensor::from_host(rt, {65, 33}, a), tb = anycl::Tensor::from_host(rt, {33, 9}, b);
@@ -295,8 +298,9 @@ TEST_CASE("tuning_mismatch in this process on the suspect parameters" * doctest:
   std::vector<float> ref(65 * 9);
   anycl::reference::gemm(false, false, 65, 9, 33, 1.f, a.data(), 33, b.data(), 9, 0.f, ref.data(), 9);
   const bool exact = tc.download() == ref;
-  CHECK((verdict.empty() || !exact));  // a refusal is only allowed when the GEMM is really wrong
-  if (exact) CHECK(verdict.empty());
+  CHECK_MESSAGE(verdict.find("MWG=128 ≠ NWG=16") != std::string::npos, verdict);  // refused unseen
+  MESSAGE("the suspect parameters forced onto the GEMM routine: ", exact ? "exact" : "wrong");
+  anycl::apply_tuning(rt, anycl::GemmTuning{{{"Xgemm", before}, {"GemmRoutine", routine_before}}});
 }
 
 TEST_CASE("tuning_mismatch refuses parameters that compute wrong GEMMs and leaves CLBlast as it was") {
@@ -333,7 +337,8 @@ TEST_CASE("tuning_mismatch refuses parameters that compute wrong GEMMs and leave
     CHECK_MESSAGE(refused, in_process.output);
   } else {
     REQUIRE_MESSAGE(in_process.exit_code == 0, in_process.output);
-    CHECK_MESSAGE((in_process.output.find("in-process verdict: exact") != std::string::npos) == !refused,
+    CHECK_MESSAGE(refused, checked.output);  // GEMMK=1 with MWG ≠ NWG: refused by the constraint
+    CHECK_MESSAGE(in_process.output.find("in-process verdict: exact") == std::string::npos,
                   in_process.output);
   }
   check_gemm_exact(65, 31, 7);

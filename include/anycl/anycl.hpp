@@ -37,6 +37,7 @@
 #include "anycl/ops/softmax_xent.hpp"
 #include "anycl/ops/targets_view.hpp"
 #include "anycl/optim/optimizer.hpp"
+#include "anycl/profile.hpp"
 #include "anycl/runtime.hpp"
 #include "anycl/tensor.hpp"
 #include "anycl/train/batch_order.hpp"

@@ -32,7 +32,7 @@ namespace compute = boost::compute;
 /// How a Runtime starts.
 struct RuntimeOptions {
   std::string device_spec;  // "" → $ANYCL_DEVICE → the best device (see select_device)
-  bool profiling = false;   // create the queue with CL_QUEUE_PROFILING_ENABLE
+  bool profiling = false;   // queue with CL_QUEUE_PROFILING_ENABLE and a Profile of every launch
   std::function<void(const std::string&)> log;  // receives one line per compiled or cached program
 };
 
@@ -43,7 +43,7 @@ struct CompileStats {
   size_t cache_misses = 0;  // programs compiled from source
   double seconds = 0.0;     // wall time spent loading/compiling programs
   std::string cache_dir;    // empty when the disk cache is off
-  std::string tuning_file;  // the `anycl tune` file applied at start-up; empty when none
+  std::string tuning_file;  // the `anycl tune` file (or database entry) applied at start-up; empty when none
 };
 
 /// What the runtime has been asked to do: the figures behind "launches and host waits per step".
@@ -55,6 +55,7 @@ struct RuntimeCounters {
   uint64_t run_ahead_waits = 0;  // waits for an earlier step while later ones stay queued (no drain)
 };
 
+class Profile;
 namespace detail {
 class DiskCache;
 }
@@ -91,6 +92,8 @@ class Runtime {
   RuntimeCounters& counters() noexcept { return counters_; }
   /// A device buffer of at least `bytes`, reused between calls (CLBlast's temporary buffer).
   DeviceBuffer& workspace(size_t bytes);
+  /// The timeline of every launch (anycl/profile.hpp) when made with `profiling`; null otherwise.
+  Profile* profile() noexcept { return profile_.get(); }
   /// Blocks until everything queued has finished.
   void finish();
   /// Enqueues a marker after everything queued so far and returns its event (the caller waits
@@ -114,6 +117,7 @@ class Runtime {
   compute::command_queue queue_;
   std::map<std::pair<std::string, std::string>, compute::program> programs_;
   std::unique_ptr<detail::DiskCache> cache_;
+  std::unique_ptr<Profile> profile_;
   CompileStats stats_;
   RuntimeCounters counters_;
   DeviceBuffer workspace_;

@@ -41,8 +41,8 @@ std::vector<GemmShape> model_gemm_shapes(const Sequential& model, size_t batch =
 
 /// How tune_gemm searches.
 struct TuneOptions {
-  double fraction = 0.02;            // share of XgemmDirect's search space CLBlast tries (random search)
-  double indirect_fraction = 0.002;  // the same for Xgemm, whose space is far larger (two variants)
+  double fraction = 0.02;             // share of XgemmDirect's search space CLBlast tries (random search)
+  double indirect_fraction = 0.0002;  // share of the GEMMK=0 Xgemm space anycl times (144,176 sets here)
   std::vector<GemmShape> shapes = reference_model_gemm_shapes();
   std::function<void(const std::string&)> progress;   // a few lines per stage
   std::function<void(const GemmTuning&)> stage_done;  // the result so far, after each stage
@@ -58,6 +58,14 @@ bool tuning_complete(const GemmTuning& tuning);
 /// The tuning file of a device: "<cache dir>/clblast-tuning-<key>.txt", where <key> hashes the
 /// platform, device and driver version as the kernel cache does; "" when the cache is off.
 std::string tuning_file_path(const DeviceInfo& device);
+
+/// The entry of the tuning database shipped with anycl (tuning/*.txt, compiled in) that matches
+/// `device` most specifically (platform, device and driver name parts); nothing when none does.
+/// `entry` receives its file name. A Runtime applies it when the device has no tuning file.
+/// ANYCL_TUNING_DATABASE=off (or 0) turns the database off: nothing matches.
+std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string* entry = nullptr);
+/// `tuning` as a database entry for `device` (what `anycl tune --export` prints), to contribute.
+std::string database_entry(const GemmTuning& tuning, const DeviceInfo& device);
 
 /// Parses a tuning file (a regular file of at most 64 MiB); nothing (and `why` says what is wrong)
 /// when missing, not a regular file, corrupt or incomplete.

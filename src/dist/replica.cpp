@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "anycl/error.hpp"
+#include "anycl/profile.hpp"
 #include "anycl/train/evaluator.hpp"
 
 namespace anycl {
@@ -119,14 +120,21 @@ void Replica::compute_gradients(size_t first, size_t lo, size_t hi, size_t globa
     return;
   }
   Tensor x = x_.rows(0, rows), dlogits = dlogits_.rows(0, rows);
-  gather_.run(train_data().gather_source(), order_, first + lo, x, labels_);
+  Profile* profile = rt_.profile();
+  {
+    const ProfileLabel label(profile, [] { return std::string("batch"); });
+    gather_.run(train_data().gather_source(), order_, first + lo, x, labels_);
+  }
   StepContext ctx;
   ctx.training = true;
   ctx.seed = seed_;
   ctx.step = step;
   ctx.row_base = uint32_t(lo);
   const Tensor logits = model_->forward(x, ctx);
-  loss_->run(logits, {&labels_, 0}, &dlogits, 1.0f / float(global_rows), metrics_, slot);
+  {
+    const ProfileLabel label(profile, [&] { return "loss " + loss_->name(); });
+    loss_->run(logits, {&labels_, 0}, &dlogits, 1.0f / float(global_rows), metrics_, slot);
+  }
   if (stage)
     model_->backward(dlogits, ctx, [this](size_t c) { this->stage(c); });
   else
@@ -149,7 +157,10 @@ void Replica::read_gradients(std::vector<float>& host) {
 
 void Replica::write_gradients(const std::vector<float>& host) { model_->gradients().upload(host); }
 
-void Replica::apply_update() { optimizer_->step(model_->parameters(), model_->gradients()); }
+void Replica::apply_update() {
+  const ProfileLabel label(rt_.profile(), [&] { return "optimizer " + optimizer_->name(); });
+  optimizer_->step(model_->parameters(), model_->gradients());
+}
 
 std::pair<double, double> Replica::metric_sums(size_t slots) {
   return read_metric_sums(rt_, metrics_, slots);

@@ -15,6 +15,7 @@
 #include "anycl/nn/dropout.hpp"
 #include "anycl/nn/flatten.hpp"
 #include "anycl/nn/maxpool2d.hpp"
+#include "anycl/profile.hpp"
 
 namespace anycl {
 namespace {
@@ -153,7 +154,14 @@ Tensor Sequential::forward(const Tensor& x, const StepContext& ctx) {
     throw ValidationError(
         fmt::format("batch of {} rows exceeds the {} the model was built for", x.rows(), max_batch_));
   Tensor h = x;
-  for (auto& l : layers_) h = l->forward(h, ctx);
+  Profile* profile = rt_ ? rt_->profile() : nullptr;
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const ProfileLabel label(profile, [&] {
+      return fmt::format("layer {} {} {}", i + 1, layers_[i]->type().name,
+                         ctx.training ? "forward" : "infer");
+    });
+    h = layers_[i]->forward(h, ctx);
+  }
   return h;
 }
 
@@ -162,7 +170,10 @@ void Sequential::backward(Tensor& dlogits, const StepContext& ctx,
   Tensor grad = dlogits;
   const std::vector<Shape> in = shapes();
   size_t ready = 0;
+  Profile* profile = rt_ ? rt_->profile() : nullptr;
   for (size_t i = layers_.size(); i-- > 0;) {
+    const ProfileLabel label(
+        profile, [&] { return fmt::format("layer {} {} backward", i + 1, layers_[i]->type().name); });
     grad = layers_[i]->backward(grad, ctx, /*need_dx=*/i > 0);
     if (layers_[i]->parameter_count(in[i]) > 0 && gradients_ready) gradients_ready(ready++);
   }

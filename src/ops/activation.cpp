@@ -30,7 +30,21 @@ BiasActivation::BiasActivation(Runtime& rt)
       forward_(rt.kernel("activation", "bias_activation_forward")),
       backward_(rt.kernel("activation", "bias_activation_backward")),
       channel_forward_(rt.kernel("activation", "channel_bias_activation_forward")),
-      channel_backward_(rt.kernel("activation", "channel_bias_activation_backward")) {}
+      channel_backward_(rt.kernel("activation", "channel_bias_activation_backward")) {
+  // The backward kernel's work-group is BC columns × BR row lanes (default 32 × 8); a device that
+  // runs smaller groups gets it rebuilt with fewer lanes, then fewer columns.
+  const size_t fits = detail::kernel_work_group_size(rt, backward_);
+  while (columns_ * lanes_ > fits && lanes_ > 1) lanes_ /= 2;
+  while (columns_ * lanes_ > fits && columns_ > 1) columns_ /= 2;
+  if (columns_ != 32 || lanes_ != 8) {
+    cl_int status = CL_SUCCESS;
+    cl_kernel k =
+        clCreateKernel(rt.program("activation", fmt::format("-DBC={} -DBR={}", columns_, lanes_)).get(),
+                       "bias_activation_backward", &status);
+    detail::check_cl(status, "clCreateKernel", "bias_activation_backward");
+    backward_ = compute::kernel(k, false);
+  }
+}
 
 void BiasActivation::forward(Tensor& y, const Tensor& bias, Activation act) {
   if (bias.size() != y.cols())
@@ -50,7 +64,8 @@ void BiasActivation::backward(const Tensor& y, Tensor& dy, Tensor& dbias, Activa
   detail::set_args(backward_, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"),
                    dbias.mem(), u32(dbias.offset(), "offset"), u32(y.rows(), "rows"), u32(y.cols(), "cols"),
                    cl_int(act));
-  detail::launch_1d(rt_, backward_, y.cols(), 32);
+  const size_t local[2] = {columns_, lanes_};
+  detail::launch_groups_2d(rt_, backward_, (y.cols() + columns_ - 1) / columns_, local, y.rows(), y.cols());
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "anycl/error.hpp"
+#include "anycl/profile.hpp"
 #include "anycl/runtime.hpp"
 
 namespace anycl::detail {
@@ -77,12 +78,52 @@ inline void launch_1d(Runtime& rt, compute::kernel& k, size_t n, size_t local = 
   local =
       std::max<size_t>(1, std::min({local, rt.info().max_work_group_size, kernel_work_group_size(rt, k)}));
   const size_t global = round_up(n, local);
-  const cl_int status =
-      clEnqueueNDRangeKernel(rt.queue().get(), k.get(), 1, nullptr, &global, &local, 0, nullptr, nullptr);
+  Profile* profile = rt.profile();
+  cl_event event = nullptr;
+  const cl_int status = clEnqueueNDRangeKernel(rt.queue().get(), k.get(), 1, nullptr, &global, &local, 0,
+                                               nullptr, profile ? &event : nullptr);
   ++rt.counters().kernel_launches;
+  if (event) profile->record(event, fmt::format("{} n={}", k.name(), n), "kernel");
   if (status != CL_SUCCESS)
     throw OpenCLError(status, "clEnqueueNDRangeKernel",
                       fmt::format("{} (global {}, local {}) on {}", k.name(), global, local, rt.info().name));
+}
+
+/// Enqueues `k` over nx × ny work-items (x padded to the work-group width `local_x`, groups one row
+/// high; kernels bound-check x), so a kernel indexes rows and columns without dividing. No wait.
+inline void launch_2d(Runtime& rt, compute::kernel& k, size_t nx, size_t ny, size_t local_x = 64) {
+  if (nx == 0 || ny == 0) return;
+  local_x = std::max<size_t>(
+      1, std::min({local_x, round_up(nx, 8), rt.info().max_work_group_size, kernel_work_group_size(rt, k)}));
+  const size_t global[2] = {round_up(nx, local_x), ny}, local[2] = {local_x, 1};
+  Profile* profile = rt.profile();
+  cl_event event = nullptr;
+  const cl_int status = clEnqueueNDRangeKernel(rt.queue().get(), k.get(), 2, nullptr, global, local, 0,
+                                               nullptr, profile ? &event : nullptr);
+  ++rt.counters().kernel_launches;
+  if (event) profile->record(event, fmt::format("{} {}x{}", k.name(), ny, nx), "kernel");
+  if (status != CL_SUCCESS)
+    throw OpenCLError(status, "clEnqueueNDRangeKernel",
+                      fmt::format("{} (global {}x{}, local {}x1) on {}", k.name(), global[0], global[1],
+                                  local_x, rt.info().name));
+}
+
+/// Enqueues `k` over a 2-D range of work-groups `local` = {x, y}: `groups_x` × 1 groups, for data
+/// of `rows` × `cols` (its name in a profile). No wait.
+inline void launch_groups_2d(Runtime& rt, compute::kernel& k, size_t groups_x, const size_t (&local)[2],
+                             size_t rows, size_t cols) {
+  if (groups_x == 0) return;
+  const size_t global[2] = {groups_x * local[0], local[1]};
+  Profile* profile = rt.profile();
+  cl_event event = nullptr;
+  const cl_int status = clEnqueueNDRangeKernel(rt.queue().get(), k.get(), 2, nullptr, global, local, 0,
+                                               nullptr, profile ? &event : nullptr);
+  ++rt.counters().kernel_launches;
+  if (event) profile->record(event, fmt::format("{} {}x{}", k.name(), rows, cols), "kernel");
+  if (status != CL_SUCCESS)
+    throw OpenCLError(status, "clEnqueueNDRangeKernel",
+                      fmt::format("{} (global {}x{}, local {}x{}) on {}", k.name(), global[0], global[1],
+                                  local[0], local[1], rt.info().name));
 }
 
 }  // namespace anycl::detail

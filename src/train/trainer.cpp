@@ -15,6 +15,7 @@
 #include "anycl/blas.hpp"
 #include "anycl/dist/replica.hpp"
 #include "anycl/error.hpp"
+#include "anycl/profile.hpp"
 #include "anycl/train/batch_order.hpp"
 #include "anycl/train/checkpoint.hpp"
 #include "anycl/tuning.hpp"
@@ -191,6 +192,8 @@ void Trainer::step(size_t first, size_t rows, size_t slot) {
   const RuntimeCounters before = rt.counters();
   hold_back();
   const uint32_t step = uint32_t(steps_done_);
+  for (auto& r : replicas_)
+    if (Profile* p = r->runtime().profile()) p->set_step(int64_t(steps_done_));
   const bool exchange = !single();
   for (size_t k = 0; k < replicas_.size(); ++k) {
     const auto [lo, hi] = shard(rows, k);
@@ -205,6 +208,8 @@ void Trainer::step(size_t first, size_t rows, size_t slot) {
     note_first_step();
   }
   step_counters_ += rt.counters() - before;
+  for (auto& r : replicas_)
+    if (Profile* p = r->runtime().profile()) p->set_step(-1);
 }
 
 std::vector<float> Trainer::global_slots(size_t slots) {
@@ -225,7 +230,9 @@ std::vector<float> Trainer::global_slots(size_t slots) {
 }
 
 void Trainer::write_checkpoint_if_asked() {
-  if (!options_.checkpoint_path.empty()) save_checkpoint(options_.checkpoint_path);
+  if (options_.checkpoint_path.empty()) return;
+  const HostPhase phase(replicas_[0]->runtime().profile(), "checkpoint");
+  save_checkpoint(options_.checkpoint_path);
 }
 
 void Trainer::warm_up() {
@@ -246,6 +253,7 @@ void Trainer::warm_up() {
 }
 
 EvalStats Trainer::evaluate(const DeviceDataset& data) {
+  const HostPhase phase(replicas_[0]->runtime().profile(), "evaluation");
   if (!evaluator_) evaluator_ = std::make_unique<Evaluator>(model(), options_.batch);
   return evaluator_->evaluate(data);
 }

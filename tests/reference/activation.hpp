@@ -45,7 +45,8 @@ void bias_activation_forward(T* y, const T* bias, size_t rows, size_t cols, Acti
     for (size_t c = 0; c < cols; ++c) y[r * cols + c] = activate(y[r * cols + c] + bias[c], act);
 }
 
-/// dy ← dy·act'(y) in place; dbias[c] = Σ_r dy[r,c] summed in row order like the kernel.
+/// dy ← dy·act'(y) in place; dbias[c] = Σ_r dy[r,c] summed in row order (the kernel adds row lanes
+/// in a tree: equal up to rounding).
 /// y,dy:(rows,cols) dbias:(cols)
 template <typename T>
 void bias_activation_backward(const T* y, T* dy, T* dbias, size_t rows, size_t cols, Activation act) {

@@ -15,7 +15,9 @@
 #include "anycl/nn/model_from_flags.hpp"
 #include "anycl/train/trainer.hpp"
 #include "anycl/tuning.hpp"
+#include "anycl/util/atomic_file.hpp"
 #include "args.hpp"
+#include "bench_breakdown.hpp"
 #include "bench_cnn.hpp"
 #include "bench_host_blas.hpp"
 #include "bench_host_mlp.hpp"
@@ -51,6 +53,9 @@ constexpr const char* kUsage =
     "  --devices LIST|all  mlp: data-parallel on these devices of this machine, beside one device alone:\n"
     "                      samples/s, scaling efficiency, a step split into compute and gradient exchange\n"
     "  --distributed       mlp: the same over MPI processes: mpirun -np N anycl bench mlp --distributed\n"
+    "  --breakdown         mlp: one timed step command by command (each kernel and GEMM, share, gaps),\n"
+    "                      from OpenCL profiling events (the profiled run is a little slower)\n"
+    "  --profile FILE      mlp: also write the device timeline as Chrome trace JSON (open in Perfetto)\n"
     "Run under tools/count-launches.sh to count every OpenCL kernel launch (CLBlast's too).\n";
 
 constexpr const char* kBenchKernels = R"CL(
@@ -72,6 +77,9 @@ struct Settings {
   std::string data_dir;
   size_t limit = 12800;
   std::string blas_note;
+  bool breakdown = false;               // mlp: profile the steps (--breakdown, --profile)
+  std::string profile_path;             // mlp: where the trace goes (--profile)
+  std::vector<Table>* extra = nullptr;  // tables a bench adds after its own (the breakdown)
 };
 
 // Median seconds per call of `run`: one warm-up call, then enough calls per repeat for ≥ 20 ms.
@@ -426,6 +434,10 @@ Table bench_mlp(Runtime& rt, const Settings& s) {
                         : "CLBlast: tuned parameters from " + rt.stats().tuning_file);
   if (shim_before < 0)
     t.notes.push_back("all CL launches/step (CLBlast's included) needs tools/count-launches.sh");
+  if (s.breakdown) {
+    t.notes.push_back("profiled run (--breakdown/--profile): OpenCL profiling events on every command");
+    s.extra->push_back(step_breakdown_table(rt, int64_t(steps), s.profile_path));  // epoch 1 is warm-up
+  }
   return t;
 }
 
@@ -446,9 +458,10 @@ std::vector<size_t> parse_sizes(const std::string& text) {
 }  // namespace
 
 int run_bench(int argc, char** argv) {
-  const Args args(argc, argv, 2,
-                  {"--device", "--repeats", "--sizes", "--peak-gflops", "--data", "--limit", "--devices"},
-                  {"--json", "--help", "--distributed"});
+  const Args args(
+      argc, argv, 2,
+      {"--device", "--repeats", "--sizes", "--peak-gflops", "--data", "--limit", "--devices", "--profile"},
+      {"--json", "--help", "--distributed", "--breakdown"});
   if (args.has("--help")) return fmt::print("{}", kUsage), 0;
   std::string which = args.positional().empty() ? "all" : args.positional().front();
   if (args.positional().size() > 1) throw UsageError("unexpected argument '" + args.positional()[1] + "'");
@@ -461,10 +474,20 @@ int run_bench(int argc, char** argv) {
   s.peak_gflops = args.get_double("--peak-gflops", 0, 0, 1e9);
   s.data_dir = args.get("--data");
   s.limit = size_t(args.get_int("--limit", which == "cnn" ? 1280 : 12800, 128, 1ll << 40));
+  s.profile_path = args.get("--profile");
+  s.breakdown = args.has("--breakdown") || args.has("--profile");
+  if (s.breakdown && which != "mlp")
+    throw UsageError("--breakdown/--profile profile training steps: use `anycl bench mlp --breakdown`");
+  if (args.has("--profile") && s.profile_path.empty()) throw UsageError("--profile needs a file name");
+  if (!s.profile_path.empty()) check_output_file(s.profile_path);
+  std::vector<Table> extra;
+  s.extra = &extra;
   if (args.has("--devices") || args.has("--distributed")) {
     if (which != "mlp")
       throw UsageError(
           "--devices/--distributed measure data-parallel training: use `anycl bench mlp --devices LIST`");
+    if (s.breakdown)
+      throw UsageError("--breakdown/--profile profile one device: leave out --devices/--distributed");
     ParallelBenchOptions p;
     if (args.has("--devices")) p.device_specs = parse_device_list(args.get("--devices"));
     p.device_spec = args.get("--device");
@@ -484,6 +507,7 @@ int run_bench(int argc, char** argv) {
 
   RuntimeOptions options;
   options.device_spec = std::to_string(device.index);
+  options.profiling = s.breakdown;
   Runtime rt(options);
   const bool json = args.has("--json");
   if (!json) fmt::print("anycl bench {} on {} — host BLAS: {}\n", which, rt.info().name, s.blas_note);
@@ -492,6 +516,11 @@ int run_bench(int argc, char** argv) {
     if (which != "all" && which != name) return;
     tables.push_back(fn(rt, s));
     if (!json) print_table(tables.back(), rt.info());
+    for (Table& t : extra) {
+      tables.push_back(std::move(t));
+      if (!json) print_table(tables.back(), rt.info());
+    }
+    extra.clear();
   };
   run("gemm", bench_gemm);
   run("bandwidth", bench_bandwidth);

@@ -42,6 +42,8 @@ constexpr const char* kUsage =
     "  --save FILE             write the trained model (.anycl) when training ends\n"
     "  --metrics FILE          write per-epoch metrics (.csv or .jsonl)\n"
     "  --plot FILE             draw the learning curves (loss and accuracy per epoch) as an SVG\n"
+    "  --profile FILE          write the device timeline (every kernel and GEMM, named, from OpenCL\n"
+    "                          profiling events; host phases) as Chrome trace JSON: open it in Perfetto\n"
     "  --checkpoint DIR        write a checkpoint into DIR at each epoch end (and on SIGINT/SIGTERM)\n"
     "  --checkpoint-every N    also every N training steps\n"
     "  --resume DIR            continue the run checkpointed in DIR: data, model, optimizer, batch, seed,\n"
@@ -78,7 +80,7 @@ int run_train(int argc, char** argv) {
       "--activation", "--init",       "--dropout",          "--optimizer", "--lr",
       "--seed",       "--limit",      "--validation-split", "--classes",   "--save",
       "--metrics",    "--checkpoint", "--checkpoint-every", "--resume",    "--plot",
-      "--devices",    "--split",      "--max-steps",        "--model"};
+      "--devices",    "--split",      "--max-steps",        "--model",     "--profile"};
   const std::set<std::string> switches = {"--quiet", "--help", "--distributed"};
   const Args args(argc, argv, 2, value_flags, switches);
   if (args.has("--help")) return fmt::print("{}", kUsage), 0;
@@ -115,12 +117,15 @@ int run_train(int argc, char** argv) {
   r.save_path = args.get("--save");
   r.metrics_path = args.get("--metrics");
   r.plot_path = args.get("--plot");
+  r.profile_path = args.get("--profile");
+  if (args.has("--profile") && r.profile_path.empty()) throw UsageError("--profile needs a file name");
   if (args.has("--save") && r.save_path.empty()) throw UsageError("--save needs a file name");
   if (args.has("--plot") && r.plot_path.empty()) throw UsageError("--plot needs a file name");
   const std::string& m = r.metrics_path;
   if (!m.empty() && !(m.size() > 4 && (m.rfind(".csv") == m.size() - 4 || m.rfind(".jsonl") == m.size() - 6)))
     throw UsageError("--metrics must name a .csv or .jsonl file, got '" + m + "'");
-  for (const char* output : {"--save", "--metrics", "--plot"})  // before any work, not after training
+  for (const char* output :
+       {"--save", "--metrics", "--plot", "--profile"})  // before any work, not after training
     if (!args.get(output).empty()) check_output_file(args.get(output));
   r.checkpoint_dir = args.get("--checkpoint");
   if (args.has("--checkpoint") && r.checkpoint_dir.empty()) throw UsageError("--checkpoint needs a folder");

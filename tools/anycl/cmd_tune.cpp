@@ -47,7 +47,7 @@ int run_tune(int argc, char** argv) {
   const Args args(argc, argv, 2,
                   {"--device", "--fraction", "--indirect-fraction", "--stage", "--into", "--layers",
                    "--features", "--classes", "--batch", "--check"},
-                  {"--show", "--reset", "--help", "--in-this-process"});
+                  {"--show", "--reset", "--help", "--in-this-process", "--export"});
   if (args.has("--help")) {
     fmt::print(
         "usage: anycl tune [--show] [--reset] [--device SPEC] [--fraction F] [--indirect-fraction F]\n"
@@ -58,9 +58,13 @@ int run_tune(int argc, char** argv) {
         "  stores the parameters in a per-device file in the cache folder; every later start on this\n"
         "  device (same driver) applies them.\n"
         "  --show          print the stored parameters for the device, tune nothing\n"
+        "  --export        print the stored parameters as an entry of anycl's tuning database\n"
+        "                  (tuning/*.txt; see docs/benchmarks.md) to contribute, tune nothing\n"
         "  --reset         remove the stored parameters (CLBlast's defaults apply again)\n"
         "  --fraction F    share of XgemmDirect's search space to try, in (0, 1] (default 0.02)\n"
-        "  --indirect-fraction F  the same for Xgemm, a far larger space (default 0.002)\n"
+        "  --indirect-fraction F  share of the Xgemm (indirect kernel) GEMMK=0 space anycl times through "
+        "the\n"
+        "                  GEMM routine at the model's shapes (default 0.0002, at least 8 sets)\n"
         "  --stage NAME    run one stage (XgemmDirect, Xgemm or GemmRoutine) in this process\n"
         "  --into FILE     with --stage: the tuning file to continue and write (default: the device's)\n"
         "  --check FILE    check the CLBlast parameters in a tuning file on the device (exact GEMMs at the\n"
@@ -68,7 +72,9 @@ int run_tune(int argc, char** argv) {
         "  Each stage runs in its own process and is stored as soon as it finishes, so a crash inside\n"
         "  CLBlast's tuner or an interruption loses one stage; the next `anycl tune` continues with the\n"
         "  missing stages (`--reset` starts over). A complete earlier tuning stays until a new one is.\n"
-        "  Takes minutes on a CPU device (PoCL); ANYCL_TUNING=off ignores a stored file.\n");
+        "  Takes minutes on a CPU device (PoCL); ANYCL_TUNING=off ignores a stored file. Without a file of\n"
+        "  its own, a device gets the matching entry of the tuning database shipped with anycl, once it\n"
+        "  passed the exact GEMM check (ANYCL_TUNING_DATABASE=off: CLBlast's defaults instead).\n");
     return 0;
   }
   if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
@@ -102,12 +108,28 @@ int run_tune(int argc, char** argv) {
     fmt::print("{} {}\n", removed ? "removed" : "no tuning stored at", path);
     return 0;
   }
+  if (args.has("--export")) {
+    std::string why;
+    const auto t = load_tuning(path, &why);
+    if (!t)
+      throw Error(fmt::format("{}: nothing to export ({}) — run `anycl tune` on this device first",
+                              device.name, why));
+    fmt::print("{}", database_entry(*t, device));
+    return 0;
+  }
   if (args.has("--show")) {
     std::string why;
     const auto t = load_tuning(path, &why);
     if (!t) {
-      fmt::print("{}: no usable tuning ({}); CLBlast's defaults apply — run `anycl tune`\n", device.name,
-                 why);
+      std::string entry;
+      if (database_tuning(device, &entry))
+        fmt::print(
+            "{}: no tuning of its own ({}); anycl's tuning database entry {} applies once it passes the "
+            "exact GEMM check — run `anycl tune` to tune locally\n",
+            device.name, why, entry);
+      else
+        fmt::print("{}: no usable tuning ({}); CLBlast's defaults apply — run `anycl tune`\n", device.name,
+                   why);
       return 0;
     }
     fmt::print("{} (driver {}), tuned in {:.0f} s — {}\n", t->device, t->driver, t->seconds, path);

@@ -12,9 +12,11 @@
 #include "anycl/dist/rank_devices.hpp"
 #include "anycl/dist/replica.hpp"
 #include "anycl/error.hpp"
+#include "anycl/profile.hpp"
 #include "anycl/train/checkpoint.hpp"
 #include "anycl/train/metrics_file.hpp"
 #include "anycl/train/model_file.hpp"
+#include "anycl/util/atomic_file.hpp"
 #include "args.hpp"
 #include "learning_curves.hpp"
 #include "process_clock.hpp"
@@ -55,6 +57,7 @@ std::vector<std::unique_ptr<Runtime>> open_runtimes(const TrainRequest& r) {
     }
     RuntimeOptions options;
     options.device_spec = spec;
+    options.profiling = !r.profile_path.empty();
     runtimes.push_back(std::make_unique<Runtime>(options));
   }
   return runtimes;
@@ -125,8 +128,11 @@ int run_training(TrainRequest r) {
   std::vector<Runtime*> pointers;
   for (auto& rt : runtimes) pointers.push_back(rt.get());
   const double runtime_ready_at = seconds_since_process_start();
+  const auto loading = Profile::Clock::now();
   const data::DataSplits splits = data::load_folder(r.data_dir, r.load);
   const double data_loaded_at = seconds_since_process_start();
+  if (Profile* p = pointers[0]->profile())
+    p->host_phase("data: load " + splits.dir, loading, Profile::Clock::now());
   const ModelSpec spec = [&] {
     if (resumed) return resumed->model.spec;
     try {  // the layer list meets the data's image shape here: a list that does not fit is a usage error
@@ -165,7 +171,10 @@ int run_training(TrainRequest r) {
   Trainer trainer(pointers, spec, r.optimizer, options, mpi.get(), shares);
   if (rank == 0 && r.quiet && r.split.automatic) fmt::print("split: {}\n", split_note);  // to repeat the run
   if (speak) print_setup(r, pointers, world, splits, trainer, split_note);
-  trainer.warm_up();  // compile CLBlast's kernels before the clock starts
+  {
+    const HostPhase phase(pointers[0]->profile(), "CLBlast warm-up");
+    trainer.warm_up();  // compile CLBlast's kernels before the clock starts
+  }
 
   ProgressDisplay display(live, !speak);
   std::unique_ptr<MetricsFile> metrics;
@@ -206,6 +215,10 @@ int run_training(TrainRequest r) {
   if (!r.save_path.empty()) {  // the primary output first: a failed plot must not cost the model
     save_model(r.save_path, trainer.model(), splits.train.num_classes);
     if (speak) fmt::print("model saved to {}\n", r.save_path);
+  }
+  if (!r.profile_path.empty()) {
+    write_file_atomically(r.profile_path, chrome_trace(pointers));
+    if (speak) fmt::print("profile (Chrome trace JSON, open in Perfetto) written to {}\n", r.profile_path);
   }
   if (!r.plot_path.empty() && trainer.history().empty())
     throw Error(

@@ -28,6 +28,7 @@ struct TrainRequest {
   ModelFlags model;  // --layers, --activation, --init, --dropout
   bool quiet = false;
   std::string save_path, metrics_path, plot_path;
+  std::string profile_path;     // --profile: Chrome trace JSON of the device timeline
   SplitFlag split;              // --split: equal (default), auto or weights
   std::string checkpoint_dir;   // --checkpoint; "" for none
   std::string resume;           // --resume DIR or FILE; "" for a new run

@@ -1,0 +1,124 @@
+// The tuning database shipped in tuning/*.txt: every entry parses, meets CLBlast's constraints and
+// matches its device class only; a device without its own tuning file gets its entry at start-up
+// once the exact GEMM check passed, and the verdict is cached for the next start.
+#include <clblast.h>
+#include <doctest/doctest.h>
+#include <anycl/runtime.hpp>
+#include <anycl/tuning.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <optional>
+#include <unordered_map>
+
+#include "helpers.hpp"
+#include "util/platform.hpp"
+
+namespace {
+
+// Sets an environment variable for the lifetime of the object (the tests run with the database off).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value)
+      : name_(name), old_(anycl::detail::platform::get_env(name)) {
+    anycl::detail::platform::set_env(name, value);
+  }
+  ~ScopedEnv() { anycl::detail::platform::set_env(name_, old_); }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+anycl::DeviceInfo fake(const std::string& platform, const std::string& name) {
+  anycl::DeviceInfo d;
+  d.platform_name = platform;
+  d.name = name;
+  d.driver_version = "1.0";
+  return d;
+}
+
+// CLBlast's parameters of the kernels `t` sets, for restoring them afterwards.
+anycl::GemmTuning clblast_now(anycl::Runtime& rt, const anycl::GemmTuning& t) {
+  anycl::GemmTuning now;
+  for (const auto& [kernel, params] : t.kernels) {
+    if (kernel == "anyclDense") continue;
+    std::unordered_map<std::string, size_t> p;
+    REQUIRE(clblast::RetrieveParameters(rt.info().id, kernel, clblast::Precision::kSingle, p) ==
+            clblast::StatusCode::kSuccess);
+    now.kernels[kernel] = {p.begin(), p.end()};
+  }
+  return now;
+}
+
+}  // namespace
+
+TEST_CASE("every tuning database entry parses, meets CLBlast's constraints and matches its class only") {
+  ScopedEnv on("ANYCL_TUNING_DATABASE", "on");
+  auto& rt = anycl::test::runtime();
+  std::string entry;
+  const auto pocl =
+      anycl::database_tuning(fake("Portable Computing Language", "pthread-skylake-avx512-X"), &entry);
+  REQUIRE(pocl);
+  CHECK(entry == "tuning/pocl-cpu-avx512.txt");
+  CHECK(pocl->kernels.count("XgemmDirect"));
+  const auto intel = anycl::database_tuning(fake("Intel(R) OpenCL", "AMD EPYC"), &entry);
+  REQUIRE(intel);
+  CHECK(entry == "tuning/intel-cpu.txt");
+  CHECK(!anycl::database_tuning(fake("NVIDIA CUDA", "NVIDIA H100")));
+  CHECK(!anycl::database_tuning(fake("Portable Computing Language", "pthread-haswell-Intel Xeon")));
+  {
+    ScopedEnv off("ANYCL_TUNING_DATABASE", "off");
+    CHECK(!anycl::database_tuning(fake("Intel(R) OpenCL", "AMD EPYC")));
+  }
+  // Accepted by apply_tuning (CLBlast's constraints and parameter names), then CLBlast restored.
+  for (const auto* t : {&*pocl, &*intel}) {
+    const anycl::GemmTuning before = clblast_now(rt, *t);
+    CHECK_NOTHROW(anycl::apply_tuning(rt, *t));
+    anycl::apply_tuning(rt, before);
+    rt.set_transposed_dx(false);
+  }
+  // An export is an entry again.
+  const std::string text = anycl::database_entry(*intel, fake("Intel(R) OpenCL", "AMD EPYC"));
+  CHECK(text.rfind("anycl-tuning-database 1\n", 0) == 0);
+  CHECK(text.find("match platform=Intel(R) OpenCL; device=AMD EPYC") != std::string::npos);
+  CHECK(text.find("kernel Xgemm GEMMK=0") != std::string::npos);
+}
+
+TEST_CASE("a device without a tuning file gets its database entry after the exact check, cached once") {
+  ScopedEnv on("ANYCL_TUNING_DATABASE", "on");
+  const anycl::DeviceInfo device = anycl::test::runtime().info();
+  std::string entry;
+  const auto tuning = anycl::database_tuning(device, &entry);
+  if (!tuning)
+    ANYCL_SKIP_TEST(Missing::capability,
+                    "no tuning database entry matches " + device.name + " (" + device.platform_name + ")");
+  anycl::test::TempDir dir;
+  ScopedEnv cache("ANYCL_CACHE_DIR", dir.path());
+  anycl::Runtime& shared = anycl::test::runtime();
+  const anycl::GemmTuning before = clblast_now(shared, *tuning);
+  auto verdicts = [&] {
+    size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir.path()))
+      n += e.path().filename().string().rfind("tuning_check-", 0) == 0;
+    return n;
+  };
+  {
+    anycl::Runtime rt(device);
+    CHECK(rt.stats().tuning_file == "anycl's tuning database, " + entry);
+    CHECK(rt.transposed_dx() ==
+          (tuning->kernels.count("anyclDense") && tuning->kernels.at("anyclDense").at("TRANSPOSED_DX") == 1));
+  }
+  CHECK(verdicts() == 1);  // the check ran once and its verdict is cached
+  {
+    anycl::Runtime rt(device);  // the warm start reads the verdict
+    CHECK(rt.stats().tuning_file == "anycl's tuning database, " + entry);
+  }
+  CHECK(verdicts() == 1);
+  {
+    ScopedEnv off("ANYCL_TUNING", "off");  // off turns the database off too
+    anycl::Runtime rt(device);
+    CHECK(rt.stats().tuning_file.empty());
+  }
+  anycl::apply_tuning(shared, before);
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""The reference model (Keras' mnist_mlp: 784-512-512-10, ReLU, dropout 0.2, RMSprop lr 0.001,
+rho 0.9, eps 1e-7, batch 128) trained with PyTorch on the CPU, for `tools/compare-pytorch.sh`.
+Prints one JSON line per epoch: training seconds (the training steps only, as anycl's samples/s),
+the same plus the test evaluation, and train loss/accuracy."""
+import argparse
+import gzip
+import json
+import os
+import time
+
+import numpy as np
+import torch
+
+
+def idx(path):
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    dims = data[3]
+    shape = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(dims)]
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * dims).reshape(shape)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--data", default=os.environ.get("ANYCL_DATA", "/usr/share/datasets/fashion-mnist"))
+    p.add_argument("--epochs", type=int, default=2)
+    p.add_argument("--threads", type=int, default=os.cpu_count())
+    a = p.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(1)
+    x = torch.from_numpy(idx(f"{a.data}/train-images-idx3-ubyte.gz").reshape(-1, 784).astype(np.float32) / 255)
+    y = torch.from_numpy(idx(f"{a.data}/train-labels-idx1-ubyte.gz").astype(np.int64))
+    xt = torch.from_numpy(idx(f"{a.data}/t10k-images-idx3-ubyte.gz").reshape(-1, 784).astype(np.float32) / 255)
+    yt = torch.from_numpy(idx(f"{a.data}/t10k-labels-idx1-ubyte.gz").astype(np.int64))
+    model = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Dropout(0.2),
+                                torch.nn.Linear(512, 512), torch.nn.ReLU(), torch.nn.Dropout(0.2),
+                                torch.nn.Linear(512, 10))
+    opt = torch.optim.RMSprop(model.parameters(), lr=0.001, alpha=0.9, eps=1e-7)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(),
+                      "blas": "MKL" if torch.backends.mkl.is_available() else "other",
+                      "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "")}), flush=True)
+    for epoch in range(1, a.epochs + 1):
+        t0 = time.perf_counter()
+        model.train()
+        order = torch.randperm(len(x))
+        loss_sum, correct = 0.0, 0
+        for first in range(0, len(x), 128):
+            rows = order[first:first + 128]
+            xb, yb = x[rows], y[rows]
+            opt.zero_grad()
+            out = model(xb)
+            loss = loss_fn(out, yb)
+            loss.backward()
+            opt.step()
+            loss_sum += loss.item() * len(rows)
+            correct += (out.argmax(1) == yb).sum().item()
+        train_s = time.perf_counter() - t0
+        model.eval()
+        with torch.no_grad():
+            acc = (model(xt).argmax(1) == yt).float().mean().item()
+        print(json.dumps({"epoch": epoch, "train_seconds": round(train_s, 3),
+                          "seconds": round(time.perf_counter() - t0, 3), "train_loss": loss_sum / len(x),
+                          "train_acc": correct / len(x), "test_acc": acc}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
