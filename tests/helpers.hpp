@@ -6,10 +6,13 @@
 #include <anycl/runtime.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "util/platform.hpp"
 
 namespace anycl::test {
 
@@ -75,6 +78,21 @@ class TempDir {
 
  private:
   std::string path_;
+};
+
+/// Sets an environment variable for the lifetime of the object, then restores what was there.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name), old_(detail::platform::get_env(name)) {
+    detail::platform::set_env(name, value);
+  }
+  ~ScopedEnv() { detail::platform::set_env(name_, old_); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
 };
 
 }  // namespace anycl::test

@@ -20,19 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Sets an environment variable for the lifetime of the object.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value)
-      : name_(name), old_(anycl::detail::platform::get_env(name)) {
-    anycl::detail::platform::set_env(name, value);
-  }
-  ~ScopedEnv() { anycl::detail::platform::set_env(name_, old_); }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using anycl::test::ScopedEnv;
 
 std::vector<fs::path> cache_entries(const std::string& dir) {
   std::vector<fs::path> files;

@@ -16,19 +16,7 @@
 
 namespace {
 
-// Sets an environment variable for the lifetime of the object (the tests run with the database off).
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value)
-      : name_(name), old_(anycl::detail::platform::get_env(name)) {
-    anycl::detail::platform::set_env(name, value);
-  }
-  ~ScopedEnv() { anycl::detail::platform::set_env(name_, old_); }
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using anycl::test::ScopedEnv;
 
 anycl::DeviceInfo fake(const std::string& platform, const std::string& name) {
   anycl::DeviceInfo d;
