@@ -64,7 +64,9 @@ def windows_mangling(name):
     result, i = [], 0
     while i < len(name):
         m = re.match(r"\d+", name[i:])
-        if m and name[i - 1] not in "ST_":  # <source-name>: copy the identifier as it is
+        # <source-name>: copy the identifier as it is (digits right after S or T are a substitution
+        # or template-parameter index, after A an array size; after S_ they start a name again)
+        if m and name[i - 1] not in "STA":
             n = int(m.group(0)); result.append(name[i:i + len(m.group(0)) + n]); i += len(m.group(0)) + n
             continue
         c = name[i]
