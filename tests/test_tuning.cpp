@@ -300,7 +300,9 @@ TEST_CASE("tuning_mismatch in this process on the suspect parameters" * doctest:
   const bool exact = tc.download() == ref;
   CHECK_MESSAGE(verdict.find("MWG=128 ≠ NWG=16") != std::string::npos, verdict);  // refused unseen
   MESSAGE("the suspect parameters forced onto the GEMM routine: ", exact ? "exact" : "wrong");
-  anycl::apply_tuning(rt, anycl::GemmTuning{{{"Xgemm", before}, {"GemmRoutine", routine_before}}});
+  anycl::GemmTuning restore;
+  restore.kernels = {{"Xgemm", before}, {"GemmRoutine", routine_before}};
+  anycl::apply_tuning(rt, restore);
 }
 
 TEST_CASE("tuning_mismatch refuses parameters that compute wrong GEMMs and leaves CLBlast as it was") {
