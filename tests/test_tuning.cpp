@@ -286,10 +286,11 @@ TEST_CASE("tuning_mismatch in this process on the suspect parameters" * doctest:
   // The verdict must agree with an independent exact check through the forced indirect kernel.
   // apply_tuning refuses them (GEMMK=1 with MWG ≠ NWG), so they go to CLBlast directly here.
   const auto& xgemm = suspect.kernels.at("Xgemm");
-  REQUIRE(clblast::OverrideParameters(rt.info().id, "Xgemm", clblast::Precision::kSingle,
-                                      {xgemm.begin(), xgemm.end()}) == clblast::StatusCode::kSuccess);
-  REQUIRE(clblast::OverrideParameters(rt.info().id, "GemmRoutine", clblast::Precision::kSingle,
-                                      {{"XGEMM_MIN_INDIRECT_SIZE", 1}}) == clblast::StatusCode::kSuccess);
+  namespace params = anycl::detail::clblast_params;
+  REQUIRE(params::override_parameters(rt.info().id, "Xgemm", {xgemm.begin(), xgemm.end()}) ==
+          clblast::StatusCode::kSuccess);
+  REQUIRE(params::override_parameters(rt.info().id, "GemmRoutine", {{"XGEMM_MIN_INDIRECT_SIZE", 1}}) ==
+          clblast::StatusCode::kSuccess);
   std::vector<float> a = anycl::test::random_ints(65 * 33, -3, 3, 1),
                      b = anycl::test::random_ints(33 * 9, -3, 3, 2);
   auto ta = anycl::Tensor::from_host(rt, {65, 33}, a), tb = anycl::Tensor::from_host(rt, {33, 9}, b);

@@ -8,9 +8,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <optional>
-#include <unordered_map>
 
+#include "clblast_params.hpp"
 #include "helpers.hpp"
 #include "util/platform.hpp"
 
@@ -31,10 +32,10 @@ anycl::GemmTuning clblast_now(anycl::Runtime& rt, const anycl::GemmTuning& t) {
   anycl::GemmTuning now;
   for (const auto& [kernel, params] : t.kernels) {
     if (kernel == "anyclDense") continue;
-    std::unordered_map<std::string, size_t> p;
-    REQUIRE(clblast::RetrieveParameters(rt.info().id, kernel, clblast::Precision::kSingle, p) ==
+    std::map<std::string, size_t> p;
+    REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, kernel, p) ==
             clblast::StatusCode::kSuccess);
-    now.kernels[kernel] = {p.begin(), p.end()};
+    now.kernels[kernel] = p;
   }
   return now;
 }
