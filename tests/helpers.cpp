@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "background.hpp"
@@ -17,10 +18,20 @@
 
 namespace anycl::test {
 
-Runtime& runtime() {
-  static Runtime rt;
+namespace {
+std::unique_ptr<Runtime>& shared_runtime() {
+  static std::unique_ptr<Runtime> rt;
   return rt;
 }
+}  // namespace
+
+Runtime& runtime() {
+  auto& rt = shared_runtime();
+  if (!rt) rt = std::make_unique<Runtime>();
+  return *rt;
+}
+
+void release_runtime() { shared_runtime().reset(); }
 
 void check_close(const std::vector<float>& dev, const std::vector<float>& ref, double atol, double rtol,
                  const std::string& what) {

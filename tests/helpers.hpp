@@ -18,6 +18,9 @@ namespace anycl::test {
 
 /// One Runtime for the whole test process (device from $ANYCL_DEVICE, else the best).
 Runtime& runtime();
+/// Destroys the shared runtime (main() calls it before returning): OpenCL objects released from
+/// exit handlers, after the driver's own teardown has begun, crash some drivers (Oclgrind).
+void release_runtime();
 
 /// Checks |dev − ref| ≤ atol + rtol·|ref| element-wise; on failure reports the first bad index
 /// with both values (and how many elements failed).

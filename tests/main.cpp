@@ -4,10 +4,13 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
+#include "helpers.hpp"
 #include "util/platform.hpp"
 
 int main(int argc, char** argv) {
   if (!anycl::detail::platform::get_env("ANYCL_TUNING_DATABASE"))
     anycl::detail::platform::set_env("ANYCL_TUNING_DATABASE", "off");
-  return doctest::Context(argc, argv).run();
+  const int status = doctest::Context(argc, argv).run();
+  anycl::test::release_runtime();
+  return status;
 }
