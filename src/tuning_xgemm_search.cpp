@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <random>
 
 #include "anycl/blas.hpp"
@@ -96,7 +97,8 @@ XgemmParams search_xgemm(Runtime& rt, const std::vector<GemmShape>& shapes, doub
   std::vector<XgemmParams> space = xgemm_search_space(rt.info());
   std::mt19937 rng(1);  // the same sample on every run of the same space
   std::shuffle(space.begin(), space.end(), rng);
-  const size_t count = std::clamp<size_t>(size_t(fraction * double(space.size()) + 0.5), 8, space.size());
+  const size_t count =
+      std::clamp<size_t>(size_t(std::lround(fraction * double(space.size()))), 8, space.size());
   const XgemmParams defaults = current(rt, "Xgemm"), routine = current(rt, "GemmRoutine");
   std::vector<XgemmParams> tried(space.begin(), space.begin() + long(count));
   tried.insert(tried.begin(), defaults);

@@ -57,8 +57,8 @@ struct Trainer::Uploads {
   std::map<const data::Dataset*, Copies> sets;
 
   static uint64_t fingerprint(const data::Dataset& d) {
-    const size_t sizes[] = {d.count, d.rows, d.cols, d.num_classes, d.target_width};
-    uint64_t h = detail::fnv1a(sizes, sizeof(sizes));
+    uint64_t h =
+        detail::fnv1a(fmt::format("{} {} {} {} {}", d.count, d.rows, d.cols, d.num_classes, d.target_width));
     h = detail::fnv1a(d.pixels.data(), d.pixels.size(), h);
     h = detail::fnv1a(d.labels.data(), d.labels.size(), h);
     h = detail::fnv1a(d.values.data(), d.values.size() * sizeof(float), h);
