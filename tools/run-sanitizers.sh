@@ -36,7 +36,12 @@ echo "run-sanitizers: unit tests under ASan+UBSan" >&2
 # built without the sanitizer runtime and cannot link an instrumented libanycl; and `anycl doctor`,
 # which dlopens each ICD driver a second time to test it — LeakSanitizer's tracer crashes (signal 11)
 # inside the twice-loaded PoCL/LLVM, before any anycl code could be at fault.
-exclude=${ANYCL_ASAN_EXCLUDE:-install_to_prefix|embed_sample|embed_snippet|sample_embed_features|anycl doctor}
+# Also `train --devices 0,0 --split`: since the last Runtime empties CLBlast's program cache (so
+# PoCL tears both contexts down before exit rather than never), LeakSanitizer's tracer dies at exit
+# on PoCL's departing worker threads (signal 11 in the tracer, after the run printed its result,
+# every time with two contexts); the same run passes under ASan with detect_leaks=0, and in the
+# normal build on PoCL and Intel.
+exclude=${ANYCL_ASAN_EXCLUDE:-install_to_prefix|embed_sample|embed_snippet|sample_embed_features|anycl doctor|split 3:1}
 # A test fails only when it fails twice, because of two first-run-only faults outside anycl: LSan's
 # tracer sometimes dies at exit while it stops PoCL's worker threads ("Tracer caught signal 11",
 # after the test passed; 1 of 3 full runs), and PoCL 3.1 leaks a few KB inside libpocl the first
