@@ -31,3 +31,24 @@ static inline uint random_bits24(uint seed_lo, uint seed_hi, uint step, uint str
 static inline float uniform01(uint seed_lo, uint seed_hi, uint step, uint stream, uint index) {
   return (float)random_bits24(seed_lo, seed_hi, step, stream, index) * (1.0f / 16777216.0f);
 }
+
+// Activations (act: 0 linear, 1 relu, 2 tanh, 3 sigmoid, as anycl::Activation), for the dense and
+// convolution output stages.
+static inline float activate(const float z, const int act) {
+  switch (act) {
+    case 1: return fmax(z, 0.0f);
+    case 2: return tanh(z);
+    case 3: return 1.0f / (1.0f + exp(-z));
+    default: return z;
+  }
+}
+
+// The derivative expressed through the activation's output y, so the forward input need not be kept.
+static inline float activate_grad_from_output(const float y, const int act) {
+  switch (act) {
+    case 1: return y > 0.0f ? 1.0f : 0.0f;
+    case 2: return 1.0f - y * y;
+    case 3: return y * (1.0f - y);
+    default: return 1.0f;
+  }
+}

@@ -1,63 +1,103 @@
-// Convolution helpers around CLBlast's GEMMs, NCHW: a batched im2col and its adjoint col2im, and
-// a sum over the batch of per-sample weight gradients (the per-channel bias + activation lives in
-// activation.cl).
-// Shapes: x:(B,C,H,W); col:(B, C·KH·KW, OH·OW) with row (c·KH + i)·KW + j; y:(B,F,OH·OW).
+// Convolution as whole-batch GEMMs over NCHW tensors (the GEMMs themselves are CLBlast's):
+// im2col into a channel-major column matrix, its adjoint col2im, and the layer's output stage
+// (bias + activation while reordering channel-major GEMM results back to NCHW) with its backward.
+// Shapes: x:(B,C,H,W); col:(C·KH·KW, B·OH·OW) with row (c·KH + i)·KW + j and column b·P + p,
+// P = OH·OW; the channel-major GEMM result cf:(F, B·P); y:(B,F,P).
 
-// col[b][(c,i,j)][oy·OW+ox] = x[b][c][oy·s−pt+i][ox·s−pl+j], 0 outside the image.
+// col[(c,i,j)][b·P + oy·OW+ox] = x[b][c][oy·s−pt+i][ox·s−pl+j], 0 outside the image. A 2-D range:
+// x over ox, y over the rows (r, oy) with r = (c,i,j)·B + b, so every division is the same for a
+// whole row of work-items (a CPU compiler hoists it) and the writes along x are contiguous; the
+// launcher stacks rows into work-groups of about 256.
 __kernel void im2col_batched(__global const float* x, const uint x_off, __global float* col, const uint batch,
                              const uint channels, const uint height, const uint width, const uint kh,
                              const uint kw, const uint stride, const uint pad_top, const uint pad_left,
                              const uint out_h, const uint out_w) {
-  const size_t i = get_global_id(0);
-  const size_t p_count = (size_t)out_h * out_w, k_count = (size_t)channels * kh * kw;
-  if (i >= (size_t)batch * k_count * p_count) return;
-  const size_t p = i % p_count, k = (i / p_count) % k_count, b = i / (p_count * k_count);
-  const uint ox = (uint)(p % out_w), oy = (uint)(p / out_w);
-  const uint kj = (uint)(k % kw), ki = (uint)((k / kw) % kh), c = (uint)(k / ((size_t)kw * kh));
+  const uint ox = get_global_id(0), line = get_global_id(1);
+  if (ox >= out_w || line >= batch * channels * kh * kw * out_h) return;
+  const uint oy = line % out_h, r = line / out_h, b = r % batch, k = r / batch;
+  const uint kj = k % kw, ki = (k / kw) % kh, c = k / (kw * kh);
   const int y = (int)(oy * stride + ki) - (int)pad_top, xx = (int)(ox * stride + kj) - (int)pad_left;
-  float v = 0.0f;
-  if (y >= 0 && y < (int)height && xx >= 0 && xx < (int)width)
-    v = x[x_off + ((b * channels + c) * height + (size_t)y) * width + (size_t)xx];
-  col[i] = v;
+  // A load from a clamped position and a select instead of a branch: every lane loads, so a CPU
+  // compiler can vectorise the row (a conditional load kept PoCL scalar, ~8 ns per element).
+  const bool inside = y >= 0 && y < (int)height && xx >= 0 && xx < (int)width;
+  const uint yc = (uint)clamp(y, 0, (int)height - 1), xc = (uint)clamp(xx, 0, (int)width - 1);
+  const float v = x[x_off + (((size_t)b * channels + c) * height + yc) * width + xc];
+  col[(size_t)line * out_w + ox] = inside ? v : 0.0f;
 }
 
 // The adjoint of im2col, gathered (no atomics, a fixed order): dx[b][c][y][x] = Σ over the
-// (i, j, oy, ox) that read pixel (y, x) of dcol at that position.
+// (i, j, oy, ox) that read pixel (y, x) of dcol at that position. A 2-D range: x over the pixel's
+// column, y over the rows (b·C + c)·H + y; stride 1 (the common case) skips the divisibility tests.
 __kernel void col2im_batched(__global const float* col, __global float* dx, const uint batch,
                              const uint channels, const uint height, const uint width, const uint kh,
                              const uint kw, const uint stride, const uint pad_top, const uint pad_left,
                              const uint out_h, const uint out_w) {
-  const size_t i = get_global_id(0);
-  if (i >= (size_t)batch * channels * height * width) return;
-  const uint xx = (uint)(i % width), y = (uint)((i / width) % height);
-  const size_t bc = i / ((size_t)width * height);
-  const uint c = (uint)(bc % channels);
-  const size_t b = bc / channels;
-  const size_t p_count = (size_t)out_h * out_w, k_count = (size_t)channels * kh * kw;
-  __global const float* base = col + b * k_count * p_count;
+  const uint xx = get_global_id(0), line = get_global_id(1);
+  if (xx >= width || line >= batch * channels * height) return;
+  const uint y = line % height, bc = line / height, c = bc % channels, b = bc / channels;
+  const size_t p_count = (size_t)out_h * out_w, row = (size_t)batch * p_count;
+  __global const float* base = col + b * p_count;
   float sum = 0.0f;
   for (uint ki = 0; ki < kh; ++ki) {
     const int ty = (int)(y + pad_top) - (int)ki;
     if (ty < 0 || ty % (int)stride != 0) continue;
     const uint oy = (uint)ty / stride;
     if (oy >= out_h) continue;
+    __global const float* plane = base + ((size_t)c * kh + ki) * kw * row + (size_t)oy * out_w;
     for (uint kj = 0; kj < kw; ++kj) {
       const int tx = (int)(xx + pad_left) - (int)kj;
-      if (tx < 0 || tx % (int)stride != 0) continue;
-      const uint ox = (uint)tx / stride;
-      if (ox >= out_w) continue;
-      sum += base[(((size_t)c * kh + ki) * kw + kj) * p_count + (size_t)oy * out_w + ox];
+      if (stride == 1) {
+        if (tx >= 0 && tx < (int)out_w) sum += plane[kj * row + (uint)tx];
+      } else if (tx >= 0 && tx % (int)stride == 0 && (uint)tx / stride < out_w) {
+        sum += plane[kj * row + (uint)tx / stride];
+      }
     }
   }
-  dx[i] = sum;
+  dx[(size_t)line * width + xx] = sum;
 }
 
-// out[j] = Σ_b parts[b·n + j], in order of b (deterministic).
-__kernel void sum_over_batch(__global const float* parts, __global float* out, const uint out_off,
-                             const uint batch, const uint n) {
-  const size_t j = get_global_id(0);
-  if (j >= n) return;
+// y[b][f][p] = act(cf[f][b·P + p] + bias[f]): the channel-major GEMM result back to NCHW, with the
+// bias and activation (common.cl) in the same pass. A 2-D range: x over p, y over the rows b·F + f.
+__kernel void conv_output_forward(__global const float* cf, __global float* y, const uint y_off,
+                                  __global const float* bias, const uint bias_off, const uint batch,
+                                  const uint filters, const uint plane, const int act) {
+  const uint p = get_global_id(0), row = get_global_id(1);
+  if (p >= plane || row >= batch * filters) return;
+  const uint f = row % filters, b = row / filters;
+  y[y_off + (size_t)row * plane + p] =
+      activate(cf[((size_t)f * batch + b) * plane + p] + bias[bias_off + f], act);
+}
+
+// The backward of conv_output_forward: dz = dy·act'(y) from NCHW into the channel-major dcf:(F, B·P),
+// and dbias[f] = Σ dz. One work-group of WG lanes per channel; lane l sums elements l, l+WG, … and
+// the lanes' sums are added in a fixed tree, so the result is deterministic.
+#ifndef WG
+#define WG 256
+#endif
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
+void conv_output_backward(__global const float* y, const uint y_off, __global const float* dy,
+                          const uint dy_off, __global float* dcf, __global float* dbias, const uint dbias_off,
+                          const uint batch, const uint filters, const uint plane, const int act) {
+  __local float part[WG];
+  const uint lane = get_local_id(0);
+  const size_t f = get_group_id(0), count = (size_t)batch * plane;
   float sum = 0.0f;
-  for (size_t b = 0; b < batch; ++b) sum += parts[b * n + j];
-  out[out_off + j] = sum;
+  // Uniform loop bounds (the element is e0 + lane) let PoCL run the lanes as the vectorised inner loop.
+  for (size_t e0 = 0; e0 < count; e0 += WG) {
+    const size_t e = e0 + lane;
+    if (e < count) {
+      const uint b = (uint)e / plane;  // e < batch·plane, which the launcher checked fits 32 bits
+      const size_t i = ((size_t)b * filters + f) * plane + (e - (size_t)b * plane);
+      const float dz = dy[dy_off + i] * activate_grad_from_output(y[y_off + i], act);
+      dcf[f * count + e] = dz;
+      sum += dz;
+    }
+  }
+  part[lane] = sum;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint span = WG / 2; span > 0; span /= 2) {
+    if (lane < span) part[lane] += part[lane + span];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lane == 0) dbias[dbias_off + f] = part[0];
 }

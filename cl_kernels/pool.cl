@@ -6,11 +6,11 @@
 __kernel void maxpool_forward(__global const float* x, const uint x_off, __global float* y,
                               __global int* arg, const uint planes, const uint height, const uint width,
                               const uint size, const uint stride, const uint out_h, const uint out_w) {
-  const size_t i = get_global_id(0);
-  if (i >= (size_t)planes * out_h * out_w) return;
-  const uint ox = (uint)(i % out_w), oy = (uint)((i / out_w) % out_h);
-  const size_t plane = i / ((size_t)out_w * out_h);
-  __global const float* in = x + x_off + plane * height * width;
+  const uint ox = get_global_id(0), line = get_global_id(1);  // x: the column, y: the row plane·OH + oy
+  if (ox >= out_w || line >= planes * out_h) return;
+  const uint oy = line % out_h, plane = line / out_h;
+  const size_t i = (size_t)line * out_w + ox;
+  __global const float* in = x + x_off + (size_t)plane * height * width;
   int best_at = (int)(oy * stride * width + ox * stride);
   float best = in[best_at];
   for (uint a = 0; a < size; ++a)
@@ -26,10 +26,10 @@ __kernel void maxpool_forward(__global const float* x, const uint x_off, __globa
 __kernel void maxpool_backward(__global const float* dy, const uint dy_off, __global const int* arg,
                                __global float* dx, const uint planes, const uint height, const uint width,
                                const uint size, const uint stride, const uint out_h, const uint out_w) {
-  const size_t i = get_global_id(0);
-  if (i >= (size_t)planes * height * width) return;
-  const uint xx = (uint)(i % width), yy = (uint)((i / width) % height);
-  const size_t plane = i / ((size_t)width * height);
+  const uint xx = get_global_id(0), line = get_global_id(1);  // x: the column, y: the row plane·H + y
+  if (xx >= width || line >= planes * height) return;
+  const uint yy = line % height, plane = line / height;
+  const size_t i = (size_t)line * width + xx;
   const int here = (int)(yy * width + xx);
   // windows oy with oy·stride ≤ yy < oy·stride + size
   const uint oy_lo = yy + 1 > size ? (yy + 1 - size + stride - 1) / stride : 0;
@@ -38,7 +38,7 @@ __kernel void maxpool_backward(__global const float* dy, const uint dy_off, __gl
   float sum = 0.0f;
   for (uint oy = oy_lo; oy <= oy_hi && oy < out_h; ++oy)
     for (uint ox = ox_lo; ox <= ox_hi && ox < out_w; ++ox) {
-      const size_t o = (plane * out_h + oy) * out_w + ox;
+      const size_t o = ((size_t)plane * out_h + oy) * out_w + ox;
       if (arg[o] == here) sum += dy[dy_off + o];
     }
   dx[i] = sum;

@@ -1,7 +1,10 @@
-// Conv2D forward: im2col (one launch for the batch) + CLBlast GemmStridedBatched Y_b = W·col_b
-// (W shared: stride 0), or CLBlast's Convgemm; then the per-channel bias + activation. Backward:
-// activation gradient fused with db, per-sample dW_b = dY_b·col_bᵀ summed in a fixed order, and
-// dcol_b = Wᵀ·dY_b folded back by col2im — no atomics, so reruns are bit-identical.
+// Conv2D as whole-batch GEMMs. Forward: im2col of the batch into col:(C·K·K, B·P) (P = OH·OW), one
+// CLBlast GEMM cf = W·col:(F, B·P), then one pass that adds the bias, applies the activation and
+// reorders to NCHW; or CLBlast's Convgemm, then the bias and activation in place. Backward: one pass
+// for dz = dy·act'(y), reordered channel-major into cf, and db; then dW = dz·colᵀ and dcol = Wᵀ·dz,
+// one GEMM each for the whole batch (the batch is the GEMMs' inner or outer size, which keeps
+// CLBlast on its fast, large-matrix kernel), and col2im for dx — no atomics, so reruns are
+// bit-identical.
 #include "anycl/nn/conv2d.hpp"
 
 #include <fmt/format.h>
@@ -10,6 +13,7 @@
 
 #include "anycl/blas.hpp"
 #include "anycl/error.hpp"
+#include "anycl/tuning.hpp"
 
 namespace anycl {
 
@@ -177,11 +181,21 @@ size_t Conv2D::parameter_count(const Shape& input) const {
 
 size_t Conv2D::activation_floats(const Shape& input) const {
   const ConvGeometry g = geometry(input);
-  const size_t y = checked_mul(filters_, g.plane(), "a Conv2D's output");
+  const size_t y = checked_mul(filters_, g.plane(), "a Conv2D's output");  // y, and cf of the same size
   const size_t col = checked_mul(g.patch(), g.plane(), "a Conv2D's column matrix");
-  const size_t parts = checked_mul(filters_, g.patch(), "a Conv2D's weight count");
-  return checked_add(checked_add(y, shape_size(input), "a Conv2D's activations"),
-                     checked_add(col, parts, "a Conv2D's activations"), "a Conv2D's activations");
+  return checked_add(checked_add(checked_mul(y, 2, "a Conv2D's activations"), shape_size(input),
+                                 "a Conv2D's activations"),
+                     col, "a Conv2D's activations");
+}
+
+std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, bool need_dx) const {
+  const ConvGeometry g = geometry(input);
+  const size_t columns = checked_mul(batch, g.plane(), "a Conv2D's column matrix");
+  // cf = W·col (NN); dW = dz·colᵀ (NT); dcol = Wᵀ·dz (TN)
+  std::vector<GemmShape> shapes{{"fwd", false, false, filters_, columns, g.patch()},
+                                {"dW", false, true, filters_, g.patch(), columns}};
+  if (need_dx) shapes.push_back({"dX", true, false, g.patch(), columns, filters_});
+  return shapes;
 }
 
 void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor params, Tensor grads,
@@ -195,8 +209,8 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   db_ = grads.rows(wn, filters_);
   y_ = Tensor(rt, {max_batch, filters_, g_.out_h, g_.out_w});
   dx_ = Tensor(rt, {max_batch, g_.channels, g_.height, g_.width});
-  col_ = Tensor(rt, {max_batch, g_.patch(), g_.plane()});
-  parts_ = Tensor(rt, {max_batch, filters_, g_.patch()});
+  col_ = Tensor(rt, {g_.patch(), max_batch * g_.plane()});
+  cf_ = Tensor(rt, {filters_, max_batch * g_.plane()});
   ops_ = std::make_unique<ConvOps>(rt);
   bias_act_ = std::make_unique<BiasActivation>(rt);
 }
@@ -209,46 +223,46 @@ void Conv2D::initialize(uint64_t seed) {
 
 // x:(batch, C·H·W) → y:(batch, F, OH, OW)
 Tensor Conv2D::forward(const Tensor& x, const StepContext&) {
-  const size_t batch = x.rows(), p = g_.plane(), k = g_.patch();
+  const size_t batch = x.rows(), columns = batch * g_.plane(), k = g_.patch();
   if (x.cols() != g_.channels * g_.height * g_.width)
     throw ValidationError(fmt::format("Conv2D expects ({}, {}, {}) inputs, got {}", g_.channels, g_.height,
                                       g_.width, x.shape_string()));
   Tensor y = y_.rows(0, batch);
-  DeviceBuffer yb = y.buffer();
   const bool symmetric = g_.pad_top == g_.pad_left &&
                          (g_.out_h - 1) * g_.stride + g_.kernel == g_.height + 2 * g_.pad_top &&
                          (g_.out_w - 1) * g_.stride + g_.kernel == g_.width + 2 * g_.pad_left;
   if (forward_algo_ == ConvForward::convgemm && symmetric) {
+    DeviceBuffer yb = y.buffer();
     convgemm(x.runtime(), g_.channels, g_.height, g_.width, g_.kernel, g_.pad_top, g_.stride, filters_, batch,
              x.buffer(), x.offset(), w_.buffer(), w_.offset(), yb, y.offset());
+    bias_act_->forward_channels(y, b_, g_.plane(), activation_);
     col_holds_x_ = false;
   } else {
     ops_->im2col(x, col_, g_);
-    DeviceBuffer cb = col_.buffer();
-    gemm_strided_batched(x.runtime(), Trans::no, Trans::no, filters_, p, k, 1.f, w_.buffer(), w_.offset(), k,
-                         0, cb, 0, p, k * p, 0.f, yb, y.offset(), p, filters_ * p, batch);
+    DeviceBuffer cfb = cf_.buffer();
+    gemm(x.runtime(), Trans::no, Trans::no, filters_, columns, k, 1.f, w_.buffer(), w_.offset(), k,
+         col_.buffer(), 0, columns, 0.f, cfb, 0, columns);
+    ops_->output_forward(cf_, y, b_, g_, activation_);
     col_holds_x_ = true;
   }
-  bias_act_->forward_channels(y, b_, p, activation_);
   x_last_ = x;
   y_last_ = y;
   return y;
 }
 
-// dy:(batch, F, OH, OW) → dz in place; db, dW = Σ_b dz_b·col_bᵀ; dx = col2im(Wᵀ·dz_b)
+// dy:(batch, F, OH, OW) → dz:(F, batch·P) and db; dW = dz·colᵀ; dx = col2im(Wᵀ·dz)
 Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
-  const size_t batch = dy.rows(), p = g_.plane(), k = g_.patch();
+  const size_t batch = dy.rows(), columns = batch * g_.plane(), k = g_.patch();
   Runtime& rt = dy.runtime();
-  bias_act_->backward_channels(y_last_, dy, db_, p, activation_);
+  ops_->output_backward(y_last_, dy, cf_, db_, g_, activation_);
   if (!col_holds_x_) ops_->im2col(x_last_, col_, g_);
-  DeviceBuffer cb = col_.buffer(), pb = parts_.buffer();
-  gemm_strided_batched(rt, Trans::no, Trans::yes, filters_, k, p, 1.f, dy.buffer(), dy.offset(), p,
-                       filters_ * p, cb, 0, p, k * p, 0.f, pb, 0, k, filters_ * k, batch);
-  ops_->sum_over_batch(parts_, batch, dw_);
+  DeviceBuffer cb = col_.buffer(), dwb = dw_.buffer();
+  gemm(rt, Trans::no, Trans::yes, filters_, k, columns, 1.f, cf_.buffer(), 0, columns, cb, 0, columns, 0.f, dwb,
+       dw_.offset(), k);
   col_holds_x_ = false;  // col_ becomes dcol below (or is stale after the next forward anyway)
   if (!need_dx) return {};
-  gemm_strided_batched(rt, Trans::yes, Trans::no, k, p, filters_, 1.f, w_.buffer(), w_.offset(), k, 0,
-                       dy.buffer(), dy.offset(), p, filters_ * p, 0.f, cb, 0, p, k * p, batch);
+  gemm(rt, Trans::yes, Trans::no, k, columns, filters_, 1.f, w_.buffer(), w_.offset(), k, cf_.buffer(), 0,
+       columns, 0.f, cb, 0, columns);
   Tensor dx = dx_.rows(0, batch);
   ops_->col2im(col_, dx, g_);
   return dx;

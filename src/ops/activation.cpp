@@ -29,8 +29,7 @@ BiasActivation::BiasActivation(Runtime& rt)
     : rt_(rt),
       forward_(rt.kernel("activation", "bias_activation_forward")),
       backward_(rt.kernel("activation", "bias_activation_backward")),
-      channel_forward_(rt.kernel("activation", "channel_bias_activation_forward")),
-      channel_backward_(rt.kernel("activation", "channel_bias_activation_backward")) {
+      channel_forward_(rt.kernel("activation", "channel_bias_activation_forward")) {
   // The backward kernel's work-group is BC columns × BR row lanes (default 32 × 8); a device that
   // runs smaller groups gets it rebuilt with fewer lanes, then fewer columns.
   const size_t fits = detail::kernel_work_group_size(rt, backward_);
@@ -84,19 +83,6 @@ void BiasActivation::forward_channels(Tensor& y, const Tensor& bias, size_t plan
                    u32(bias.offset(), "offset"), u32(y.rows(), "batch"), u32(filters, "filters"),
                    u32(plane, "plane"), cl_int(act));
   detail::launch_1d(rt_, channel_forward_, y.size());
-}
-
-void BiasActivation::backward_channels(const Tensor& y, Tensor& dy, Tensor& dbias, size_t plane,
-                                       Activation act) {
-  using detail::u32;
-  const size_t filters = channel_count(y, dbias, plane, "channel_bias_activation_backward");
-  if (y.shape() != dy.shape())
-    throw ValidationError(fmt::format("channel_bias_activation_backward: y {} and dy {} differ",
-                                      y.shape_string(), dy.shape_string()));
-  detail::set_args(channel_backward_, y.mem(), u32(y.offset(), "offset"), dy.mem(),
-                   u32(dy.offset(), "offset"), dbias.mem(), u32(dbias.offset(), "offset"),
-                   u32(y.rows(), "batch"), u32(filters, "filters"), u32(plane, "plane"), cl_int(act));
-  detail::launch_1d(rt_, channel_backward_, filters, 32);
 }
 
 }  // namespace anycl

@@ -10,13 +10,26 @@ ConvOps::ConvOps(Runtime& rt)
     : rt_(rt),
       im2col_(rt.kernel("conv", "im2col_batched")),
       col2im_(rt.kernel("conv", "col2im_batched")),
-      sum_(rt.kernel("conv", "sum_over_batch")) {}
+      output_forward_(rt.kernel("conv", "conv_output_forward")),
+      output_backward_(detail::single_group_kernel(rt, "conv", "conv_output_backward", 1, lanes_)) {}
 
 namespace {
 void check_offset_zero(const Tensor& t, const char* what) {
   if (t.offset() != 0)
     throw ValidationError(
         fmt::format("{} must start its buffer (offset {}), a view was given", what, t.offset()));
+}
+
+// A channel-major (F, batch·plane) buffer `cf` and an NCHW (batch, F·plane) tensor `y` agree.
+void check_output_stage(const char* what, const Tensor& cf, const Tensor& y, const Tensor& bias,
+                        const ConvGeometry& g) {
+  const size_t filters = bias.size();
+  if (filters == 0 || y.cols() != filters * g.plane() || cf.size() < y.size())
+    throw ValidationError(fmt::format("{}: channel-major {}, output {} and bias {} do not fit {} filters × {}",
+                                      what, cf.shape_string(), y.shape_string(), bias.shape_string(), filters,
+                                      g.plane()));
+  check_offset_zero(cf, what);
+  detail::u32(y.size(), "a Conv2D's output size");
 }
 }  // namespace
 
@@ -28,12 +41,13 @@ void ConvOps::im2col(const Tensor& x, Tensor& col, const ConvGeometry& g) {
                                       x.shape_string(), col.shape_string(), g.channels, g.height, g.width,
                                       g.kernel));
   check_offset_zero(col, "im2col's column buffer");
+  detail::u32(batch * g.patch() * g.plane(), "im2col's column matrix size");
   detail::set_args(im2col_, x.mem(), u32(x.offset(), "offset"), col.mem(), u32(batch, "batch"),
                    u32(g.channels, "channels"), u32(g.height, "height"), u32(g.width, "width"),
                    u32(g.kernel, "kernel"), u32(g.kernel, "kernel"), u32(g.stride, "stride"),
                    u32(g.pad_top, "pad"), u32(g.pad_left, "pad"), u32(g.out_h, "out_h"),
                    u32(g.out_w, "out_w"));
-  detail::launch_1d(rt_, im2col_, batch * g.patch() * g.plane());
+  detail::launch_row_blocks(rt_, im2col_, g.out_w, batch * g.patch() * g.out_h);
 }
 
 void ConvOps::col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g) {
@@ -45,22 +59,36 @@ void ConvOps::col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g) {
                                       g.kernel));
   check_offset_zero(dcol, "col2im's column buffer");
   check_offset_zero(dx, "col2im's output");
+  detail::u32(batch * g.patch() * g.plane(), "col2im's column matrix size");
   detail::set_args(col2im_, dcol.mem(), dx.mem(), u32(batch, "batch"), u32(g.channels, "channels"),
                    u32(g.height, "height"), u32(g.width, "width"), u32(g.kernel, "kernel"),
                    u32(g.kernel, "kernel"), u32(g.stride, "stride"), u32(g.pad_top, "pad"),
                    u32(g.pad_left, "pad"), u32(g.out_h, "out_h"), u32(g.out_w, "out_w"));
-  detail::launch_1d(rt_, col2im_, dx.size());
+  detail::launch_row_blocks(rt_, col2im_, g.width, batch * g.channels * g.height);
 }
 
-void ConvOps::sum_over_batch(const Tensor& parts, size_t batch, Tensor& out) {
+void ConvOps::output_forward(const Tensor& cf, Tensor& y, const Tensor& bias, const ConvGeometry& g,
+                             Activation act) {
   using detail::u32;
-  if (parts.size() < batch * out.size())
-    throw ValidationError(fmt::format("sum_over_batch: parts {} hold fewer than {} × {}",
-                                      parts.shape_string(), batch, out.size()));
-  check_offset_zero(parts, "sum_over_batch's parts");
-  detail::set_args(sum_, parts.mem(), out.mem(), u32(out.offset(), "offset"), u32(batch, "batch"),
-                   u32(out.size(), "n"));
-  detail::launch_1d(rt_, sum_, out.size());
+  check_output_stage("conv_output_forward", cf, y, bias, g);
+  detail::set_args(output_forward_, cf.mem(), y.mem(), u32(y.offset(), "offset"), bias.mem(),
+                   u32(bias.offset(), "offset"), u32(y.rows(), "batch"), u32(bias.size(), "filters"),
+                   u32(g.plane(), "plane"), cl_int(act));
+  detail::launch_row_blocks(rt_, output_forward_, g.plane(), y.rows() * bias.size());
+}
+
+void ConvOps::output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Tensor& dbias,
+                              const ConvGeometry& g, Activation act) {
+  using detail::u32;
+  check_output_stage("conv_output_backward", dcf, y, dbias, g);
+  if (y.shape() != dy.shape())
+    throw ValidationError(
+        fmt::format("conv_output_backward: y {} and dy {} differ", y.shape_string(), dy.shape_string()));
+  detail::set_args(output_backward_, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"),
+                   dcf.mem(), dbias.mem(), u32(dbias.offset(), "offset"), u32(y.rows(), "batch"),
+                   u32(dbias.size(), "filters"), u32(g.plane(), "plane"), cl_int(act));
+  const size_t local[2] = {lanes_, 1};
+  detail::launch_groups_2d(rt_, output_backward_, dbias.size(), local, dbias.size(), y.rows() * g.plane());
 }
 
 }  // namespace anycl

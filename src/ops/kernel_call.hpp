@@ -72,21 +72,32 @@ inline compute::kernel single_group_kernel(Runtime& rt, const std::string& progr
   }
 }
 
+/// Enqueues `k` over a `dims`-D range, counts the launch and records it in the profile as `label`
+/// (formatted only when profiling). Every launcher below goes through here. No wait.
+template <typename Label>
+void enqueue_range(Runtime& rt, compute::kernel& k, cl_uint dims, const size_t* global, const size_t* local,
+                   Label&& label) {
+  Profile* profile = rt.profile();
+  cl_event event = nullptr;
+  const cl_int status = clEnqueueNDRangeKernel(rt.queue().get(), k.get(), dims, nullptr, global, local, 0,
+                                               nullptr, profile ? &event : nullptr);
+  ++rt.counters().kernel_launches;
+  if (event) profile->record(event, label(), "kernel");
+  if (status != CL_SUCCESS) {
+    std::string range = fmt::format("global {}", global[0]), group = fmt::format("local {}", local[0]);
+    for (cl_uint d = 1; d < dims; ++d) range += fmt::format("x{}", global[d]), group += fmt::format("x{}", local[d]);
+    throw OpenCLError(status, "clEnqueueNDRangeKernel",
+                      fmt::format("{} ({}, {}) on {}", k.name(), range, group, rt.info().name));
+  }
+}
+
 /// Enqueues `k` over n work-items (padded to the work-group size; kernels bound-check). No wait.
 inline void launch_1d(Runtime& rt, compute::kernel& k, size_t n, size_t local = 64) {
   if (n == 0) return;
   local =
       std::max<size_t>(1, std::min({local, rt.info().max_work_group_size, kernel_work_group_size(rt, k)}));
   const size_t global = round_up(n, local);
-  Profile* profile = rt.profile();
-  cl_event event = nullptr;
-  const cl_int status = clEnqueueNDRangeKernel(rt.queue().get(), k.get(), 1, nullptr, &global, &local, 0,
-                                               nullptr, profile ? &event : nullptr);
-  ++rt.counters().kernel_launches;
-  if (event) profile->record(event, fmt::format("{} n={}", k.name(), n), "kernel");
-  if (status != CL_SUCCESS)
-    throw OpenCLError(status, "clEnqueueNDRangeKernel",
-                      fmt::format("{} (global {}, local {}) on {}", k.name(), global, local, rt.info().name));
+  enqueue_range(rt, k, 1, &global, &local, [&] { return fmt::format("{} n={}", k.name(), n); });
 }
 
 /// Enqueues `k` over nx × ny work-items (x padded to the work-group width `local_x`, groups one row
@@ -96,16 +107,20 @@ inline void launch_2d(Runtime& rt, compute::kernel& k, size_t nx, size_t ny, siz
   local_x = std::max<size_t>(
       1, std::min({local_x, round_up(nx, 8), rt.info().max_work_group_size, kernel_work_group_size(rt, k)}));
   const size_t global[2] = {round_up(nx, local_x), ny}, local[2] = {local_x, 1};
-  Profile* profile = rt.profile();
-  cl_event event = nullptr;
-  const cl_int status = clEnqueueNDRangeKernel(rt.queue().get(), k.get(), 2, nullptr, global, local, 0,
-                                               nullptr, profile ? &event : nullptr);
-  ++rt.counters().kernel_launches;
-  if (event) profile->record(event, fmt::format("{} {}x{}", k.name(), ny, nx), "kernel");
-  if (status != CL_SUCCESS)
-    throw OpenCLError(status, "clEnqueueNDRangeKernel",
-                      fmt::format("{} (global {}x{}, local {}x1) on {}", k.name(), global[0], global[1],
-                                  local_x, rt.info().name));
+  enqueue_range(rt, k, 2, global, local, [&] { return fmt::format("{} {}x{}", k.name(), ny, nx); });
+}
+
+/// Enqueues `k` over nx × ny work-items in work-groups of about 256: the whole (padded) row width
+/// by as many rows as fit, so short rows (an image row of 24 pixels) still make large groups — a
+/// CPU device pays per work-group. Kernels bound-check both x and y. No wait.
+inline void launch_row_blocks(Runtime& rt, compute::kernel& k, size_t nx, size_t ny) {
+  if (nx == 0 || ny == 0) return;
+  const size_t most =
+      std::max<size_t>(1, std::min(rt.info().max_work_group_size, kernel_work_group_size(rt, k)));
+  const size_t local_x = std::min({round_up(nx, 8), size_t(256), most});
+  const size_t local_y = std::max<size_t>(1, std::min(size_t(256), most) / local_x);
+  const size_t global[2] = {round_up(nx, local_x), round_up(ny, local_y)}, local[2] = {local_x, local_y};
+  enqueue_range(rt, k, 2, global, local, [&] { return fmt::format("{} {}x{}", k.name(), ny, nx); });
 }
 
 /// Enqueues `k` over a 2-D range of work-groups `local` = {x, y}: `groups_x` × 1 groups, for data
@@ -114,16 +129,7 @@ inline void launch_groups_2d(Runtime& rt, compute::kernel& k, size_t groups_x, c
                              size_t rows, size_t cols) {
   if (groups_x == 0) return;
   const size_t global[2] = {groups_x * local[0], local[1]};
-  Profile* profile = rt.profile();
-  cl_event event = nullptr;
-  const cl_int status = clEnqueueNDRangeKernel(rt.queue().get(), k.get(), 2, nullptr, global, local, 0,
-                                               nullptr, profile ? &event : nullptr);
-  ++rt.counters().kernel_launches;
-  if (event) profile->record(event, fmt::format("{} {}x{}", k.name(), rows, cols), "kernel");
-  if (status != CL_SUCCESS)
-    throw OpenCLError(status, "clEnqueueNDRangeKernel",
-                      fmt::format("{} (global {}x{}, local {}x{}) on {}", k.name(), global[0], global[1],
-                                  local[0], local[1], rt.info().name));
+  enqueue_range(rt, k, 2, global, local, [&] { return fmt::format("{} {}x{}", k.name(), rows, cols); });
 }
 
 }  // namespace anycl::detail

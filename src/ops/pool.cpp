@@ -22,7 +22,7 @@ void MaxPoolOp::forward(const Tensor& x, Tensor& y, Tensor& arg, const PoolGeome
   detail::set_args(forward_, x.mem(), u32(x.offset(), "offset"), y.mem(), arg.mem(), u32(planes, "planes"),
                    u32(g.height, "height"), u32(g.width, "width"), u32(g.size, "size"),
                    u32(g.stride, "stride"), u32(g.out_h, "out_h"), u32(g.out_w, "out_w"));
-  detail::launch_1d(rt_, forward_, outputs);
+  detail::launch_row_blocks(rt_, forward_, g.out_w, planes * g.out_h);
 }
 
 void MaxPoolOp::backward(const Tensor& dy, const Tensor& arg, Tensor& dx, const PoolGeometry& g) {
@@ -36,7 +36,7 @@ void MaxPoolOp::backward(const Tensor& dy, const Tensor& arg, Tensor& dx, const 
   detail::set_args(backward_, dy.mem(), u32(dy.offset(), "offset"), arg.mem(), dx.mem(),
                    u32(planes, "planes"), u32(g.height, "height"), u32(g.width, "width"), u32(g.size, "size"),
                    u32(g.stride, "stride"), u32(g.out_h, "out_h"), u32(g.out_w, "out_w"));
-  detail::launch_1d(rt_, backward_, dx.size());
+  detail::launch_row_blocks(rt_, backward_, g.width, planes * g.height);
 }
 
 }  // namespace anycl

@@ -16,6 +16,7 @@
 #include "anycl/nn/model_from_flags.hpp"
 #include "anycl/optim/optimizer.hpp"
 #include "anycl/train/trainer.hpp"
+#include "bench_breakdown.hpp"
 #include "bench_host_blas.hpp"
 
 namespace anycl::cli {
@@ -127,7 +128,8 @@ std::pair<double, double> host_layer_seconds(const Layer& layer, const Shape& in
 
 }  // namespace
 
-Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repeats) {
+Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repeats,
+                std::vector<Table>* breakdown, const std::string& trace_path) {
   Table t;
   t.name = "cnn";
   t.title = "Reference CNN (Keras mnist_cnn: conv32 3×3, conv64 3×3, pool 2, dense 128; Adam, batch 128)";
@@ -158,7 +160,9 @@ Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repe
       if (e.epoch > 1) sps.push_back(e.samples_per_second);
     };
     trainer.fit(train);
-    rates.emplace_back(algo == ConvForward::convgemm ? "CLBlast Convgemm" : "im2col + GemmStridedBatched",
+    if (breakdown && algo == ConvForward::im2col_gemm)  // the steps after the warm-up epoch
+      breakdown->push_back(step_breakdown_table(rt, int64_t((count + batch - 1) / batch), trace_path));
+    rates.emplace_back(algo == ConvForward::convgemm ? "CLBlast Convgemm" : "im2col + one GEMM",
                        median(sps));
   }
   for (const auto& [name, sps] : rates)
@@ -222,7 +226,7 @@ Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repe
         });
         t.rows.push_back(
             {Cell::str(algo == ConvForward::convgemm ? "  forward by CLBlast Convgemm"
-                                                     : "  forward by im2col + GemmStridedBatched"),
+                                                     : "  forward by im2col + one GEMM"),
              Cell::none(), Cell::num(s * 1e3, 2), Cell::none(), Cell::none(), Cell::none()});
       }
     }

@@ -53,9 +53,9 @@ constexpr const char* kUsage =
     "  --devices LIST|all  mlp: data-parallel on these devices of this machine, beside one device alone:\n"
     "                      samples/s, scaling efficiency, a step split into compute and gradient exchange\n"
     "  --distributed       mlp: the same over MPI processes: mpirun -np N anycl bench mlp --distributed\n"
-    "  --breakdown         mlp: one timed step command by command (each kernel and GEMM, share, gaps),\n"
+    "  --breakdown         mlp, cnn: one timed step command by command (each kernel and GEMM, share, gaps),\n"
     "                      from OpenCL profiling events (the profiled run is a little slower)\n"
-    "  --profile FILE      mlp: also write the device timeline as Chrome trace JSON (open in Perfetto)\n"
+    "  --profile FILE      mlp, cnn: also write the device timeline as Chrome trace JSON (open in Perfetto)\n"
     "Run under tools/count-launches.sh to count every OpenCL kernel launch (CLBlast's too).\n";
 
 constexpr const char* kBenchKernels = R"CL(
@@ -77,7 +77,7 @@ struct Settings {
   std::string data_dir;
   size_t limit = 12800;
   std::string blas_note;
-  bool breakdown = false;               // mlp: profile the steps (--breakdown, --profile)
+  bool breakdown = false;               // mlp, cnn: profile the steps (--breakdown, --profile)
   std::string profile_path;             // mlp: where the trace goes (--profile)
   std::vector<Table>* extra = nullptr;  // tables a bench adds after its own (the breakdown)
 };
@@ -476,8 +476,10 @@ int run_bench(int argc, char** argv) {
   s.limit = size_t(args.get_int("--limit", which == "cnn" ? 1280 : 12800, 128, 1ll << 40));
   s.profile_path = args.get("--profile");
   s.breakdown = args.has("--breakdown") || args.has("--profile");
-  if (s.breakdown && which != "mlp")
-    throw UsageError("--breakdown/--profile profile training steps: use `anycl bench mlp --breakdown`");
+  if (s.breakdown && which != "mlp" && which != "cnn")
+    throw UsageError(
+        "--breakdown/--profile profile training steps: use `anycl bench mlp --breakdown` or `anycl bench cnn "
+        "--breakdown`");
   if (args.has("--profile") && s.profile_path.empty()) throw UsageError("--profile needs a file name");
   if (!s.profile_path.empty()) check_output_file(s.profile_path);
   std::vector<Table> extra;
@@ -528,7 +530,10 @@ int run_bench(int argc, char** argv) {
   run("mlp", bench_mlp);
   if (which == "cnn")
     run("cnn",
-        [](Runtime& r, const Settings& st) { return bench_cnn(r, st.data_dir, st.limit, st.repeats); });
+        [](Runtime& r, const Settings& st) {
+          return bench_cnn(r, st.data_dir, st.limit, st.repeats, st.breakdown ? st.extra : nullptr,
+                           st.profile_path);
+        });
   run("startup",
       [](Runtime& r, const Settings& st) { return bench_startup(r.info(), st.data_dir, st.repeats); });
   if (json) print_json(tables, rt.info(), s.blas_note);

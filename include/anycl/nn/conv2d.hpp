@@ -1,5 +1,5 @@
-// Conv2D over NCHW images: y = act(W ⊛ x + b) (cross-correlation, as Keras), through a batched
-// im2col and CLBlast's strided-batched GEMM (or CLBlast's Convgemm for the forward pass).
+// Conv2D over NCHW images: y = act(W ⊛ x + b) (cross-correlation, as Keras), through an im2col of
+// the whole batch and one CLBlast GEMM per pass (or CLBlast's Convgemm for the forward pass).
 // W is stored (filters, C, K, K) row-major, as ONNX's Conv expects it, then b (filters).
 #pragma once
 
@@ -13,7 +13,7 @@ namespace anycl {
 
 enum class Padding { valid = 0, same = 1 };
 
-/// How Conv2D runs its forward GEMM: our im2col + CLBlast's GemmStridedBatched, or CLBlast's
+/// How Conv2D runs its forward pass: our whole-batch im2col + one CLBlast GEMM, or CLBlast's
 /// Convgemm (symmetric padding only; otherwise im2col is used). `anycl bench cnn` measures both.
 enum class ConvForward { im2col_gemm, convgemm };
 
@@ -41,6 +41,7 @@ class Conv2D final : public Layer {
   using Layer::parameter_count;
   size_t parameter_count(const Shape& input) const override;
   size_t activation_floats(const Shape& input) const override;
+  std::vector<GemmShape> gemm_shapes(const Shape& input, size_t batch, bool need_dx) const override;
   void build(Runtime& rt, const Shape& input, size_t max_batch, Tensor params, Tensor grads,
              uint32_t index) override;
   void initialize(uint64_t seed) override;
@@ -57,8 +58,8 @@ class Conv2D final : public Layer {
   uint32_t index_ = 0;
   Tensor w_, b_, dw_, db_;  // views into the model's flat buffers
   Tensor y_, dx_;           // (max_batch, F, OH, OW), (max_batch, C, H, W)
-  Tensor col_;              // (max_batch, C·K·K, OH·OW): im2col of x, then reused for dcol
-  Tensor parts_;            // (max_batch, F, C·K·K): per-sample dW before the sum over the batch
+  Tensor col_;              // (C·K·K, batch·OH·OW): im2col of x, then reused for dcol
+  Tensor cf_;               // (F, batch·OH·OW): the forward GEMM's result, then dz for the backward GEMMs
   Tensor x_last_, y_last_;
   bool col_holds_x_ = false;  // whether col_ holds im2col(x_last_)
   std::unique_ptr<ConvOps> ops_;

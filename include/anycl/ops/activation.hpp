@@ -24,13 +24,12 @@ class BiasActivation {
   /// y,dy:(rows,cols) dbias:(cols)
   void backward(const Tensor& y, Tensor& dy, Tensor& dbias, Activation act);
   /// Per channel over NCHW (convolutions): y:(batch, F·plane), bias:(F); y = act(y + bias[f]).
+  /// (Its backward, which also reorders for the weight GEMMs, is ConvOps::output_backward.)
   void forward_channels(Tensor& y, const Tensor& bias, size_t plane, Activation act);
-  /// dy ← dy·act'(y) in place; dbias[f] = Σ over batch and plane of the result.
-  void backward_channels(const Tensor& y, Tensor& dy, Tensor& dbias, size_t plane, Activation act);
 
  private:
   Runtime& rt_;
-  compute::kernel forward_, backward_, channel_forward_, channel_backward_;
+  compute::kernel forward_, backward_, channel_forward_;
   size_t columns_ = 32, lanes_ = 8;  // the backward kernel's work-group: columns × row lanes
 };
 

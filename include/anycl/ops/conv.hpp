@@ -1,9 +1,12 @@
-// Convolution as GEMM over NCHW tensors: a batched im2col, its adjoint col2im, and a sum of
-// per-sample gradients over the batch (cl_kernels/conv.cl); the GEMMs themselves are CLBlast's.
+// Convolution as whole-batch GEMMs over NCHW tensors (cl_kernels/conv.cl): im2col into a
+// channel-major column matrix col:(C·K·K, batch·OH·OW), its adjoint col2im, and the output stage
+// that turns the channel-major GEMM result cf:(F, batch·OH·OW) into NCHW with bias and activation,
+// and back. The GEMMs themselves are CLBlast's: one per pass for the whole batch.
 #pragma once
 
 #include <cstddef>
 
+#include "anycl/ops/activation.hpp"
 #include "anycl/tensor.hpp"
 
 namespace anycl {
@@ -23,16 +26,22 @@ class ConvOps {
  public:
   /// Fetches the kernels once; launches reuse them.
   explicit ConvOps(Runtime& rt);
-  /// col:(batch, C·K·K, OH·OW) from x:(batch, C·H·W); zeros where a window leaves the image.
+  /// col:(C·K·K, batch·OH·OW), column b·OH·OW + p, from x:(batch, C·H·W); zeros where a window
+  /// leaves the image.
   void im2col(const Tensor& x, Tensor& col, const ConvGeometry& g);
   /// dx:(batch, C·H·W) = the adjoint of im2col applied to dcol (gathered: deterministic).
   void col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g);
-  /// out:(n) = Σ_b parts[b, :] for parts:(batch, n), summed in order of b.
-  void sum_over_batch(const Tensor& parts, size_t batch, Tensor& out);
+  /// y:(batch, F, OH·OW) = act(cf + bias[f]) for the channel-major cf:(F, batch·OH·OW).
+  void output_forward(const Tensor& cf, Tensor& y, const Tensor& bias, const ConvGeometry& g, Activation act);
+  /// The backward of output_forward: dcf:(F, batch·OH·OW) = dy·act'(y) reordered channel-major,
+  /// dbias[f] = Σ of channel f (a fixed-order reduction: deterministic). y, dy:(batch, F, OH·OW).
+  void output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Tensor& dbias, const ConvGeometry& g,
+                       Activation act);
 
  private:
   Runtime& rt_;
-  compute::kernel im2col_, col2im_, sum_;
+  size_t lanes_ = 256;  // output_backward's work-group (one per channel); set before the kernels below
+  compute::kernel im2col_, col2im_, output_forward_, output_backward_;
 };
 
 }  // namespace anycl
