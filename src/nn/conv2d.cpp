@@ -183,9 +183,9 @@ size_t Conv2D::activation_floats(const Shape& input) const {
   const ConvGeometry g = geometry(input);
   const size_t y = checked_mul(filters_, g.plane(), "a Conv2D's output");  // y, and cf of the same size
   const size_t col = checked_mul(g.patch(), g.plane(), "a Conv2D's column matrix");
-  return checked_add(checked_add(checked_mul(y, 2, "a Conv2D's activations"), shape_size(input),
-                                 "a Conv2D's activations"),
-                     col, "a Conv2D's activations");
+  return checked_add(
+      checked_add(checked_mul(y, 2, "a Conv2D's activations"), shape_size(input), "a Conv2D's activations"),
+      col, "a Conv2D's activations");
 }
 
 std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, bool need_dx) const {
@@ -257,8 +257,8 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
   ops_->output_backward(y_last_, dy, cf_, db_, g_, activation_);
   if (!col_holds_x_) ops_->im2col(x_last_, col_, g_);
   DeviceBuffer cb = col_.buffer(), dwb = dw_.buffer();
-  gemm(rt, Trans::no, Trans::yes, filters_, k, columns, 1.f, cf_.buffer(), 0, columns, cb, 0, columns, 0.f, dwb,
-       dw_.offset(), k);
+  gemm(rt, Trans::no, Trans::yes, filters_, k, columns, 1.f, cf_.buffer(), 0, columns, cb, 0, columns, 0.f,
+       dwb, dw_.offset(), k);
   col_holds_x_ = false;  // col_ becomes dcol below (or is stale after the next forward anyway)
   if (!need_dx) return {};
   gemm(rt, Trans::yes, Trans::no, k, columns, filters_, 1.f, w_.buffer(), w_.offset(), k, cf_.buffer(), 0,

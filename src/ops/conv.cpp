@@ -25,9 +25,9 @@ void check_output_stage(const char* what, const Tensor& cf, const Tensor& y, con
                         const ConvGeometry& g) {
   const size_t filters = bias.size();
   if (filters == 0 || y.cols() != filters * g.plane() || cf.size() < y.size())
-    throw ValidationError(fmt::format("{}: channel-major {}, output {} and bias {} do not fit {} filters × {}",
-                                      what, cf.shape_string(), y.shape_string(), bias.shape_string(), filters,
-                                      g.plane()));
+    throw ValidationError(
+        fmt::format("{}: channel-major {}, output {} and bias {} do not fit {} filters × {}", what,
+                    cf.shape_string(), y.shape_string(), bias.shape_string(), filters, g.plane()));
   check_offset_zero(cf, what);
   detail::u32(y.size(), "a Conv2D's output size");
 }

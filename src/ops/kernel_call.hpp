@@ -85,7 +85,8 @@ void enqueue_range(Runtime& rt, compute::kernel& k, cl_uint dims, const size_t* 
   if (event) profile->record(event, label(), "kernel");
   if (status != CL_SUCCESS) {
     std::string range = fmt::format("global {}", global[0]), group = fmt::format("local {}", local[0]);
-    for (cl_uint d = 1; d < dims; ++d) range += fmt::format("x{}", global[d]), group += fmt::format("x{}", local[d]);
+    for (cl_uint d = 1; d < dims; ++d)
+      range += fmt::format("x{}", global[d]), group += fmt::format("x{}", local[d]);
     throw OpenCLError(status, "clEnqueueNDRangeKernel",
                       fmt::format("{} ({}, {}) on {}", k.name(), range, group, rt.info().name));
   }

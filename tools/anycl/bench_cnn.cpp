@@ -162,8 +162,7 @@ Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repe
     trainer.fit(train);
     if (breakdown && algo == ConvForward::im2col_gemm)  // the steps after the warm-up epoch
       breakdown->push_back(step_breakdown_table(rt, int64_t((count + batch - 1) / batch), trace_path));
-    rates.emplace_back(algo == ConvForward::convgemm ? "CLBlast Convgemm" : "im2col + one GEMM",
-                       median(sps));
+    rates.emplace_back(algo == ConvForward::convgemm ? "CLBlast Convgemm" : "im2col + one GEMM", median(sps));
   }
   for (const auto& [name, sps] : rates)
     t.rows.push_back({Cell::str("device training, conv forward by " + name),
@@ -224,10 +223,9 @@ Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repe
           c->forward(inputs[i], ctx);
           rt.finish();
         });
-        t.rows.push_back(
-            {Cell::str(algo == ConvForward::convgemm ? "  forward by CLBlast Convgemm"
-                                                     : "  forward by im2col + one GEMM"),
-             Cell::none(), Cell::num(s * 1e3, 2), Cell::none(), Cell::none(), Cell::none()});
+        t.rows.push_back({Cell::str(algo == ConvForward::convgemm ? "  forward by CLBlast Convgemm"
+                                                                  : "  forward by im2col + one GEMM"),
+                          Cell::none(), Cell::num(s * 1e3, 2), Cell::none(), Cell::none(), Cell::none()});
       }
     }
     in = out;

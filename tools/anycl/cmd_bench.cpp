@@ -529,11 +529,10 @@ int run_bench(int argc, char** argv) {
   run("latency", bench_latency);
   run("mlp", bench_mlp);
   if (which == "cnn")
-    run("cnn",
-        [](Runtime& r, const Settings& st) {
-          return bench_cnn(r, st.data_dir, st.limit, st.repeats, st.breakdown ? st.extra : nullptr,
-                           st.profile_path);
-        });
+    run("cnn", [](Runtime& r, const Settings& st) {
+      return bench_cnn(r, st.data_dir, st.limit, st.repeats, st.breakdown ? st.extra : nullptr,
+                       st.profile_path);
+    });
   run("startup",
       [](Runtime& r, const Settings& st) { return bench_startup(r.info(), st.data_dir, st.repeats); });
   if (json) print_json(tables, rt.info(), s.blas_note);
