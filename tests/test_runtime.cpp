@@ -32,7 +32,8 @@ std::vector<fs::path> cache_entries(const std::string& dir) {
 }  // namespace
 
 TEST_CASE("the runtime compiles every program and creates kernels") {
-  auto& rt = anycl::test::runtime();
+  // A runtime of its own: the shared one also holds the variants other tests built (-D options).
+  anycl::Runtime rt(anycl::test::runtime().info());
   CHECK(rt.stats().programs == rt.program_names().size());
   CHECK(!rt.program_names().empty());
   CHECK_NOTHROW(rt.kernel("init", "uniform_init"));
@@ -123,7 +124,7 @@ TEST_CASE("a runtime starts on a device chosen from list_devices") {
   anycl::Runtime rt(chosen);
   CHECK(rt.info().name == chosen.name);
   CHECK(rt.info().index == chosen.index);
-  CHECK(rt.stats().programs == anycl::test::runtime().stats().programs);
+  CHECK(rt.stats().programs == rt.program_names().size());
 }
 
 TEST_CASE("ANYCL_KERNEL_DIR holding a FIFO is refused at once naming it") {
