@@ -183,3 +183,20 @@ TEST_CASE("a CNN run stopped at a checkpoint resumes bit-identically, and its mo
   CHECK_MESSAGE(r.exit_code == 0, r.output);
   CHECK_MESSAGE(r.output.find("confusion") != std::string::npos, r.output);
 }
+
+TEST_CASE("anycl bench cnn --breakdown names each convolution's commands and writes the trace") {
+  anycl::test::TempDir dir;
+  const std::string trace = dir.file("cnn-trace.json");
+  const auto r = anycl::test::run_command(fmt::format(
+      "{} bench cnn --limit 128 --repeats 1 --breakdown --profile {}", anycl::test::anycl_cli(), trace));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  for (const char* command :
+       {"layer 1 conv2d forward: im2col_batched", "layer 2 conv2d forward: SGEMM NN 64x73728x288",
+        "conv_output_forward", "layer 2 conv2d backward: conv_output_backward",
+        "layer 2 conv2d backward: SGEMM NN 64x288x73728", "col2im_batched",
+        "maxpool2d backward: maxpool_backward", "non-GEMM share"})
+    CHECK_MESSAGE(r.output.find(command) != std::string::npos, command, "\n", r.output);
+  const std::string json = anycl::test::slurp(trace);
+  CHECK(json.find("\"traceEvents\"") != std::string::npos);
+  CHECK(json.find("conv_output_backward") != std::string::npos);
+}
