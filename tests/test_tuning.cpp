@@ -196,6 +196,13 @@ TEST_CASE("anycl bench latency --json and bad bench arguments") {
   CHECK(anycl::test::run_command(anycl::test::anycl_cli() + " bench gemm --sizes 0").exit_code == 2);
   CHECK(anycl::test::run_command(anycl::test::anycl_cli() + " tune --fraction 2").exit_code == 2);
   CHECK(anycl::test::run_command(anycl::test::anycl_cli() + " tune --indirect-fraction 0").exit_code == 2);
+  const auto model = anycl::test::run_command(anycl::test::anycl_cli() + " tune --model resnet");
+  CHECK(model.exit_code == 2);
+  CHECK_MESSAGE(model.output.find("--model must be mlp or cnn") != std::string::npos, model.output);
+  const auto layers =
+      anycl::test::run_command(anycl::test::anycl_cli() + " tune --layers conv8x3 --features 10");
+  CHECK(layers.exit_code == 2);  // 10 features are no square image: a convolution cannot fit
+  CHECK_MESSAGE(layers.output.find("Conv2D") != std::string::npos, layers.output);
 }
 
 TEST_CASE("anycl tune continues a partial tuning file stage by stage in child processes") {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -46,15 +47,16 @@ int run_stage(const DeviceInfo& device, const std::string& stage, const std::str
 int run_tune(int argc, char** argv) {
   const Args args(argc, argv, 2,
                   {"--device", "--fraction", "--indirect-fraction", "--stage", "--into", "--layers",
-                   "--features", "--classes", "--batch", "--check"},
+                   "--features", "--classes", "--batch", "--check", "--model"},
                   {"--show", "--reset", "--help", "--in-this-process", "--export"});
   if (args.has("--help")) {
     fmt::print(
         "usage: anycl tune [--show] [--reset] [--device SPEC] [--fraction F] [--indirect-fraction F]\n"
-        "                  [--layers LIST] [--features N] [--classes N] [--batch N]\n"
+        "                  [--model mlp|cnn] [--layers LIST] [--features N] [--classes N] [--batch N]\n"
         "  Tunes CLBlast's GEMM kernels (XgemmDirect, Xgemm and the direct/indirect switch) for the\n"
-        "  device at the shapes of the model `anycl train` would build from the same --layers (default\n"
-        "  512,512), --features (default 784), --classes (default 10) and --batch (default 128), and\n"
+        "  device at the shapes of the model `anycl train` would build from the same --model, --layers\n"
+        "  (default 512,512), --features (default 784; a square is taken as square 1-channel images, so\n"
+        "  convolution layers fit), --classes (default 10) and --batch (default 128), and\n"
         "  stores the parameters in a per-device file in the cache folder; every later start on this\n"
         "  device (same driver) applies them.\n"
         "  --show          print the stored parameters for the device, tune nothing\n"
@@ -84,12 +86,19 @@ int run_tune(int argc, char** argv) {
         "every stage into the device's tuning file");
   TuneOptions options;
   ModelFlags model;
-  model.layers = args.get("--layers", "512,512");
+  const std::string preset = args.get("--model", "mlp");
+  if (preset != "mlp" && preset != "cnn")
+    throw UsageError("--model must be mlp or cnn, got '" + preset + "' (other shapes: --layers)");
+  model.layers = args.get("--layers", preset == "cnn" ? kReferenceCnnLayers : "512,512");
   const size_t features = size_t(args.get_int("--features", 784, 1, 1 << 24));
   const size_t classes = size_t(args.get_int("--classes", 10, 1, 1 << 24));
   const size_t batch = size_t(args.get_int("--batch", 128, 1, 1 << 20));
+  // Square single-channel images when --features is a square (784: 28×28, as the default data set),
+  // so convolution layers fit; a flat input otherwise.
+  const auto side = size_t(std::lround(std::sqrt(double(features))));
+  const Shape input = side * side == features ? Shape{1, side, side} : Shape{features};
   try {
-    options.shapes = model_gemm_shapes(Sequential(model_from_flags(model, features, classes)), batch);
+    options.shapes = model_gemm_shapes(Sequential(model_from_flags(model, input, classes)), batch);
   } catch (const ValidationError& e) {
     throw UsageError(e.what());  // names the flag
   }
