@@ -16,8 +16,7 @@ __kernel void dropout_forward(__global const float* x, const uint x_off, __globa
                               const uint stream) {
   const size_t i = get_global_id(0);  // 64-bit addresses; the RNG counter stays 32-bit
   if (i >= n) return;
-  const uint e = (uint)i, row = e / cols;  // 32-bit division: i < n fits
-  const uint index = (row_base + row) * cols + (e - row * cols);
+  const uint index = row_base * cols + (uint)i;  // = (row_base + row)·cols + col, mod 2^32
   y[y_off + i] = x[x_off + i] * keep_scale(seed_lo, seed_hi, step, stream, index, threshold, scale);
 }
 
@@ -27,7 +26,6 @@ __kernel void dropout_backward(__global float* dy, const uint dy_off, const uint
                                const uint seed_hi, const uint step, const uint stream) {
   const size_t i = get_global_id(0);  // 64-bit addresses; the RNG counter stays 32-bit
   if (i >= n) return;
-  const uint e = (uint)i, row = e / cols;  // 32-bit division: i < n fits
-  const uint index = (row_base + row) * cols + (e - row * cols);
+  const uint index = row_base * cols + (uint)i;  // = (row_base + row)·cols + col, mod 2^32
   dy[dy_off + i] *= keep_scale(seed_lo, seed_hi, step, stream, index, threshold, scale);
 }
