@@ -89,13 +89,16 @@ inline void launch_1d(Runtime& rt, compute::kernel& k, size_t n, size_t local = 
                       fmt::format("{} (global {}, local {}) on {}", k.name(), global, local, rt.info().name));
 }
 
-/// Enqueues `k` over nx × ny work-items (x padded to the work-group width `local_x`, groups one row
-/// high; kernels bound-check x), so a kernel indexes rows and columns without dividing. No wait.
-inline void launch_2d(Runtime& rt, compute::kernel& k, size_t nx, size_t ny, size_t local_x = 64) {
+/// Enqueues `k` for nx × ny elements, each work-item doing `per_item` consecutive columns: ⌈nx /
+/// per_item⌉ × ny work-items (x padded to the work-group width `local_x`, groups one row high;
+/// kernels bound-check x), so a kernel indexes rows and columns without dividing. No wait.
+inline void launch_2d(Runtime& rt, compute::kernel& k, size_t nx, size_t ny, size_t per_item = 1,
+                      size_t local_x = 64) {
   if (nx == 0 || ny == 0) return;
-  local_x = std::max<size_t>(
-      1, std::min({local_x, round_up(nx, 8), rt.info().max_work_group_size, kernel_work_group_size(rt, k)}));
-  const size_t global[2] = {round_up(nx, local_x), ny}, local[2] = {local_x, 1};
+  const size_t items = (nx + per_item - 1) / per_item;
+  local_x = std::max<size_t>(1, std::min({local_x, round_up(items, 8), rt.info().max_work_group_size,
+                                          kernel_work_group_size(rt, k)}));
+  const size_t global[2] = {round_up(items, local_x), ny}, local[2] = {local_x, 1};
   Profile* profile = rt.profile();
   cl_event event = nullptr;
   const cl_int status = clEnqueueNDRangeKernel(rt.queue().get(), k.get(), 2, nullptr, global, local, 0,
