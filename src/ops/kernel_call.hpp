@@ -72,12 +72,13 @@ inline compute::kernel single_group_kernel(Runtime& rt, const std::string& progr
   }
 }
 
-/// Enqueues `k` over n work-items (padded to the work-group size; kernels bound-check). No wait.
-inline void launch_1d(Runtime& rt, compute::kernel& k, size_t n, size_t local = 64) {
+/// Enqueues `k` for n elements, each work-item doing `per_item` of them: ⌈n / per_item⌉ work-items
+/// (padded to the work-group size; kernels bound-check). No wait.
+inline void launch_1d(Runtime& rt, compute::kernel& k, size_t n, size_t local = 64, size_t per_item = 1) {
   if (n == 0) return;
   local =
       std::max<size_t>(1, std::min({local, rt.info().max_work_group_size, kernel_work_group_size(rt, k)}));
-  const size_t global = round_up(n, local);
+  const size_t global = round_up((n + per_item - 1) / per_item, local);
   Profile* profile = rt.profile();
   cl_event event = nullptr;
   const cl_int status = clEnqueueNDRangeKernel(rt.queue().get(), k.get(), 1, nullptr, &global, &local, 0,
