@@ -58,7 +58,7 @@ void BiasActivation::forward(Tensor& y, const Tensor& bias, Activation act) {
   using detail::u32;
   detail::set_args(forward_, y.mem(), u32(y.offset(), "offset"), bias.mem(), u32(bias.offset(), "offset"),
                    u32(y.rows(), "rows"), u32(y.cols(), "cols"), cl_int(act));
-  detail::launch_1d(rt_, forward_, y.size());
+  detail::launch_1d(rt_, forward_, y.size(), 64, /*per_item=*/16);  // activation.cl's bias_activation_forward
 }
 
 void BiasActivation::backward(const Tensor& y, Tensor& dy, Tensor& dbias, Activation act) {
