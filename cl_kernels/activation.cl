@@ -2,13 +2,32 @@
 // act: 0 linear, 1 relu, 2 tanh, 3 sigmoid (matches anycl::Activation; activate() is in common.cl).
 // y:(rows,cols) row-major with element offset; bias:(cols) at bias_off. Element indices are 64-bit.
 
-// y = act(y + bias), in place.
+static inline float16 activate16(const float16 z, const int act) {
+  switch (act) {
+    case 1: return fmax(z, 0.0f);
+    case 2: return tanh(z);
+    case 3: return 1.0f / (1.0f + exp(-z));
+    default: return z;
+  }
+}
+
+// y = act(y + bias), in place. Sixteen elements per work-item: one vector load and store where
+// they lie in one row, element by element where they cross a row's end or the tensor's. On PoCL,
+// 128x512 took 0.018 ms instead of 0.11 ms with one element per work-item, whose 64-bit i % cols
+// per element the CPU compiler could not vectorise (2 loaded vCPUs, same sitting).
 __kernel void bias_activation_forward(__global float* y, const uint y_off, __global const float* bias,
                                       const uint bias_off, const uint rows, const uint cols, const int act) {
-  const size_t i = get_global_id(0);  // 64-bit: rows·cols and offsets may pass 2^32
-  if (i >= (size_t)rows * cols) return;
-  const size_t j = i % cols;
-  y[y_off + i] = activate(y[y_off + i] + bias[bias_off + j], act);
+  const size_t i0 = 16 * get_global_id(0), n = (size_t)rows * cols;  // 64-bit: may pass 2^32
+  if (i0 >= n) return;
+  size_t j = i0 % cols;
+  if (i0 + 16 <= n && j + 16 <= cols) {
+    vstore16(activate16(vload16(0, y + y_off + i0) + vload16(0, bias + bias_off + j), act), 0, y + y_off + i0);
+    return;
+  }
+  for (size_t i = i0; i < min(i0 + 16, n); ++i) {
+    y[y_off + i] = activate(y[y_off + i] + bias[bias_off + j], act);
+    if (++j == cols) j = 0;
+  }
 }
 
 // dz = dy·act'(y) written over dy, and dbias[j] = Σ_rows dz — the bias gradient's reduction fused
@@ -16,11 +35,13 @@ __kernel void bias_activation_forward(__global float* y, const uint y_off, __glo
 // column (reads coalesced along the row), then the lanes' sums are added in a fixed tree, so the
 // result is deterministic and every row is read by BR work-items at once (one work-item per column
 // left a small layer's columns, e.g. 10 classes, to one work-item each over the whole batch).
+// The default 8 × 16 is PoCL's fastest of those measured for 128×512 (0.05 ms; 32 × 8: 0.12 ms,
+// 16 × 16: 0.12 ms, 4 × 32: 0.07 ms); the launcher asks for 32 × 8 on a GPU.
 #ifndef BC
-#define BC 32
+#define BC 8
 #endif
 #ifndef BR
-#define BR 8
+#define BR 16
 #endif
 #if BR < 1 || (BR & (BR - 1)) != 0
 #error "bias_activation_backward: BR must be a power of two (the tree reduction halves it)"

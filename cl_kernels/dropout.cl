@@ -5,29 +5,64 @@
 // the same mask as the whole batch would.
 
 static inline float keep_scale(const uint seed_lo, const uint seed_hi, const uint step, const uint stream,
-                        const uint index, const uint threshold, const float scale) {
+                              const uint index, const uint threshold, const float scale) {
   return random_bits24(seed_lo, seed_hi, step, stream, index) >= threshold ? scale : 0.0f;
 }
+
+// The same factor for sixteen consecutive indices at once: common.cl's Philox4x32-10 in 16-lane
+// vectors (the same words, so the same masks), each product one 32x32->64-bit multiply.
+static inline float16 keep_scale16(const uint seed_lo, const uint seed_hi, const uint step, const uint stream,
+                                   const uint first, const uint threshold, const float scale) {
+  uint16 c0 = first + (uint16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  uint16 c1 = (uint16)(step), c2 = (uint16)(stream), c3 = (uint16)(0u);
+  uint k0 = seed_lo, k1 = seed_hi;
+#pragma unroll
+  for (int round = 0; round < 10; ++round) {
+    const ulong16 p0 = convert_ulong16(c0) * 0xD2511F53ul, p1 = convert_ulong16(c2) * 0xCD9E8D57ul;
+    c0 = convert_uint16(p1 >> 32) ^ c1 ^ k0;
+    c1 = convert_uint16(p1);
+    c2 = convert_uint16(p0 >> 32) ^ c3 ^ k1;
+    c3 = convert_uint16(p0);
+    k0 += 0x9E3779B9u;
+    k1 += 0xBB67AE85u;
+  }
+  return select((float16)(0.0f), (float16)(scale), (c0 >> 8) >= threshold);
+}
+
+// Sixteen elements per work-item (vector loads, stores and Philox), the last partial sixteen
+// element by element: on PoCL, 128x512 took 0.10 ms instead of 0.14 ms with one element per
+// work-item (2 loaded vCPUs; bias_activation_forward 0.11 ms in both runs).
 
 // y = x·mask·scale; x and y may be the same buffer (then the same offset).
 __kernel void dropout_forward(__global const float* x, const uint x_off, __global float* y, const uint y_off,
                               const uint n, const uint cols, const uint row_base, const uint threshold,
                               const float scale, const uint seed_lo, const uint seed_hi, const uint step,
                               const uint stream) {
-  const size_t i = get_global_id(0);  // 64-bit addresses; the RNG counter stays 32-bit
-  if (i >= n) return;
-  const uint e = (uint)i, row = e / cols;  // 32-bit division: i < n fits
-  const uint index = (row_base + row) * cols + (e - row * cols);
-  y[y_off + i] = x[x_off + i] * keep_scale(seed_lo, seed_hi, step, stream, index, threshold, scale);
+  const size_t i0 = 16 * get_global_id(0);  // 64-bit addresses; the RNG counter stays 32-bit
+  if (i0 >= n) return;
+  const uint first = row_base * cols + (uint)i0;  // = (row_base + row)·cols + col, mod 2^32
+  if (i0 + 16 <= n) {
+    const float16 keep = keep_scale16(seed_lo, seed_hi, step, stream, first, threshold, scale);
+    vstore16(vload16(0, x + x_off + i0) * keep, 0, y + y_off + i0);
+    return;
+  }
+  for (uint k = 0; k < n - i0; ++k)
+    y[y_off + i0 + k] =
+        x[x_off + i0 + k] * keep_scale(seed_lo, seed_hi, step, stream, first + k, threshold, scale);
 }
 
 // dx = dy·mask·scale, in place.
 __kernel void dropout_backward(__global float* dy, const uint dy_off, const uint n, const uint cols,
                                const uint row_base, const uint threshold, const float scale, const uint seed_lo,
                                const uint seed_hi, const uint step, const uint stream) {
-  const size_t i = get_global_id(0);  // 64-bit addresses; the RNG counter stays 32-bit
-  if (i >= n) return;
-  const uint e = (uint)i, row = e / cols;  // 32-bit division: i < n fits
-  const uint index = (row_base + row) * cols + (e - row * cols);
-  dy[dy_off + i] *= keep_scale(seed_lo, seed_hi, step, stream, index, threshold, scale);
+  const size_t i0 = 16 * get_global_id(0);  // 64-bit addresses; the RNG counter stays 32-bit
+  if (i0 >= n) return;
+  const uint first = row_base * cols + (uint)i0;  // = (row_base + row)·cols + col, mod 2^32
+  if (i0 + 16 <= n) {
+    const float16 keep = keep_scale16(seed_lo, seed_hi, step, stream, first, threshold, scale);
+    vstore16(vload16(0, dy + dy_off + i0) * keep, 0, dy + dy_off + i0);
+    return;
+  }
+  for (uint k = 0; k < n - i0; ++k)
+    dy[dy_off + i0 + k] *= keep_scale(seed_lo, seed_hi, step, stream, first + k, threshold, scale);
 }

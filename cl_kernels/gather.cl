@@ -33,16 +33,36 @@ static inline float feature_value(const x_elem stored) {
 #endif
 }
 
-// One work-item per (row, column) of a row max(features, width) wide — a 2-D range: x the column
-// (padded: bound-checked), y the row, so no index is divided. Column c < features writes x,
-// column c < width writes the target.
+// The same, sixteen features at once (one vector load and store; the rounding is per lane).
+static inline float16 feature_values16(const __global x_elem* p) {
+#ifdef X_F32
+  return vload16(0, p);
+#else
+  const float16 v = convert_float16(vload16(0, p));
+  const float16 q = v * (1.0f / 255.0f);
+  return fma(fma(-q, (float16)(255.0f), v), (float16)(1.0f / 255.0f), q);
+#endif
+}
+
+// One work-item per sixteen columns of a row max(features, width) wide — a 2-D range: x the column
+// group (padded: bound-checked), y the row, so no index is divided. Columns c < features write x
+// (a whole group by vector load and store, the row's last partial group element by element),
+// columns c < width write the target. On PoCL, 16 columns per work-item took 0.08 ms for a
+// 128×784 byte batch where one column per work-item took 0.17 ms (4 columns: 0.11 ms).
 __kernel void gather_batch(__global const x_elem* features_in, __global const t_elem* targets_in,
                            __global const uint* order, const uint first, const uint rows, const uint features,
                            const uint width, __global float* x, const uint x_off, __global t_out* t,
                            const uint t_off) {
-  const uint c = get_global_id(0), r = get_global_id(1);
-  if (c >= max(features, width) || r >= rows) return;
+  const uint c0 = 16 * get_global_id(0), r = get_global_id(1);
+  if (c0 >= max(features, width) || r >= rows) return;
   const ulong sample = order[first + r];  // 64-bit: sample·features may pass 2^32
-  if (c < features) x[x_off + (ulong)r * features + c] = feature_value(features_in[sample * features + c]);
-  if (c < width) t[t_off + (ulong)r * width + c] = (t_out)targets_in[sample * width + c];
+  const __global x_elem* in = features_in + sample * features;
+  __global float* out = x + x_off + (ulong)r * features;
+  if (c0 + 16 <= features) {
+    vstore16(feature_values16(in + c0), 0, out + c0);
+  } else {
+    for (uint c = c0; c < min(c0 + 16, features); ++c) out[c] = feature_value(in[c]);
+  }
+  for (uint c = c0; c < min(c0 + 16, width); ++c)
+    t[t_off + (ulong)r * width + c] = (t_out)targets_in[sample * width + c];
 }

@@ -1,8 +1,10 @@
-// Softmax + cross-entropy + its gradient in one kernel, with the batch's loss sum and count of
-// correct predictions reduced in the same launch into metrics[2·slot], metrics[2·slot+1].
-// One work-group of WG work-items strides over the rows; the fixed reduction order makes the
-// result deterministic. logits:(rows,classes); labels:(rows) ints; dlogits may be null
-// (with_grad = 0) for evaluation.
+// Softmax + cross-entropy + its gradient in one kernel, with the loss sum and count of correct
+// predictions reduced in the same launch. Work-group g takes rows [g·rows_per_group, …) and its
+// WG work-items stride over them; its sums (a fixed tree over the lanes) go to metrics[2·(slot+g)],
+// metrics[2·(slot+g)+1]. One group (a training batch) writes the caller's slot directly; several
+// write partials that softmax_xent_sum adds in group order. Every order is fixed, so the result
+// is deterministic. logits:(rows,classes); labels:(rows) ints; dlogits may be null (with_grad = 0)
+// for evaluation.
 #ifndef WG
 #define WG 256
 #endif
@@ -13,13 +15,14 @@
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1)))
 void softmax_xent(__global const float* logits, const uint logits_off, __global const int* labels,
                   const uint labels_off, __global float* dlogits, const uint dlogits_off, const uint rows,
-                  const uint classes, const float grad_scale, const int with_grad, __global float* metrics,
-                  const uint slot) {
+                  const uint rows_per_group, const uint classes, const float grad_scale, const int with_grad,
+                  __global float* metrics, const uint slot) {
   __local float loss_part[WG];
   __local float correct_part[WG];
-  const uint lid = get_local_id(0);
+  const uint lid = get_local_id(0), group = get_group_id(0);
+  const uint first = group * rows_per_group, end = first + min(rows_per_group, rows - first);
   float loss = 0.0f, correct = 0.0f;
-  for (uint r = lid; r < rows; r += WG) {
+  for (uint r = first + lid; r < end; r += WG) {
     __global const float* z = logits + logits_off + (size_t)r * classes;
     const int label = labels[labels_off + r];
     float max_z = z[0];
@@ -48,9 +51,22 @@ void softmax_xent(__global const float* logits, const uint logits_off, __global 
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (lid == 0) {
-    metrics[2 * slot] = loss_part[0];
-    metrics[2 * slot + 1] = correct_part[0];
+    metrics[2 * (slot + group)] = loss_part[0];
+    metrics[2 * (slot + group) + 1] = correct_part[0];
   }
+}
+
+// metrics[2·slot], metrics[2·slot+1] = the groups' partial sums added in group order (one work-item).
+__kernel void softmax_xent_sum(__global const float* partials, const uint groups, __global float* metrics,
+                               const uint slot) {
+  if (get_global_id(0) != 0) return;
+  float loss = 0.0f, correct = 0.0f;
+  for (uint g = 0; g < groups; ++g) {
+    loss += partials[2 * g];
+    correct += partials[2 * g + 1];
+  }
+  metrics[2 * slot] = loss;
+  metrics[2 * slot + 1] = correct;
 }
 
 // Row-wise softmax probabilities (prediction): one work-item per row.  logits,probs:(rows,classes)

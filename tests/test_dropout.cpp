@@ -151,6 +151,32 @@ TEST_CASE("a shard with row_base sees the same mask as the whole batch") {
   anycl::test::check_close(t.download(), y_whole, 0, 0, "sharded, in place");
 }
 
+TEST_CASE("dropout backward matches the reference at odd sizes - offsets and row_base - past 2^32 too") {
+  auto& rt = anycl::test::runtime();
+  anycl::DropoutOp op(rt);
+  unsigned seed = 30;
+  // Sizes that are not multiples of 4, 16 or a work-group, and row bases whose element index
+  // (row_base + r)·cols + c wraps past 2^32 (the kernels count it modulo 2^32, as the reference).
+  for (auto [rows, cols] : {std::pair<size_t, size_t>{1, 3}, {3, 5}, {13, 129}, {129, 67}})
+    for (uint32_t row_base : {0u, 5u, 0xfffffff0u / uint32_t(cols)}) {
+      const DropoutMask m{0.35f, 0xfeedull + seed, 9u, 2u, row_base};
+      const auto dy_host = nonzero_floats(rows * cols, seed++);
+      anycl::Tensor dy_all(rt, {rows + 3, cols});
+      dy_all.fill(-7.f);
+      anycl::Tensor dy = dy_all.rows(1, rows);
+      dy.upload(dy_host);
+      op.backward(dy, m);
+      std::vector<float> ref = dy_host;
+      anycl::reference::dropout_backward(ref.data(), rows, cols, m);
+      const std::string what = fmt::format("dropout backward ({}, {}) row_base {}", rows, cols, row_base);
+      anycl::test::check_close(dy.download(), ref, 0, 0, what);
+      std::vector<float> pad = dy_all.rows(0, 1).download(), tail = dy_all.rows(rows + 1, 2).download();
+      pad.insert(pad.end(), tail.begin(), tail.end());
+      anycl::test::check_close(pad, std::vector<float>(pad.size(), -7.f), 0, 0, what + " padding");
+      if (rows * cols > 16) CHECK_MESSAGE(count_diff_mask(dy.download(), dy_host) > 0, what, " dropped none");
+    }
+}
+
 TEST_CASE("dropout rejects rates outside 0 to 1 and mismatched shapes") {
   auto& rt = anycl::test::runtime();
   anycl::DropoutOp op(rt);

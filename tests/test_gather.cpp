@@ -1,6 +1,7 @@
 // Device batch gather against tests/reference/gather.hpp: rows through a permutation, features as
 // bytes exactly v/255 (as the host Dataset gives them) or floats as given, targets as int class
-// indices (from bytes or int32) or float rows, outputs at offsets with the padding left poisoned.
+// indices (from bytes or int32) or float rows, outputs at offsets with the padding left poisoned;
+// widths below, at and past the kernel's 16 columns per work-item.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <anycl/error.hpp>
@@ -103,7 +104,7 @@ void check_against_reference(const std::vector<X>& xs, const std::vector<T>& ts,
 TEST_CASE("gather_batch picks rows through a permutation with exact pixel scaling and int labels") {
   const size_t count = 1100;
   unsigned seed = 1;
-  for (auto [rows, features] : {std::pair<size_t, size_t>{1, 1}, {7, 31}, {65, 784}, {1025, 7}}) {
+  for (auto [rows, features] : {std::pair<size_t, size_t>{1, 1}, {7, 31}, {3, 40}, {65, 784}, {1025, 7}}) {
     const auto images = random_bytes(count * features, 255, seed++);
     const auto labels = random_bytes(count, 9, seed++);
     check_against_reference(images, labels, count, rows, features, 1, seed++);
@@ -140,7 +141,7 @@ TEST_CASE("gather_batch copies float targets of any width, wider or narrower tha
   const size_t count = 300;
   unsigned seed = 31;
   for (auto [rows, features, width] :
-       {std::tuple<size_t, size_t, size_t>{1, 1, 1}, {10, 2, 5}, {33, 17, 3}, {128, 3, 3}}) {
+       {std::tuple<size_t, size_t, size_t>{1, 1, 1}, {10, 2, 5}, {33, 17, 3}, {5, 16, 37}, {128, 3, 3}}) {
     const auto xs = anycl::test::random_floats(count * features, -3.f, 3.f, seed++);
     const auto ts = anycl::test::random_floats(count * width, -100.f, 100.f, seed++);
     check_against_reference(xs, ts, count, rows, features, width, seed++);

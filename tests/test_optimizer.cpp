@@ -71,7 +71,7 @@ std::vector<float> scalar_descent(const OptimizerConfig& c, float w0, int steps)
 TEST_CASE("each optimizer matches the reference over several steps") {
   unsigned seed = 1;
   for (const char* name : kNames)
-    for (size_t n : {1u, 7u, 1025u}) {
+    for (size_t n : {1u, 7u, 40u, 48u, 1025u}) {                       // below, at and past 16 per work-item
       check_against_reference(config(name), n, 5, seed += 10);         // default lr
       check_against_reference(config(name, 0.05f), n, 5, seed += 10);  // explicit lr
     }

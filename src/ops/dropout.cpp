@@ -6,6 +6,8 @@
 
 namespace anycl {
 namespace {
+constexpr size_t kPerItem = 16;  // elements per work-item in cl_kernels/dropout.cl
+
 struct MaskArgs {
   cl_uint threshold;
   cl_float scale;
@@ -32,7 +34,7 @@ void DropoutOp::forward(const Tensor& x, Tensor& y, const DropoutMask& m) {
   detail::set_args(forward_, x.mem(), u32(x.offset(), "offset"), y.mem(), u32(y.offset(), "offset"),
                    u32(x.size(), "size"), u32(x.cols(), "cols"), cl_uint(m.row_base), a.threshold, a.scale,
                    a.seed_lo, a.seed_hi, cl_uint(m.step), cl_uint(m.stream));
-  detail::launch_1d(rt_, forward_, x.size());
+  detail::launch_1d(rt_, forward_, x.size(), 64, kPerItem);
 }
 
 void DropoutOp::backward(Tensor& dy, const DropoutMask& m) {
@@ -41,7 +43,7 @@ void DropoutOp::backward(Tensor& dy, const DropoutMask& m) {
   detail::set_args(backward_, dy.mem(), u32(dy.offset(), "offset"), u32(dy.size(), "size"),
                    u32(dy.cols(), "cols"), cl_uint(m.row_base), a.threshold, a.scale, a.seed_lo, a.seed_hi,
                    cl_uint(m.step), cl_uint(m.stream));
-  detail::launch_1d(rt_, backward_, dy.size());
+  detail::launch_1d(rt_, backward_, dy.size(), 64, kPerItem);
 }
 
 }  // namespace anycl

@@ -31,7 +31,8 @@ void GatherBatch::run(const GatherSource& source, const DeviceBuffer& order, siz
   detail::set_args(k, source.features->mem(), source.targets->mem(), order.mem(), u32(first, "first"),
                    u32(x.rows(), "rows"), u32(x.cols(), "features"), u32(width, "target width"), x.mem(),
                    u32(x.offset(), "offset"), targets_out.mem(), u32(targets_offset, "offset"));
-  detail::launch_2d(rt_, k, std::max(x.cols(), width), x.rows());
+  detail::launch_2d(rt_, k, std::max(x.cols(), width), x.rows(),
+                    /*per_item=*/16);  // gather.cl's columns per work-item
 }
 
 }  // namespace anycl

@@ -92,22 +92,26 @@ void enqueue_range(Runtime& rt, compute::kernel& k, cl_uint dims, const size_t* 
   }
 }
 
-/// Enqueues `k` over n work-items (padded to the work-group size; kernels bound-check). No wait.
-inline void launch_1d(Runtime& rt, compute::kernel& k, size_t n, size_t local = 64) {
+/// Enqueues `k` for n elements, each work-item doing `per_item` of them: ⌈n / per_item⌉ work-items
+/// (padded to the work-group size; kernels bound-check). No wait.
+inline void launch_1d(Runtime& rt, compute::kernel& k, size_t n, size_t local = 64, size_t per_item = 1) {
   if (n == 0) return;
   local =
       std::max<size_t>(1, std::min({local, rt.info().max_work_group_size, kernel_work_group_size(rt, k)}));
-  const size_t global = round_up(n, local);
+  const size_t global = round_up((n + per_item - 1) / per_item, local);
   enqueue_range(rt, k, 1, &global, &local, [&] { return fmt::format("{} n={}", k.name(), n); });
 }
 
-/// Enqueues `k` over nx × ny work-items (x padded to the work-group width `local_x`, groups one row
-/// high; kernels bound-check x), so a kernel indexes rows and columns without dividing. No wait.
-inline void launch_2d(Runtime& rt, compute::kernel& k, size_t nx, size_t ny, size_t local_x = 64) {
+/// Enqueues `k` for nx × ny elements, each work-item doing `per_item` consecutive columns: ⌈nx /
+/// per_item⌉ × ny work-items (x padded to the work-group width `local_x`, groups one row high;
+/// kernels bound-check x), so a kernel indexes rows and columns without dividing. No wait.
+inline void launch_2d(Runtime& rt, compute::kernel& k, size_t nx, size_t ny, size_t per_item = 1,
+                      size_t local_x = 64) {
   if (nx == 0 || ny == 0) return;
-  local_x = std::max<size_t>(
-      1, std::min({local_x, round_up(nx, 8), rt.info().max_work_group_size, kernel_work_group_size(rt, k)}));
-  const size_t global[2] = {round_up(nx, local_x), ny}, local[2] = {local_x, 1};
+  const size_t items = (nx + per_item - 1) / per_item;
+  local_x = std::max<size_t>(1, std::min({local_x, round_up(items, 8), rt.info().max_work_group_size,
+                                          kernel_work_group_size(rt, k)}));
+  const size_t global[2] = {round_up(items, local_x), ny}, local[2] = {local_x, 1};
   enqueue_range(rt, k, 2, global, local, [&] { return fmt::format("{} {}x{}", k.name(), ny, nx); });
 }
 

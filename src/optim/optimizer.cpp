@@ -11,6 +11,7 @@ namespace anycl {
 namespace {
 
 using detail::u32;
+constexpr size_t kPerItem = 16;  // parameters per work-item: PER_ITEM in cl_kernels/optimizer.cl
 
 Tensor zeroed(Runtime& rt, size_t n) {
   Tensor t(rt, {n});
@@ -39,7 +40,7 @@ class Sgd final : public Optimizer {
     check_sizes(params, grads, n_);
     detail::set_args(kernel_, params.mem(), grads.mem(), velocity_.mem(), u32(n_, "parameters"),
                      cl_float(lr_), cl_float(momentum_), cl_int(nesterov_));
-    detail::launch_1d(rt_, kernel_, n_);
+    detail::launch_1d(rt_, kernel_, n_, 64, kPerItem);
     ++iterations_;
   }
   std::string name() const override { return name_; }
@@ -70,7 +71,7 @@ class RmsProp final : public Optimizer {
     check_sizes(params, grads, n_);
     detail::set_args(kernel_, params.mem(), grads.mem(), mean_square_.mem(), u32(n_, "parameters"),
                      cl_float(lr_), cl_float(rho_), cl_float(epsilon_));
-    detail::launch_1d(rt_, kernel_, n_);
+    detail::launch_1d(rt_, kernel_, n_, 64, kPerItem);
     ++iterations_;
   }
   std::string name() const override { return "rmsprop"; }
@@ -106,7 +107,7 @@ class Adam final : public Optimizer {
     detail::set_args(kernel_, params.mem(), grads.mem(), m_.mem(), v_.mem(), u32(n_, "parameters"),
                      cl_float(lr_t), cl_float(beta1_), cl_float(beta2_), cl_float(epsilon_),
                      cl_float(decay_));
-    detail::launch_1d(rt_, kernel_, n_);
+    detail::launch_1d(rt_, kernel_, n_, 64, kPerItem);
     ++iterations_;
   }
   std::string name() const override { return adamw_ ? "adamw" : "adam"; }

@@ -30,7 +30,7 @@ class BiasActivation {
  private:
   Runtime& rt_;
   compute::kernel forward_, backward_, channel_forward_;
-  size_t columns_ = 32, lanes_ = 8;  // the backward kernel's work-group: columns × row lanes
+  size_t columns_ = 8, lanes_ = 16;  // the backward kernel's work-group: columns × row lanes
 };
 
 }  // namespace anycl
