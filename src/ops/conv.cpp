@@ -47,7 +47,7 @@ void ConvOps::im2col(const Tensor& x, Tensor& col, const ConvGeometry& g) {
                    u32(g.kernel, "kernel"), u32(g.kernel, "kernel"), u32(g.stride, "stride"),
                    u32(g.pad_top, "pad"), u32(g.pad_left, "pad"), u32(g.out_h, "out_h"),
                    u32(g.out_w, "out_w"));
-  detail::launch_row_blocks(rt_, im2col_, g.out_w, batch * g.patch() * g.out_h);
+  detail::launch_1d(rt_, im2col_, batch * g.patch() * g.out_h);
 }
 
 void ConvOps::col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g) {

@@ -36,7 +36,8 @@ void MaxPoolOp::backward(const Tensor& dy, const Tensor& arg, Tensor& dx, const 
   detail::set_args(backward_, dy.mem(), u32(dy.offset(), "offset"), arg.mem(), dx.mem(),
                    u32(planes, "planes"), u32(g.height, "height"), u32(g.width, "width"), u32(g.size, "size"),
                    u32(g.stride, "stride"), u32(g.out_h, "out_h"), u32(g.out_w, "out_w"));
-  detail::launch_row_blocks(rt_, backward_, g.width, planes * g.height);
+  detail::u32(planes * g.height * g.width, "maxpool_backward's input size");
+  detail::launch_1d(rt_, backward_, planes * g.height);
 }
 
 }  // namespace anycl
