@@ -1,8 +1,8 @@
 // Conv2D as whole-batch GEMMs. Forward: im2col of the batch into col:(C·K·K, B·P) (P = OH·OW), one
 // CLBlast GEMM cf = W·col:(F, B·P), then one pass that adds the bias, applies the activation and
 // reorders to NCHW; or CLBlast's Convgemm, then the bias and activation in place. Backward: one pass
-// for dz = dy·act'(y), reordered channel-major into cf, and db; then dW = dz·colᵀ (colᵀ by a CLBlast
-// transpose, so the GEMM is NN) and dcol = Wᵀ·dz,
+// for dz = dy·act'(y), reordered channel-major into cf, and db; then dW = dz·colᵀ (colᵀ written
+// from x by im2row, so the GEMM is NN) and dcol = Wᵀ·dz (into col's buffer),
 // one GEMM each for the whole batch (the batch is the GEMMs' inner or outer size, which keeps
 // CLBlast on its fast, large-matrix kernel), and col2im for dx — no atomics, so reruns are
 // bit-identical.
@@ -192,7 +192,7 @@ size_t Conv2D::activation_floats(const Shape& input) const {
 std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, bool need_dx) const {
   const ConvGeometry g = geometry(input);
   const size_t columns = checked_mul(batch, g.plane(), "a Conv2D's column matrix");
-  // cf = W·col (NN); dW = dz·colᵀ (a transpose, then NN); dcol = Wᵀ·dz (TN)
+  // cf = W·col (NN); dW = dz·colᵀ (NN over im2row's colᵀ); dcol = Wᵀ·dz (TN)
   std::vector<GemmShape> shapes{{"fwd", false, false, filters_, columns, g.patch()},
                                 {"dW", false, false, filters_, g.patch(), columns}};
   if (need_dx) shapes.push_back({"dX", true, false, g.patch(), columns, filters_});
@@ -238,14 +238,12 @@ Tensor Conv2D::forward(const Tensor& x, const StepContext&) {
     convgemm(x.runtime(), g_.channels, g_.height, g_.width, g_.kernel, g_.pad_top, g_.stride, filters_, batch,
              x.buffer(), x.offset(), w_.buffer(), w_.offset(), yb, y.offset());
     bias_act_->forward_channels(y, b_, g_.plane(), activation_);
-    col_holds_x_ = false;
   } else {
     ops_->im2col(x, col_, g_);
     DeviceBuffer cfb = cf_.buffer();
     gemm(x.runtime(), Trans::no, Trans::no, filters_, columns, k, 1.f, w_.buffer(), w_.offset(), k,
          col_.buffer(), 0, columns, 0.f, cfb, 0, columns);
     ops_->output_forward(cf_, y, b_, g_, activation_);
-    col_holds_x_ = true;
   }
   x_last_ = x;
   y_last_ = y;
@@ -257,16 +255,12 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
   const size_t batch = dy.rows(), columns = batch * g_.plane(), k = g_.patch();
   Runtime& rt = dy.runtime();
   ops_->output_backward(y_last_, dy, cf_, db_, g_, activation_);
-  if (!col_holds_x_) ops_->im2col(x_last_, col_, g_);
-  // dW = dz·colᵀ as a transpose and a GEMM NN: CLBlast's NN kernel with the batch as the inner size
-  // ran ~2.5× faster than its NT one here (PoCL, 64×288×73728), more than paying for the transpose.
-  const Tensor col = col_.rows(0, k * columns).reshaped({k, columns});
-  Tensor colt = colt_.rows(0, k * columns).reshaped({columns, k});
-  transpose(col, colt);
+  // dW = dz·colᵀ as a GEMM NN over colᵀ written straight from x (im2row): CLBlast's NN kernel with
+  // the batch as the inner size ran ~2.5× faster than its NT one here (PoCL, 64×288×73728).
+  ops_->im2row(x_last_, colt_, g_);
   DeviceBuffer cb = col_.buffer(), dwb = dw_.buffer();
-  gemm(rt, Trans::no, Trans::no, filters_, k, columns, 1.f, cf_.buffer(), 0, columns, colt.buffer(), 0, k,
+  gemm(rt, Trans::no, Trans::no, filters_, k, columns, 1.f, cf_.buffer(), 0, columns, colt_.buffer(), 0, k,
        0.f, dwb, dw_.offset(), k);
-  col_holds_x_ = false;  // col_ becomes dcol below (or is stale after the next forward anyway)
   if (!need_dx) return {};
   gemm(rt, Trans::yes, Trans::no, k, columns, filters_, 1.f, w_.buffer(), w_.offset(), k, cf_.buffer(), 0,
        columns, 0.f, cb, 0, columns);

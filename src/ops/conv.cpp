@@ -9,6 +9,7 @@ namespace anycl {
 ConvOps::ConvOps(Runtime& rt)
     : rt_(rt),
       im2col_(rt.kernel("conv", "im2col_batched")),
+      im2row_(rt.kernel("conv", "im2row_batched")),
       col2im_(rt.kernel("conv", "col2im_batched")),
       output_forward_(rt.kernel("conv", "conv_output_forward")),
       output_backward_(detail::single_group_kernel(rt, "conv", "conv_output_backward", 1, lanes_)) {}
@@ -48,6 +49,23 @@ void ConvOps::im2col(const Tensor& x, Tensor& col, const ConvGeometry& g) {
                    u32(g.pad_top, "pad"), u32(g.pad_left, "pad"), u32(g.out_h, "out_h"),
                    u32(g.out_w, "out_w"));
   detail::launch_1d(rt_, im2col_, batch * g.patch() * g.out_h);
+}
+
+void ConvOps::im2row(const Tensor& x, Tensor& colt, const ConvGeometry& g) {
+  using detail::u32;
+  const size_t batch = x.rows();
+  if (x.cols() != g.channels * g.height * g.width || colt.size() < batch * g.patch() * g.plane())
+    throw ValidationError(fmt::format("im2row: x {} or colt {} does not fit ({}, {}, {}) with kernel {}",
+                                      x.shape_string(), colt.shape_string(), g.channels, g.height, g.width,
+                                      g.kernel));
+  check_offset_zero(colt, "im2row's row buffer");
+  u32(batch * g.patch() * g.plane(), "im2row's matrix size");
+  detail::set_args(im2row_, x.mem(), u32(x.offset(), "offset"), colt.mem(), u32(batch, "batch"),
+                   u32(g.channels, "channels"), u32(g.height, "height"), u32(g.width, "width"),
+                   u32(g.kernel, "kernel"), u32(g.kernel, "kernel"), u32(g.stride, "stride"),
+                   u32(g.pad_top, "pad"), u32(g.pad_left, "pad"), u32(g.out_h, "out_h"),
+                   u32(g.out_w, "out_w"));
+  detail::launch_1d(rt_, im2row_, batch * g.plane());
 }
 
 void ConvOps::col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g) {

@@ -58,11 +58,10 @@ class Conv2D final : public Layer {
   uint32_t index_ = 0;
   Tensor w_, b_, dw_, db_;  // views into the model's flat buffers
   Tensor y_, dx_;           // (max_batch, F, OH, OW), (max_batch, C, H, W)
-  Tensor col_;              // (C·K·K, batch·OH·OW) (flat): im2col of x, then reused for dcol
-  Tensor colt_;             // (batch·OH·OW, C·K·K) (flat): colᵀ for the weight gradient's GEMM NN
-  Tensor cf_;               // (F, batch·OH·OW): the forward GEMM's result, then dz for the backward GEMMs
+  Tensor col_;   // (C·K·K, batch·OH·OW) (flat): im2col of x in the forward pass, dcol in the backward
+  Tensor colt_;  // (batch·OH·OW, C·K·K) (flat): im2row of x, for the weight gradient's GEMM NN
+  Tensor cf_;    // (F, batch·OH·OW): the forward GEMM's result, then dz for the backward GEMMs
   Tensor x_last_, y_last_;
-  bool col_holds_x_ = false;  // whether col_ holds im2col(x_last_)
   std::unique_ptr<ConvOps> ops_;
   std::unique_ptr<BiasActivation> bias_act_;
 };

@@ -29,6 +29,8 @@ class ConvOps {
   /// col:(C·K·K, batch·OH·OW), column b·OH·OW + p, from x:(batch, C·H·W); zeros where a window
   /// leaves the image.
   void im2col(const Tensor& x, Tensor& col, const ConvGeometry& g);
+  /// colt:(batch·OH·OW, C·K·K) = colᵀ, written directly from x (row b·OH·OW + p is pixel p's patch).
+  void im2row(const Tensor& x, Tensor& colt, const ConvGeometry& g);
   /// dx:(batch, C·H·W) = the adjoint of im2col applied to dcol (gathered: deterministic).
   void col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g);
   /// y:(batch, F, OH·OW) = act(cf + bias[f]) for the channel-major cf:(F, batch·OH·OW).
@@ -41,7 +43,7 @@ class ConvOps {
  private:
   Runtime& rt_;
   size_t lanes_ = 256;  // output_backward's work-group (one per channel); set before the kernels below
-  compute::kernel im2col_, col2im_, output_forward_, output_backward_;
+  compute::kernel im2col_, im2row_, col2im_, output_forward_, output_backward_;
 };
 
 }  // namespace anycl
