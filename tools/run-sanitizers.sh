@@ -42,15 +42,17 @@ echo "run-sanitizers: unit tests under ASan+UBSan" >&2
 # every time with two contexts); the same run passes under ASan with detect_leaks=0, and in the
 # normal build on PoCL and Intel.
 exclude=${ANYCL_ASAN_EXCLUDE:-install_to_prefix|embed_sample|embed_snippet|sample_embed_features|anycl doctor|split 3:1}
-# A test fails only when it fails twice, because of two first-run-only faults outside anycl: LSan's
+# A test fails only when it fails three times, because of two faults outside anycl: LSan's
 # tracer sometimes dies at exit while it stops PoCL's worker threads ("Tracer caught signal 11",
-# after the test passed; 1 of 3 full runs), and PoCL 3.1 leaks a few KB inside libpocl the first
+# after the test passed; 1 of 3 full runs on a quiet machine, and on a loaded one (load 4-6,
+# 2026-11-23) the CLI test "train → save → eval → predict" hit it on two tries in a row, while 3
+# runs of the same command alone did not), and PoCL 3.1 leaks a few KB inside libpocl the first
 # time it compiles some CLBlast kernels (reproduced with an empty POCL_CACHE_DIR: every frame in
 # libpocl; none once its cache is warm, as it is on the retry). A real leak or memory error repeats.
 # This build is reduced on purpose (no ONNX, no samples; MPI jobs of instrumented binaries are not
 # run): a component it lacks skips here even under CI=true — the PoCL and Intel passes of
 # run-tests.sh are the ones that fail on a missing component.
-(cd build-asan && env -u CI ctest -LE oclgrind --output-on-failure --timeout 900 -j "$(nproc)" -E "$exclude" --repeat until-pass:2)
+(cd build-asan && env -u CI ctest -LE oclgrind --output-on-failure --timeout 900 -j "$(nproc)" -E "$exclude" --repeat until-pass:3)
 
 seconds=${ANYCL_FUZZ_SECONDS:-60}
 for target in fuzz_idx fuzz_model; do
