@@ -33,6 +33,20 @@ static inline float16 keep_scale16(const uint seed_lo, const uint seed_hi, const
 // element by element: on PoCL, 128x512 took 0.10 ms instead of 0.14 ms with one element per
 // work-item (2 loaded vCPUs; bias_activation_forward 0.11 ms in both runs).
 
+// y[i] = x[i]·mask·scale for the sixteen elements from i0 (x and y already offset; they may be the
+// same memory): the body of both kernels below.
+static inline void apply_mask16(__global const float* x, __global float* y, const size_t i0, const uint n,
+                                const uint first, const uint threshold, const float scale, const uint seed_lo,
+                                const uint seed_hi, const uint step, const uint stream) {
+  if (i0 + 16 <= n) {
+    const float16 keep = keep_scale16(seed_lo, seed_hi, step, stream, first, threshold, scale);
+    vstore16(vload16(0, x + i0) * keep, 0, y + i0);
+    return;
+  }
+  for (uint k = 0; k < n - i0; ++k)
+    y[i0 + k] = x[i0 + k] * keep_scale(seed_lo, seed_hi, step, stream, first + k, threshold, scale);
+}
+
 // y = x·mask·scale; x and y may be the same buffer (then the same offset).
 __kernel void dropout_forward(__global const float* x, const uint x_off, __global float* y, const uint y_off,
                               const uint n, const uint cols, const uint row_base, const uint threshold,
@@ -41,14 +55,7 @@ __kernel void dropout_forward(__global const float* x, const uint x_off, __globa
   const size_t i0 = 16 * get_global_id(0);  // 64-bit addresses; the RNG counter stays 32-bit
   if (i0 >= n) return;
   const uint first = row_base * cols + (uint)i0;  // = (row_base + row)·cols + col, mod 2^32
-  if (i0 + 16 <= n) {
-    const float16 keep = keep_scale16(seed_lo, seed_hi, step, stream, first, threshold, scale);
-    vstore16(vload16(0, x + x_off + i0) * keep, 0, y + y_off + i0);
-    return;
-  }
-  for (uint k = 0; k < n - i0; ++k)
-    y[y_off + i0 + k] =
-        x[x_off + i0 + k] * keep_scale(seed_lo, seed_hi, step, stream, first + k, threshold, scale);
+  apply_mask16(x + x_off, y + y_off, i0, n, first, threshold, scale, seed_lo, seed_hi, step, stream);
 }
 
 // dx = dy·mask·scale, in place.
@@ -58,11 +65,5 @@ __kernel void dropout_backward(__global float* dy, const uint dy_off, const uint
   const size_t i0 = 16 * get_global_id(0);  // 64-bit addresses; the RNG counter stays 32-bit
   if (i0 >= n) return;
   const uint first = row_base * cols + (uint)i0;  // = (row_base + row)·cols + col, mod 2^32
-  if (i0 + 16 <= n) {
-    const float16 keep = keep_scale16(seed_lo, seed_hi, step, stream, first, threshold, scale);
-    vstore16(vload16(0, dy + dy_off + i0) * keep, 0, dy + dy_off + i0);
-    return;
-  }
-  for (uint k = 0; k < n - i0; ++k)
-    dy[dy_off + i0 + k] *= keep_scale(seed_lo, seed_hi, step, stream, first + k, threshold, scale);
+  apply_mask16(dy + dy_off, dy + dy_off, i0, n, first, threshold, scale, seed_lo, seed_hi, step, stream);
 }

@@ -34,38 +34,34 @@ void check_output_stage(const char* what, const Tensor& cf, const Tensor& y, con
 }
 }  // namespace
 
-void ConvOps::im2col(const Tensor& x, Tensor& col, const ConvGeometry& g) {
+namespace {
+// im2col and im2row take the same arguments (x, its offset, the output, the batch and the geometry)
+// and differ in the layout they write; `items` is their work-item count.
+void enqueue_patches(Runtime& rt, compute::kernel& k, const char* what, const Tensor& x, Tensor& out,
+                     const ConvGeometry& g, size_t items) {
   using detail::u32;
   const size_t batch = x.rows();
-  if (x.cols() != g.channels * g.height * g.width || col.size() < batch * g.patch() * g.plane())
-    throw ValidationError(fmt::format("im2col: x {} or col {} does not fit ({}, {}, {}) with kernel {}",
-                                      x.shape_string(), col.shape_string(), g.channels, g.height, g.width,
-                                      g.kernel));
-  check_offset_zero(col, "im2col's column buffer");
-  detail::u32(batch * g.patch() * g.plane(), "im2col's column matrix size");
-  detail::set_args(im2col_, x.mem(), u32(x.offset(), "offset"), col.mem(), u32(batch, "batch"),
+  if (x.cols() != g.channels * g.height * g.width || out.size() < batch * g.patch() * g.plane())
+    throw ValidationError(fmt::format("{}: x {} or its output {} does not fit ({}, {}, {}) with kernel {}",
+                                      what, x.shape_string(), out.shape_string(), g.channels, g.height,
+                                      g.width, g.kernel));
+  check_offset_zero(out, what);
+  u32(batch * g.patch() * g.plane(), what);
+  detail::set_args(k, x.mem(), u32(x.offset(), "offset"), out.mem(), u32(batch, "batch"),
                    u32(g.channels, "channels"), u32(g.height, "height"), u32(g.width, "width"),
                    u32(g.kernel, "kernel"), u32(g.kernel, "kernel"), u32(g.stride, "stride"),
                    u32(g.pad_top, "pad"), u32(g.pad_left, "pad"), u32(g.out_h, "out_h"),
                    u32(g.out_w, "out_w"));
-  detail::launch_1d(rt_, im2col_, batch * g.patch() * g.out_h);
+  detail::launch_1d(rt, k, items);
+}
+}  // namespace
+
+void ConvOps::im2col(const Tensor& x, Tensor& col, const ConvGeometry& g) {
+  enqueue_patches(rt_, im2col_, "im2col", x, col, g, x.rows() * g.patch() * g.out_h);  // one per output row
 }
 
 void ConvOps::im2row(const Tensor& x, Tensor& colt, const ConvGeometry& g) {
-  using detail::u32;
-  const size_t batch = x.rows();
-  if (x.cols() != g.channels * g.height * g.width || colt.size() < batch * g.patch() * g.plane())
-    throw ValidationError(fmt::format("im2row: x {} or colt {} does not fit ({}, {}, {}) with kernel {}",
-                                      x.shape_string(), colt.shape_string(), g.channels, g.height, g.width,
-                                      g.kernel));
-  check_offset_zero(colt, "im2row's row buffer");
-  u32(batch * g.patch() * g.plane(), "im2row's matrix size");
-  detail::set_args(im2row_, x.mem(), u32(x.offset(), "offset"), colt.mem(), u32(batch, "batch"),
-                   u32(g.channels, "channels"), u32(g.height, "height"), u32(g.width, "width"),
-                   u32(g.kernel, "kernel"), u32(g.kernel, "kernel"), u32(g.stride, "stride"),
-                   u32(g.pad_top, "pad"), u32(g.pad_left, "pad"), u32(g.out_h, "out_h"),
-                   u32(g.out_w, "out_w"));
-  detail::launch_1d(rt_, im2row_, batch * g.plane());
+  enqueue_patches(rt_, im2row_, "im2row", x, colt, g, x.rows() * g.plane());  // one per output pixel
 }
 
 void ConvOps::col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g) {
