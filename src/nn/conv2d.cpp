@@ -182,11 +182,11 @@ size_t Conv2D::parameter_count(const Shape& input) const {
 
 size_t Conv2D::activation_floats(const Shape& input) const {
   const ConvGeometry g = geometry(input);
-  const size_t y = checked_mul(filters_, g.plane(), "a Conv2D's output");  // y, and cf of the same size
+  const size_t y = checked_mul(filters_, g.plane(), "a Conv2D's output");
   const size_t col = checked_mul(g.patch(), g.plane(), "a Conv2D's column matrix");
-  return checked_add(
+  return checked_add(  // y and cf; x; col (im2col) and colt (im2row)
       checked_add(checked_mul(y, 2, "a Conv2D's activations"), shape_size(input), "a Conv2D's activations"),
-      col, "a Conv2D's activations");
+      checked_mul(col, 2, "a Conv2D's activations"), "a Conv2D's activations");
 }
 
 std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, bool need_dx) const {

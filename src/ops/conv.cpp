@@ -32,9 +32,7 @@ void check_output_stage(const char* what, const Tensor& cf, const Tensor& y, con
   check_offset_zero(cf, what);
   detail::u32(y.size(), "a Conv2D's output size");
 }
-}  // namespace
 
-namespace {
 // im2col and im2row take the same arguments (x, its offset, the output, the batch and the geometry)
 // and differ in the layout they write; `items` is their work-item count.
 void enqueue_patches(Runtime& rt, compute::kernel& k, const char* what, const Tensor& x, Tensor& out,
