@@ -12,7 +12,7 @@ out=build-libcxx
 bash tools/setup.sh  # the packages the library needs (and the Release build CI needs anyway)
 need=()
 for p in clang-14 libc++-14-dev libc++abi-14-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
   echo "check-libcxx: installing ${need[*]}" >&2
@@ -43,7 +43,10 @@ fi
 rm -f "$log"
 echo "check-libcxx: built with clang + libc++ in $((SECONDS - start)) s" >&2
 # Every program but CLBlast's own code must use libc++ (libstdc++ is loaded for CLBlast).
-if ! ldd "$out/tools/anycl" | grep -q 'libc++\.so'; then
+# ldd's output is captured first: under pipefail, `ldd | grep -q` fails whenever grep stops
+# reading at the first match and ldd dies of SIGPIPE writing the rest (it did, on CI).
+libraries=$(ldd "$out/tools/anycl")
+if ! grep 'libc++\.so' >/dev/null <<<"$libraries"; then
   echo "check-libcxx: $out/tools/anycl is not linked against libc++" >&2
   exit 1
 fi

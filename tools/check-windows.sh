@@ -18,7 +18,7 @@ packages=(cmake ninja-build mingw-w64 wine64 libz-mingw-w64-dev pocl-opencl-icd 
           opencl-clhpp-headers libclblast-dev libboost-dev libfmt-dev doctest-dev nlohmann-json3-dev binutils)
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
@@ -43,7 +43,7 @@ mkdir -p "$prefix/include" "$prefix/lib/cmake"
 for h in boost CL fmt doctest nlohmann clblast.h clblast_half.h; do ln -s "/usr/include/$h" "$prefix/include/$h"; done
 
 # OpenCL: Wine's opencl.dll, linked directly (mingw-w64's linker reads a DLL's exports).
-opencl_dll=$(find /usr/lib/x86_64-linux-gnu/wine /usr/lib/wine -path '*x86_64-windows*' -name opencl.dll 2>/dev/null | head -1)
+opencl_dll=$(find /usr/lib/x86_64-linux-gnu/wine /usr/lib/wine -path '*x86_64-windows*' -name opencl.dll -print -quit 2>/dev/null || true)
 if [ -z "$opencl_dll" ]; then
   echo "check-windows: Wine's opencl.dll not found (package wine64)" >&2
   exit 1

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 bash tools/setup.sh  # the packages the library needs (and a Release build CI needs anyway)
 need=()
 for p in clang libclang-rt-14-dev llvm; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null

@@ -10,7 +10,7 @@ packages=(cmake g++ ninja-build pkg-config ocl-icd-opencl-dev opencl-clhpp-heade
           librsvg2-bin libprotobuf-dev protobuf-compiler libonnx-dev python3-venv)  # plot test; ONNX export
 missing=()
 for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
