@@ -88,14 +88,19 @@ void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, s
   if (m == 0 || n == 0 || batch == 0) return;
   cl_command_queue queue = rt.queue().get();
   ++rt.counters().gemm_calls;
+  Profile* profile = rt.profile();
+  cl_event event = nullptr;
   const auto status = clblast::GemmStridedBatched<float>(
       clblast::Layout::kRowMajor, to_clblast(ta), to_clblast(tb), m, n, k, alpha, a.mem(), a_offset, lda,
       a_stride, b.mem(), b_offset, ldb, b_stride, beta, c.mem(), c_offset, ldc, c_stride, batch, &queue,
-      nullptr);
+      profile ? &event : nullptr);
   if (status != clblast::StatusCode::kSuccess)
     throw OpenCLError(int(status), "clblast::GemmStridedBatched",
                       fmt::format("SGEMM {}{} m={} n={} k={} strides={},{},{} batch={} on {}", name(ta),
                                   name(tb), m, n, k, a_stride, b_stride, c_stride, batch, rt.info().name));
+  if (event)
+    profile->record(event, fmt::format("SGEMM batched {}{} {}x{}x{} ×{}", name(ta), name(tb), m, n, k, batch),
+                    "gemm");
 }
 
 void convgemm(Runtime& rt, size_t channels, size_t height, size_t width, size_t kernel, size_t pad,
@@ -105,15 +110,23 @@ void convgemm(Runtime& rt, size_t channels, size_t height, size_t width, size_t 
   if (batch == 0) return;
   cl_command_queue queue = rt.queue().get();
   ++rt.counters().gemm_calls;
-  const auto status =
-      clblast::Convgemm<float>(clblast::KernelMode::kCrossCorrelation, channels, height, width, kernel,
-                               kernel, pad, pad, stride, stride, 1, 1, filters, batch, im.mem(), im_offset,
-                               kernels.mem(), kernels_offset, result.mem(), result_offset, &queue, nullptr);
+  Profile* profile = rt.profile();
+  cl_event event = nullptr;
+  const auto status = clblast::Convgemm<float>(
+      clblast::KernelMode::kCrossCorrelation, channels, height, width, kernel, kernel, pad, pad, stride,
+      stride, 1, 1, filters, batch, im.mem(), im_offset, kernels.mem(), kernels_offset, result.mem(),
+      result_offset, &queue, profile ? &event : nullptr);
   if (status != clblast::StatusCode::kSuccess)
     throw OpenCLError(
         int(status), "clblast::Convgemm",
         fmt::format("({}, {}, {}) kernel {} pad {} stride {} filters {} batch {} on {}", channels, height,
                     width, kernel, pad, stride, filters, batch, rt.info().name));
+  // Its event is its last kernel's (Convgemm runs im2col, then the batched GEMM, in 1.5.3).
+  if (event)
+    profile->record(event,
+                    fmt::format("Convgemm ({}, {}, {}) {}×{} → {} ×{}", channels, height, width, kernel,
+                                kernel, filters, batch),
+                    "gemm");
 }
 
 void transpose(const Tensor& a, Tensor& out) {

@@ -54,43 +54,61 @@ TEST_CASE("Conv2D forward and backward match the host reference (both forward al
   auto& rt = anycl::test::runtime();
   unsigned seed = 1500;
   for (const Case& k : kCases)
-    for (anycl::ConvForward algo : {anycl::ConvForward::im2col_gemm, anycl::ConvForward::convgemm}) {
-      const int padding = int(k.padding), algorithm = int(algo);
-      CAPTURE(k.c);
-      CAPTURE(k.h);
-      CAPTURE(k.kernel);
-      CAPTURE(k.stride);
-      CAPTURE(padding);
-      CAPTURE(algorithm);
-      const size_t batch = 3;
-      const anycl::Conv2D shape_of(k.filters, k.kernel, k.stride, k.padding, k.act);
-      const anycl::ConvGeometry g = shape_of.geometry({k.c, k.h, k.w});
-      const auto p = anycl::test::random_floats(shape_of.parameter_count(anycl::Shape{k.c, k.h, k.w}), -0.5f,
-                                                0.5f, seed++);
-      const auto x = anycl::test::random_floats(batch * k.c * k.h * k.w, -1.f, 1.f, seed++);
-      auto b =
-          build(rt, k, batch + 2, p);  // a batch below the built maximum: the column layout uses the batch
-      b->layer.set_forward(algo);
-      const anycl::StepContext ctx;
-      // Poison: a NaN pass first, so an element the real pass skips stays NaN.
-      b->layer.forward(
-          anycl::Tensor::from_host(rt, {batch, k.c * k.h * k.w}, std::vector<float>(x.size(), std::nanf(""))),
-          ctx);
-      const auto xt = anycl::Tensor::from_host(rt, {batch, k.c * k.h * k.w}, x);
-      anycl::Tensor y = b->layer.forward(xt, ctx);
-      const auto y_ref = anycl::reference::conv2d_forward(g, k.filters, k.act, p.data(), x, batch);
-      CHECK(y.shape() == std::vector<size_t>{batch, k.filters, g.out_h, g.out_w});
-      anycl::test::check_close(y.download(), y_ref, 1e-5, 1e-4, "conv2d forward");
+    for (anycl::ConvForward algo : {anycl::ConvForward::im2col_gemm, anycl::ConvForward::convgemm})
+      for (const size_t batch : {size_t(3), size_t(1)}) {  // dW split into 3 slices, and in one GEMM
+        const int padding = int(k.padding), algorithm = int(algo);
+        CAPTURE(k.c);
+        CAPTURE(k.h);
+        CAPTURE(k.kernel);
+        CAPTURE(k.stride);
+        CAPTURE(padding);
+        CAPTURE(algorithm);
+        CAPTURE(batch);
+        const anycl::Conv2D shape_of(k.filters, k.kernel, k.stride, k.padding, k.act);
+        const anycl::ConvGeometry g = shape_of.geometry({k.c, k.h, k.w});
+        const auto p = anycl::test::random_floats(shape_of.parameter_count(anycl::Shape{k.c, k.h, k.w}),
+                                                  -0.5f, 0.5f, seed++);
+        const auto x = anycl::test::random_floats(batch * k.c * k.h * k.w, -1.f, 1.f, seed++);
+        auto b =
+            build(rt, k, batch + 2, p);  // a batch below the built maximum: the column layout uses the batch
+        b->layer.set_forward(algo);
+        const anycl::StepContext ctx;
+        // Poison: a NaN pass first, so an element the real pass skips stays NaN.
+        b->layer.forward(anycl::Tensor::from_host(rt, {batch, k.c * k.h * k.w},
+                                                  std::vector<float>(x.size(), std::nanf(""))),
+                         ctx);
+        const auto xt = anycl::Tensor::from_host(rt, {batch, k.c * k.h * k.w}, x);
+        anycl::Tensor y = b->layer.forward(xt, ctx);
+        const auto y_ref = anycl::reference::conv2d_forward(g, k.filters, k.act, p.data(), x, batch);
+        CHECK(y.shape() == std::vector<size_t>{batch, k.filters, g.out_h, g.out_w});
+        anycl::test::check_close(y.download(), y_ref, 1e-5, 1e-4, "conv2d forward");
 
-      const auto dy = anycl::test::random_floats(y_ref.size(), -1.f, 1.f, seed++);
-      auto dyt = anycl::Tensor::from_host(rt, y.shape(), dy);
-      anycl::Tensor dx = b->layer.backward(dyt, ctx, true);
-      std::vector<float> g_ref(p.size());
-      const auto dx_ref =
-          anycl::reference::conv2d_backward(g, k.filters, k.act, p.data(), x, y_ref, dy, batch, g_ref.data());
-      anycl::test::check_close(b->grads.download(), g_ref, 1e-4, 1e-4, "conv2d dW, db");
-      anycl::test::check_close(dx.download(), dx_ref, 1e-5, 1e-4, "conv2d dx");
-    }
+        const auto dy = anycl::test::random_floats(y_ref.size(), -1.f, 1.f, seed++);
+        auto dyt = anycl::Tensor::from_host(rt, y.shape(), dy);
+        anycl::Tensor dx = b->layer.backward(dyt, ctx, true);
+        std::vector<float> g_ref(p.size());
+        const auto dx_ref = anycl::reference::conv2d_backward(g, k.filters, k.act, p.data(), x, y_ref, dy,
+                                                              batch, g_ref.data());
+        anycl::test::check_close(b->grads.download(), g_ref, 1e-4, 1e-4, "conv2d dW, db");
+        anycl::test::check_close(dx.download(), dx_ref, 1e-5, 1e-4, "conv2d dx");
+        CHECK(b->layer.dw_slices(batch) == batch);
+      }
+}
+
+TEST_CASE("Conv2D splits a small weight gradient over slices of whole samples, a large one not") {
+  auto& rt = anycl::test::runtime();
+  const Case small{1, 28, 28, 32, 3, 1, Padding::valid, Activation::relu};   // the reference CNN's first
+  const Case large{32, 26, 26, 64, 3, 1, Padding::valid, Activation::relu};  // and second layers
+  const anycl::Conv2D shape_of(small.filters, small.kernel);
+  const auto b = build(rt, small, 128, std::vector<float>(shape_of.parameter_count({1, 28, 28}), 0.f));
+  CHECK(b->layer.dw_slices(128) == 16);
+  CHECK(b->layer.dw_slices(96) == 16);
+  CHECK(b->layer.dw_slices(40) == 10);  // the largest divisor up to 16
+  CHECK(b->layer.dw_slices(17) == 1);   // a prime batch: one GEMM
+  CHECK(b->layer.dw_slices(1) == 1);
+  const anycl::Conv2D large_shape(large.filters, large.kernel);
+  const auto l = build(rt, large, 4, std::vector<float>(large_shape.parameter_count({32, 26, 26}), 0.f));
+  CHECK(l->layer.dw_slices(4) == 1);
 }
 
 // L = Σ r·y(x, W, b): the device's gradients against central differences of the double reference.

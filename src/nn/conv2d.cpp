@@ -5,11 +5,14 @@
 // from x by im2row, so the GEMM is NN) and dcol = Wᵀ·dz (into col's buffer),
 // one GEMM each for the whole batch (the batch is the GEMMs' inner or outer size, which keeps
 // CLBlast on its fast, large-matrix kernel), and col2im for dx — no atomics, so reruns are
-// bit-identical.
+// bit-identical. A small dW (the first layer's 32×9) is one output tile with the batch as its inner
+// size: one work-group would run it all, so it is split over slices of whole samples (a strided-
+// batched GEMM) and the slices summed in order by a second GEMM with a row of ones.
 #include "anycl/nn/conv2d.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "anycl/blas.hpp"
@@ -29,6 +32,17 @@ Padding parse_padding(const std::string& text) {
 namespace {
 
 constexpr size_t kMaxFilters = 65536, kMaxKernel = 64, kMaxStride = 64;
+// The weight gradient is split over slices of the batch when dW has at most this many elements
+// (its GEMM then has one or two output tiles and a long inner size), into at most this many.
+constexpr size_t kSplitDwMaxOutputs = 4096, kSplitDwMaxSlices = 16;
+
+// Slices of whole samples for a weight gradient of `outputs` elements at `batch` rows.
+size_t split_dw_slices(size_t outputs, size_t batch) noexcept {
+  if (outputs > kSplitDwMaxOutputs) return 1;
+  size_t slices = std::min(kSplitDwMaxSlices, batch);
+  while (slices > 1 && batch % slices != 0) --slices;
+  return slices;
+}
 
 void check_config(size_t filters, size_t kernel, size_t stride) {
   if (filters < 1 || filters > kMaxFilters || kernel < 1 || kernel > kMaxKernel || stride < 1 ||
@@ -189,12 +203,19 @@ size_t Conv2D::activation_floats(const Shape& input) const {
       checked_mul(col, 2, "a Conv2D's activations"), "a Conv2D's activations");
 }
 
+size_t Conv2D::dw_slices(size_t batch) const noexcept {
+  return split_dw_slices(filters_ * g_.patch(), batch);
+}
+
 std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, bool need_dx) const {
   const ConvGeometry g = geometry(input);
   const size_t columns = checked_mul(batch, g.plane(), "a Conv2D's column matrix");
-  // cf = W·col (NN); dW = dz·colᵀ (NN over im2row's colᵀ); dcol = Wᵀ·dz (TN)
+  // cf = W·col (NN); dW = dz·colᵀ (NN over im2row's colᵀ), per slice of the batch and then summed
+  // when split; dcol = Wᵀ·dz (TN)
+  const size_t outputs = filters_ * g.patch(), slices = split_dw_slices(outputs, batch);
   std::vector<GemmShape> shapes{{"fwd", false, false, filters_, columns, g.patch()},
-                                {"dW", false, false, filters_, g.patch(), columns}};
+                                {"dW", false, false, filters_, g.patch(), columns / slices}};
+  if (slices > 1) shapes.push_back({"dW sum", false, false, 1, outputs, slices});
   if (need_dx) shapes.push_back({"dX", true, false, g.patch(), columns, filters_});
   return shapes;
 }
@@ -213,6 +234,11 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   col_ = Tensor(rt, {g_.patch() * max_batch * g_.plane()});  // flat: a batch's (K, B·P) is its front
   colt_ = Tensor(rt, {g_.patch() * max_batch * g_.plane()});
   cf_ = Tensor(rt, {filters_, max_batch * g_.plane()});
+  if (dw_slices(max_batch) > 1) {
+    dw_parts_ = Tensor(rt, {kSplitDwMaxSlices, filters_, g_.patch()});
+    ones_ = Tensor(rt, {kSplitDwMaxSlices});
+    ones_.fill(1.f);
+  }
   ops_ = std::make_unique<ConvOps>(rt);
   bias_act_ = std::make_unique<BiasActivation>(rt);
 }
@@ -259,8 +285,18 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
   // the batch as the inner size ran ~2.5× faster than its NT one here (PoCL, 64×288×73728).
   ops_->im2row(x_last_, colt_, g_);
   DeviceBuffer cb = col_.buffer(), dwb = dw_.buffer();
-  gemm(rt, Trans::no, Trans::no, filters_, k, columns, 1.f, cf_.buffer(), 0, columns, colt_.buffer(), 0, k,
-       0.f, dwb, dw_.offset(), k);
+  const size_t slices = dw_slices(batch);
+  if (slices == 1) {
+    gemm(rt, Trans::no, Trans::no, filters_, k, columns, 1.f, cf_.buffer(), 0, columns, colt_.buffer(), 0, k,
+         0.f, dwb, dw_.offset(), k);
+  } else {  // dW_s = dz[:, slice s]·colᵀ[slice s, :], then dW = Σ_s dW_s in slice order (1×S · S×F·k)
+    const size_t part = columns / slices, outputs = filters_ * k;
+    DeviceBuffer parts = dw_parts_.buffer();
+    gemm_strided_batched(rt, Trans::no, Trans::no, filters_, k, part, 1.f, cf_.buffer(), 0, columns, part,
+                         colt_.buffer(), 0, k, part * k, 0.f, parts, 0, k, outputs, slices);
+    gemm(rt, Trans::no, Trans::no, 1, outputs, slices, 1.f, ones_.buffer(), 0, slices, parts, 0, outputs, 0.f,
+         dwb, dw_.offset(), outputs);
+  }
   if (!need_dx) return {};
   gemm(rt, Trans::yes, Trans::no, k, columns, filters_, 1.f, w_.buffer(), w_.offset(), k, cf_.buffer(), 0,
        columns, 0.f, cb, 0, columns);

@@ -32,6 +32,10 @@ class Conv2D final : public Layer {
   ConvGeometry geometry(const Shape& input) const;
   /// Chooses the forward algorithm (default im2col_gemm).
   void set_forward(ConvForward f) noexcept { forward_algo_ = f; }
+  /// Into how many slices of the batch the weight gradient's GEMM is split at `batch` rows: 1 for
+  /// a large weight matrix; for a small one (the first layer's 32×9), up to 16 slices of whole
+  /// samples, so that the long inner size is spread over many work-groups, not one.
+  size_t dw_slices(size_t batch) const noexcept;
 
   /// The Layer interface (layer.hpp) over (C, H, W) inputs.
   const LayerType& type() const override;
@@ -61,6 +65,9 @@ class Conv2D final : public Layer {
   Tensor col_;   // (C·K·K, batch·OH·OW) (flat): im2col of x in the forward pass, dcol in the backward
   Tensor colt_;  // (batch·OH·OW, C·K·K) (flat): im2row of x, for the weight gradient's GEMM NN
   Tensor cf_;    // (F, batch·OH·OW): the forward GEMM's result, then dz for the backward GEMMs
+  // Split-K weight gradient for layers with a small weight matrix (see dw_slices()): dW per slice
+  // of the batch, (slices, F, C·K·K), then summed in slice order by a GEMM with a row of ones.
+  Tensor dw_parts_, ones_;
   Tensor x_last_, y_last_;
   std::unique_ptr<ConvOps> ops_;
   std::unique_ptr<BiasActivation> bias_act_;
