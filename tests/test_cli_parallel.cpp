@@ -1,7 +1,8 @@
 // Data-parallel training from the command line: `--devices 0,0` (two replicas in one process)
 // and `mpirun -np 2 … --distributed` follow single-device training with the same global batch,
 // checkpoint and resume bit-identically (also after SIGTERM, and across one device and two), and a
-// rank that dies, or cannot read the checkpoint, stops the job quickly instead of hanging it.
+// rank that dies, or cannot read the checkpoint, stops the job quickly instead of hanging it. A CNN
+// takes both unchanged.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -155,6 +156,37 @@ TEST_CASE("two MPI ranks follow single-device training and only rank 0 writes") 
   };
   CHECK(count("Test accuracy") == 1);  // rank 0 alone reports
   CHECK(run_command(fmt::format("{} eval --model {}", anycl_cli(), dir.file("m.anycl"))).exit_code == 0);
+}
+
+TEST_CASE("a CNN trains the same on one device, two devices and two MPI ranks, and its model predicts") {
+  // A small convolutional model (dropout on): --devices and --distributed take it unchanged.
+  const std::string run =
+      "train --limit 1024 --epochs 1 --layers conv4x3,pool2,dropout0.25,flatten,16 --optimizer adam --seed 5 "
+      "--quiet";
+  anycl::test::TempDir dir;
+  auto r = run_command(fmt::format("{} {} --metrics {} --save {}", anycl_cli(), run, dir.file("one.csv"),
+                                   dir.file("one.anycl")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  r = run_command(fmt::format("{} {} --devices 0,0 --metrics {}", anycl_cli(), run, dir.file("two.csv")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  check_same_training(metrics_row(dir.file("two.csv")), metrics_row(dir.file("one.csv")));
+
+  r =
+      run_command(fmt::format("{} predict --model {} --images "
+                              "/usr/share/datasets/fashion-mnist/t10k-images-idx3-ubyte.gz --first 2",
+                              anycl_cli(), dir.file("one.anycl")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK_MESSAGE(r.output.find("image,class,probability\n0,") != std::string::npos, r.output);
+  CHECK_MESSAGE(r.output.find("\n1,") != std::string::npos, r.output);
+
+  if (!have_mpi()) {
+    ANYCL_SKIP_TEST(Missing::installed_by_setup,
+                    "no mpirun or anycl built without MPI (install libopenmpi-dev openmpi-bin and rebuild)");
+  }
+  r = run_command(
+      fmt::format("{} {} {} --distributed --metrics {}", kMpirun, anycl_cli(), run, dir.file("mpi.csv")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  check_same_training(metrics_row(dir.file("mpi.csv")), metrics_row(dir.file("one.csv")));
 }
 
 TEST_CASE("a rank that dies stops the MPI job quickly with a message") {
