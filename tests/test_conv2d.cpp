@@ -69,8 +69,9 @@ TEST_CASE("Conv2D forward and backward match the host reference (both forward al
         const auto p = anycl::test::random_floats(shape_of.parameter_count(anycl::Shape{k.c, k.h, k.w}),
                                                   -0.5f, 0.5f, seed++);
         const auto x = anycl::test::random_floats(batch * k.c * k.h * k.w, -1.f, 1.f, seed++);
-        auto b =
-            build(rt, k, batch + 2, p);  // a batch below the built maximum: the column layout uses the batch
+        // A batch below the built maximum (the column layout uses the batch). 17 is prime: a full batch's
+        // dW is one GEMM, while these batches split theirs.
+        auto b = build(rt, k, 17, p);
         b->layer.set_forward(algo);
         const anycl::StepContext ctx;
         // Poison: a NaN pass first, so an element the real pass skips stays NaN.

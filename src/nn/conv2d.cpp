@@ -234,9 +234,13 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   col_ = Tensor(rt, {g_.patch() * max_batch * g_.plane()});  // flat: a batch's (K, B·P) is its front
   colt_ = Tensor(rt, {g_.patch() * max_batch * g_.plane()});
   cf_ = Tensor(rt, {filters_, max_batch * g_.plane()});
-  if (dw_slices(max_batch) > 1) {
-    dw_parts_ = Tensor(rt, {kSplitDwMaxSlices, filters_, g_.patch()});
-    ones_ = Tensor(rt, {kSplitDwMaxSlices});
+  // Room for the most slices any batch up to max_batch can take (a smaller batch may split where
+  // max_batch itself does not, e.g. a last batch of 8 under a maximum of 17).
+  const size_t most_slices =
+      filters_ * g_.patch() <= kSplitDwMaxOutputs ? std::min(kSplitDwMaxSlices, max_batch) : 1;
+  if (most_slices > 1) {
+    dw_parts_ = Tensor(rt, {most_slices, filters_, g_.patch()});
+    ones_ = Tensor(rt, {most_slices});
     ones_.fill(1.f);
   }
   ops_ = std::make_unique<ConvOps>(rt);
