@@ -2,7 +2,7 @@
 // CLBlast, copy out, synchronise — and check the result against a plain host loop.
 // Usage: gemm [M N K]   (device from ANYCL_DEVICE; default 512 512 512)
 #include <fmt/format.h>
-#include <anycl/blas.hpp>
+#include <anycl/blas/blas.hpp>
 #include <anycl/error.hpp>
 #include <anycl/runtime.hpp>
 #include <anycl/tensor.hpp>

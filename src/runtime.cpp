@@ -11,11 +11,11 @@
 
 #include "anycl/error.hpp"
 #include "anycl/profile.hpp"
-#include "blas_programs.hpp"
+#include "blas/blas_programs.hpp"
+#include "blas/tuning/stored_tuning.hpp"
 #include "disk_cache.hpp"
 #include "hash.hpp"
 #include "kernel_sources.hpp"
-#include "stored_tuning.hpp"
 
 namespace anycl {
 namespace {

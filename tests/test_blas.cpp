@@ -2,7 +2,7 @@
 // dimensions larger than the width, alpha/beta. Integer-valued inputs make results exact.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
-#include <anycl/blas.hpp>
+#include <anycl/blas/blas.hpp>
 #include <anycl/error.hpp>
 
 #include <cmath>

@@ -3,7 +3,7 @@
 // tuning file whose CLBlast parameters compute wrong results.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
-#include <anycl/tuning.hpp>
+#include <anycl/blas/tuning.hpp>
 
 #include <cstdlib>
 #include <filesystem>

@@ -1,11 +1,11 @@
 // The layer registry: every type has a host reference and round-trips its text; `--layers` tokens,
 // model_from_flags and reference_mlp build the same models the CLI always built.
 #include <doctest/doctest.h>
+#include <anycl/blas/tuning.hpp>
 #include <anycl/error.hpp>
 #include <anycl/nn/model_from_flags.hpp>
 #include <anycl/nn/registry.hpp>
 #include <anycl/nn/sequential.hpp>
-#include <anycl/tuning.hpp>
 
 #include <tuple>
 

@@ -4,10 +4,10 @@
 #include <clblast.h>
 #include <doctest/doctest.h>
 #include <fmt/format.h>
-#include <anycl/blas.hpp>
+#include <anycl/blas/blas.hpp>
+#include <anycl/blas/tuning.hpp>
 #include <anycl/error.hpp>
 #include <anycl/nn/sequential.hpp>
-#include <anycl/tuning.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -17,7 +17,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "clblast_params.hpp"
+#include "blas/clblast_params.hpp"
 #include "data_files.hpp"
 #include "helpers.hpp"
 #include "hostile_files.hpp"

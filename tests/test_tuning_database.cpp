@@ -3,15 +3,15 @@
 // once the exact GEMM check passed, and the verdict is cached for the next start.
 #include <clblast.h>
 #include <doctest/doctest.h>
+#include <anycl/blas/tuning.hpp>
 #include <anycl/runtime.hpp>
-#include <anycl/tuning.hpp>
 
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <optional>
 
-#include "clblast_params.hpp"
+#include "blas/clblast_params.hpp"
 #include "helpers.hpp"
 #include "util/platform.hpp"
 

@@ -2,7 +2,7 @@
 # CI: anycl with clang and libc++ (the standard library of Apple's toolchain; the closest stand-in
 # for a macOS build available here), -Werror, the whole test suite on PoCL (build-libcxx/).
 # Debian's fmt and protobuf are built against libstdc++: fmt is used header-only, ONNX export is
-# off. CLBlast is too: its calls that take std::string/unordered_map are in src/clblast_params.cpp,
+# off. CLBlast is too: its calls that take std::string/unordered_map are in src/blas/clblast_params.cpp,
 # compiled against libstdc++ (ANYCL_CLBLAST_STDLIB); the rest of anycl never hands CLBlast a
 # standard-library type. Installs what it needs (as root).
 set -euo pipefail

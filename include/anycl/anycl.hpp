@@ -2,7 +2,8 @@
 // trains its own model on its own data (see samples/embed_features.cpp).
 #pragma once
 
-#include "anycl/blas.hpp"
+#include "anycl/blas/blas.hpp"
+#include "anycl/blas/tuning.hpp"
 #include "anycl/cache.hpp"
 #include "anycl/data/dataset.hpp"
 #include "anycl/data/idx.hpp"
@@ -49,6 +50,5 @@
 #include "anycl/train/prediction.hpp"
 #include "anycl/train/run_config.hpp"
 #include "anycl/train/trainer.hpp"
-#include "anycl/tuning.hpp"
 #include "anycl/util/atomic_file.hpp"
 #include "anycl/util/bounded_read.hpp"

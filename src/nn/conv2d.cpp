@@ -15,9 +15,9 @@
 #include <algorithm>
 #include <sstream>
 
-#include "anycl/blas.hpp"
+#include "anycl/blas/blas.hpp"
+#include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
-#include "anycl/tuning.hpp"
 
 namespace anycl {
 

@@ -7,9 +7,9 @@
 
 #include <sstream>
 
-#include "anycl/blas.hpp"
+#include "anycl/blas/blas.hpp"
+#include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
-#include "anycl/tuning.hpp"
 
 namespace anycl {
 

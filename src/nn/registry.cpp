@@ -6,13 +6,13 @@
 
 #include <sstream>
 
+#include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
 #include "anycl/nn/conv2d.hpp"
 #include "anycl/nn/dense.hpp"
 #include "anycl/nn/dropout.hpp"
 #include "anycl/nn/flatten.hpp"
 #include "anycl/nn/maxpool2d.hpp"
-#include "anycl/tuning.hpp"
 
 namespace anycl {
 

@@ -12,13 +12,13 @@
 #include <cmath>
 #include <map>
 
-#include "anycl/blas.hpp"
+#include "anycl/blas/blas.hpp"
+#include "anycl/blas/tuning.hpp"
 #include "anycl/dist/replica.hpp"
 #include "anycl/error.hpp"
 #include "anycl/profile.hpp"
 #include "anycl/train/batch_order.hpp"
 #include "anycl/train/checkpoint.hpp"
-#include "anycl/tuning.hpp"
 #include "hash.hpp"
 
 namespace anycl {

@@ -4,14 +4,14 @@
 // check that runs before parameters are applied).
 #include <unistd.h>
 
+#include <anycl/blas/tuning.hpp>
 #include <anycl/data/idx.hpp>
 #include <anycl/error.hpp>
-#include <anycl/tuning.hpp>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
-#include "tuning_constraints.hpp"
+#include "blas/tuning/tuning_constraints.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The readers take a path: the input goes to a per-process file (in memory where /dev/shm exists).

@@ -9,12 +9,12 @@
 #include <random>
 #include <sstream>
 
-#include "anycl/blas.hpp"
+#include "anycl/blas/blas.hpp"
+#include "anycl/blas/tuning.hpp"
 #include "anycl/data/dataset.hpp"
 #include "anycl/error.hpp"
 #include "anycl/nn/model_from_flags.hpp"
 #include "anycl/train/trainer.hpp"
-#include "anycl/tuning.hpp"
 #include "anycl/util/atomic_file.hpp"
 #include "args.hpp"
 #include "bench_breakdown.hpp"

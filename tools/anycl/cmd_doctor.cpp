@@ -6,10 +6,10 @@
 #include <filesystem>
 #include <sstream>
 
+#include "anycl/blas/tuning.hpp"
 #include "anycl/cache.hpp"
 #include "anycl/data/dataset.hpp"
 #include "anycl/error.hpp"
-#include "anycl/tuning.hpp"
 #include "anycl/util/bounded_read.hpp"
 #include "args.hpp"
 #include "commands.hpp"

@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
 #include "anycl/nn/model_from_flags.hpp"
-#include "anycl/tuning.hpp"
 #include "args.hpp"
 #include "child_process.hpp"
 #include "commands.hpp"

@@ -4,8 +4,8 @@
 
 #include <string>
 
+#include "anycl/blas/tuning.hpp"
 #include "anycl/device.hpp"
-#include "anycl/tuning.hpp"
 
 namespace anycl::cli {
 

@@ -33,7 +33,7 @@ struct LayerSpec {
 };
 
 struct LayerType;
-struct GemmShape;  // tuning.hpp
+struct GemmShape;  // blas/tuning.hpp
 
 class Layer {
  public:

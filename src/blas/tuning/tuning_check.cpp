@@ -1,6 +1,6 @@
 // The start-up check of a stored tuning (see the header). The verdict is a kernel-cache entry
 // ("tuning_check-<hash>.bin"), so it is atomic, checksummed and cleared with the compiled kernels.
-#include "tuning_check.hpp"
+#include "blas/tuning/tuning_check.hpp"
 
 #include <clblast.h>
 #include <fmt/format.h>
@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "anycl/error.hpp"
-#include "clblast_params.hpp"
+#include "blas/clblast_params.hpp"
 #include "disk_cache.hpp"
 #include "hash.hpp"
 

@@ -2,7 +2,7 @@
 // run once per device, driver and parameter set and remembered in the kernel cache.
 #pragma once
 
-#include "anycl/tuning.hpp"
+#include "anycl/blas/tuning.hpp"
 
 namespace anycl::detail {
 

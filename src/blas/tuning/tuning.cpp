@@ -1,7 +1,7 @@
 // CLBlast tuning: searching parameters with CLBlast's tuning API, the per-device tuning file
 // (plain text, "key=value" lines, an end marker so a truncated file is refused), and applying
 // parameters with OverrideParameters.
-#include "anycl/tuning.hpp"
+#include "anycl/blas/tuning.hpp"
 
 #include "anycl/nn/model_from_flags.hpp"
 #include "anycl/nn/sequential.hpp"
@@ -16,15 +16,15 @@
 #include <limits>
 #include <sstream>
 
-#include "anycl/blas.hpp"
+#include "anycl/blas/blas.hpp"
 #include "anycl/error.hpp"
 #include "anycl/util/bounded_read.hpp"
-#include "clblast_params.hpp"
+#include "blas/clblast_params.hpp"
+#include "blas/tuning/tuning_constraints.hpp"
+#include "blas/tuning/tuning_xgemm_search.hpp"
 #include "disk_cache.hpp"
 #include "hash.hpp"
 #include "train/atomic_file.hpp"
-#include "tuning_constraints.hpp"
-#include "tuning_xgemm_search.hpp"
 
 namespace anycl {
 namespace {

@@ -1,6 +1,6 @@
 // The restricted Xgemm search: enumerate CLBlast's GEMMK=0 space, sample it, time each set through
 // the GEMM routine at the model's shapes, keep the fastest exact one.
-#include "tuning_xgemm_search.hpp"
+#include "blas/tuning/tuning_xgemm_search.hpp"
 
 #include <clblast.h>
 #include <fmt/format.h>
@@ -10,10 +10,10 @@
 #include <cmath>
 #include <random>
 
-#include "anycl/blas.hpp"
+#include "anycl/blas/blas.hpp"
 #include "anycl/error.hpp"
-#include "clblast_params.hpp"
-#include "tuning_constraints.hpp"
+#include "blas/clblast_params.hpp"
+#include "blas/tuning/tuning_constraints.hpp"
 
 namespace anycl::detail {
 namespace {

@@ -1,13 +1,13 @@
 // An exactness check of GEMM on a device: small-integer inputs make every product and sum exact in
 // float, so the device must match a host loop bit for bit.
-#include "anycl/tuning.hpp"
+#include "anycl/blas/tuning.hpp"
 
 #include <fmt/format.h>
 
 #include <array>
 #include <cstdint>
 
-#include "anycl/blas.hpp"
+#include "anycl/blas/blas.hpp"
 #include "anycl/tensor.hpp"
 
 namespace anycl {

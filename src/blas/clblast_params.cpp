@@ -1,6 +1,6 @@
 // The plain-type seam of clblast_params.hpp: the only file that hands CLBlast a std::string or an
 // std::unordered_map, so the only one that must use CLBlast's own standard library.
-#include "clblast_params.hpp"
+#include "blas/clblast_params.hpp"
 
 #include <string>
 #include <unordered_map>

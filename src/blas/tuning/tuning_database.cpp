@@ -1,6 +1,6 @@
 // Parsing and matching the tuning database: one entry per file, a `match` line of case-insensitive
 // substrings of the platform, device and driver names, then `kernel` lines as in a tuning file.
-#include "tuning_database.hpp"
+#include "blas/tuning/tuning_database.hpp"
 
 #include <fmt/format.h>
 
@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
-#include "anycl/tuning.hpp"
 #include "util/platform.hpp"
 
 namespace anycl {

@@ -1,16 +1,16 @@
 // Applying the parameters `anycl tune` stored for a device when a Runtime starts: the GEMM layer's
 // half of the seam in stored_tuning.hpp (the runtime itself links no CLBlast).
-#include "stored_tuning.hpp"
+#include "blas/tuning/stored_tuning.hpp"
 
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <optional>
 
+#include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
 #include "anycl/runtime.hpp"
-#include "anycl/tuning.hpp"
-#include "tuning_check.hpp"
+#include "blas/tuning/tuning_check.hpp"
 #include "util/platform.hpp"
 
 namespace anycl::detail {

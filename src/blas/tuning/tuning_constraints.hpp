@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "anycl/tuning.hpp"
+#include "anycl/blas/tuning.hpp"
 
 namespace anycl::detail {
 

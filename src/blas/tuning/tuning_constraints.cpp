@@ -1,6 +1,6 @@
 // CLBlast 1.5's tuner constraints for the kernels anycl tunes (src/tuning/kernels/xgemm*.hpp in
 // CLBlast), plus the value ranges its kernels assume (positive sizes, vector widths 1..16).
-#include "tuning_constraints.hpp"
+#include "blas/tuning/tuning_constraints.hpp"
 
 #include <fmt/format.h>
 

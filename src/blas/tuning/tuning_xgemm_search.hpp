@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "anycl/tuning.hpp"
+#include "anycl/blas/tuning.hpp"
 
 namespace anycl::detail {
 

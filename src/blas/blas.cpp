@@ -1,13 +1,13 @@
 // CLBlast GEMM launcher: argument checks, the reused temporary buffer, and status → exception.
-#include "anycl/blas.hpp"
+#include "anycl/blas/blas.hpp"
 
 #include <clblast.h>
 #include <fmt/format.h>
 
 #include "anycl/error.hpp"
 #include "anycl/profile.hpp"
-#include "blas_programs.hpp"
-#include "stored_tuning.hpp"
+#include "blas/blas_programs.hpp"
+#include "blas/tuning/stored_tuning.hpp"
 
 namespace anycl {
 namespace {
