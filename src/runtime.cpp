@@ -186,6 +186,7 @@ void Runtime::finish() {
 void Runtime::apply_stored_tuning() {
   // The GEMM layer installs the hook when it is linked (stored_tuning.cpp); the core alone has no
   // CLBlast, so nothing to tune.
+  if (!options_.apply_stored_tuning) return;
   if (const detail::StoredTuningHook hook = detail::stored_tuning_hook())
     stats_.tuning_file = hook(*this, cache_.get(), [this](const std::string& line) { log(line); });
 }

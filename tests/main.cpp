@@ -10,6 +10,9 @@
 int main(int argc, char** argv) {
   if (!anycl::detail::platform::get_env("ANYCL_TUNING_DATABASE"))
     anycl::detail::platform::set_env("ANYCL_TUNING_DATABASE", "off");
+  // No first-use tuning in the CLI tests either (minutes each); test_first_use_tuning turns it on.
+  if (!anycl::detail::platform::get_env("ANYCL_AUTOTUNE"))
+    anycl::detail::platform::set_env("ANYCL_AUTOTUNE", "off");
   const int status = doctest::Context(argc, argv).run();
   anycl::test::release_runtime();
   return status;

@@ -54,7 +54,7 @@ for split, count in (("train", 128), ("t10k", 64)):
         body = raw[4 + 4 * dims:4 + 4 * dims + count * row]
         open(os.path.join(target, name), "wb").write(head + body)
 PY
-train=(build/tools/anycl train --data "$data" --batch 32 --layers 32 --epochs 1 --quiet)
+train=(build/tools/anycl train --data "$data" --batch 32 --layers 32 --epochs 1 --quiet --no-autotune)
 
 status=0
 run() {  # name, oclgrind flags…, --, command…: runs under Oclgrind, then sorts its reports

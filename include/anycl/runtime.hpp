@@ -34,6 +34,7 @@ struct RuntimeOptions {
   std::string device_spec;  // "" → $ANYCL_DEVICE → the best device (see select_device)
   bool profiling = false;   // queue with CL_QUEUE_PROFILING_ENABLE and a Profile of every launch
   std::function<void(const std::string&)> log;  // receives one line per compiled or cached program
+  bool apply_stored_tuning = true;  // false: CLBlast's own parameters (tuning measures against them)
 };
 
 /// What start-up compilation cost: a second start with a warm cache shows misses == 0.

@@ -38,17 +38,4 @@ int override_raw(cl_device_id device, const char* kernel, const char* const* nam
   }
 }
 
-int tune_xgemm_raw(cl_command_queue* queue, size_t m, size_t n, size_t k, double fraction, bool direct,
-                   Sink sink, void* context) {
-  try {
-    std::unordered_map<std::string, size_t> params;
-    const auto status = direct ? clblast::TuneXgemmDirect<float>(queue, m, n, k, fraction, params)
-                               : clblast::TuneXgemm<float>(queue, m, n, k, fraction, params);
-    emit(params, sink, context);
-    return int(status);
-  } catch (...) {
-    return kUnexpectedError;
-  }
-}
-
 }  // namespace anycl::detail::clblast_params

@@ -1,5 +1,5 @@
 // CLBlast's calls that pass parameters by name in std::string and std::unordered_map
-// (Retrieve/OverrideParameters, the Xgemm tuners), behind an interface of plain C types:
+// (Retrieve/OverrideParameters), behind an interface of plain C types:
 // clblast_params.cpp can then be compiled against the standard library CLBlast was built with
 // (libstdc++ on Debian) while the rest of anycl uses another one (clang's libc++,
 // tools/check-libcxx.sh). The inline wrappers below are what callers use.
@@ -22,8 +22,6 @@ using Sink = void (*)(void* context, const char* name, size_t value);
 int retrieve_raw(cl_device_id device, const char* kernel, Sink sink, void* context);
 int override_raw(cl_device_id device, const char* kernel, const char* const* names, const size_t* values,
                  size_t count);
-int tune_xgemm_raw(cl_command_queue* queue, size_t m, size_t n, size_t k, double fraction, bool direct,
-                   Sink sink, void* context);
 
 inline void into_map(void* context, const char* name, size_t value) {
   (*static_cast<std::map<std::string, size_t>*>(context))[name] = value;
@@ -43,13 +41,6 @@ inline clblast::StatusCode override_parameters(cl_device_id device, const std::s
   std::vector<size_t> values;
   for (const auto& [name, value] : params) names.push_back(name.c_str()), values.push_back(value);
   return clblast::StatusCode(override_raw(device, kernel.c_str(), names.data(), values.data(), names.size()));
-}
-
-/// CLBlast's single-precision tuner for Xgemm (`direct`: XgemmDirect) at m×n×k; the best parameters.
-inline clblast::StatusCode tune_xgemm(cl_command_queue* queue, size_t m, size_t n, size_t k, double fraction,
-                                      bool direct, std::map<std::string, size_t>& params) {
-  params.clear();
-  return clblast::StatusCode(tune_xgemm_raw(queue, m, n, k, fraction, direct, &into_map, &params));
 }
 
 }  // namespace anycl::detail::clblast_params

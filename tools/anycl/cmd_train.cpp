@@ -54,6 +54,12 @@ constexpr const char* kUsage =
     "  --max-steps N           stop after N training steps of this run (then evaluate, save and\n"
     "                          checkpoint as usual; a --resume counts from where it resumes)\n"
     "  --quiet                 print only the final result\n"
+    "  --no-autotune           no first-use tuning (also ANYCL_AUTOTUNE=off): where the device has neither\n"
+    "                          an `anycl tune` file nor a specific tuning database entry, training first\n"
+    "                          measures a shortlist of CLBlast parameter sets at the model's GEMMs (about "
+    "two\n"
+    "                          minutes on a CPU, once per device and driver) and keeps the fastest exact "
+    "one\n"
     "  --devices LIST|all      data-parallel over several devices of this machine (e.g. 0,1 or all)\n"
     "  --distributed           data-parallel over MPI processes: mpirun -np N anycl train --distributed …\n"
     "                          (both split each --batch over the replicas; --checkpoint and --resume work\n"
@@ -81,7 +87,7 @@ int run_train(int argc, char** argv) {
       "--seed",       "--limit",      "--validation-split", "--classes",   "--save",
       "--metrics",    "--checkpoint", "--checkpoint-every", "--resume",    "--plot",
       "--devices",    "--split",      "--max-steps",        "--model",     "--profile"};
-  const std::set<std::string> switches = {"--quiet", "--help", "--distributed"};
+  const std::set<std::string> switches = {"--quiet", "--help", "--distributed", "--no-autotune"};
   const Args args(argc, argv, 2, value_flags, switches);
   if (args.has("--help")) return fmt::print("{}", kUsage), 0;
   if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
@@ -114,6 +120,7 @@ int run_train(int argc, char** argv) {
   r.load.num_classes = size_t(args.get_int("--classes", 0, 2, 256));
   r.train.max_steps = uint64_t(args.get_int("--max-steps", 0, 1, 1ll << 62));
   r.quiet = args.has("--quiet");
+  r.autotune = !args.has("--no-autotune");
   r.save_path = args.get("--save");
   r.metrics_path = args.get("--metrics");
   r.plot_path = args.get("--plot");

@@ -1,5 +1,6 @@
-// `anycl tune`: runs CLBlast's GEMM tuners for the selected device at the reference model's
-// shapes and stores the parameters where every later Runtime on that device applies them.
+// `anycl tune`: searches CLBlast's GEMM parameters for the selected device at a model's shapes
+// (shortlist, then neighbours of the best; `--quick`: the shortlist only, as first-use tuning does)
+// and stores them where every later Runtime on that device applies them.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -15,30 +16,59 @@
 #include "child_process.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
+#include "train_resume.hpp"
+#include "tune_worker.hpp"
 #include "tuning_check.hpp"
 
 namespace anycl::cli {
 
 namespace {
 
-// One stage in this process (the child side of `anycl tune`): continues from `file`, stores there.
-int run_stage(const DeviceInfo& device, const std::string& stage, const std::string& file,
-              TuneOptions options) {
+// The tuning in this process, candidates in child processes; the result is stored at `path`
+// through the atomic writer: after each stage when no complete tuning is there yet, else only once
+// the new one is complete (the earlier one stays in use until then).
+int tune_here(const DeviceInfo& device, const std::string& path, TuneOptions options) {
+  const auto existing = load_tuning(path);
+  const bool continuing = existing && !tuning_complete(*existing);
+  if (continuing) options.earlier = *existing;
+  fmt::print("{} CLBlast SGEMM for {} (driver {}) at {} GEMM shapes; candidates run in child processes\n",
+             options.quick ? "quick-tuning" : "tuning", device.name, device.driver_version,
+             options.shapes.size());
+  if (continuing)
+    fmt::print("continuing the interrupted tuning stored in {} (`anycl tune --reset` starts over)\n", path);
+  std::fflush(stdout);
   RuntimeOptions rt_options;
   rt_options.device_spec = std::to_string(device.index);
+  rt_options.apply_stored_tuning = false;  // measured against CLBlast's own parameters
   Runtime rt(rt_options);
-  if (auto earlier = load_tuning(file)) options.earlier = *earlier;
-  options.stages = {stage};
+  const std::atomic<bool>& stop = install_stop_handlers();
+  options.stop = &stop;
+  options.measure = child_measurer(device, options.shapes, &stop);
   options.progress = [](const std::string& line) {
     fmt::print("{}\n", line);
     std::fflush(stdout);
   };
-  options.stage_done = [&](const GemmTuning& so_far) { save_tuning(file, so_far); };
+  const bool keep_earlier = existing && !continuing;
+  options.stage_done = [&](const GemmTuning& so_far) {
+    if (!keep_earlier || tuning_complete(so_far)) save_tuning(path, so_far);
+  };
+  GemmTuning t;
   try {
-    tune_gemm(rt, options);
-  } catch (const ValidationError& e) {
-    throw UsageError(std::string("--stage: ") + e.what());
+    t = tune_gemm(rt, options);
+  } catch (const Error& e) {
+    if (!stop) throw;
+    fmt::print(stderr, "anycl tune: stopped ({})\n", e.what());
   }
+  if (stop) {
+    fmt::print(stderr, "anycl tune: interrupted; {} — run `anycl tune` again to continue\n",
+               keep_earlier ? "the earlier complete tuning stays in " + path
+                            : "the finished stages and the best set found so far are stored in " + path);
+    return stop_exit_code();
+  }
+  fmt::print(
+      "tuned in {:.0f} s: the model's GEMMs take {:.3f} ms per pass instead of {:.3f} ms ({:.2f}x); "
+      "stored in {} (`anycl tune --show` lists it, `--reset` removes it)\n",
+      t.seconds, t.seconds_after * 1e3, t.seconds_before * 1e3, t.seconds_before / t.seconds_after, path);
   return 0;
 }
 
@@ -46,37 +76,38 @@ int run_stage(const DeviceInfo& device, const std::string& stage, const std::str
 
 int run_tune(int argc, char** argv) {
   const Args args(argc, argv, 2,
-                  {"--device", "--fraction", "--indirect-fraction", "--stage", "--into", "--layers",
-                   "--features", "--classes", "--batch", "--check", "--model"},
-                  {"--show", "--reset", "--help", "--in-this-process", "--export"});
+                  {"--device", "--minutes", "--layers", "--features", "--classes", "--batch", "--check",
+                   "--model", "--shapes", "--measure", "--results"},
+                  {"--show", "--reset", "--help", "--in-this-process", "--export", "--quick"});
   if (args.has("--help")) {
     fmt::print(
-        "usage: anycl tune [--show] [--reset] [--device SPEC] [--fraction F] [--indirect-fraction F]\n"
+        "usage: anycl tune [--quick] [--minutes M] [--show] [--reset] [--export] [--device SPEC]\n"
         "                  [--model mlp|cnn] [--layers LIST] [--features N] [--classes N] [--batch N]\n"
-        "  Tunes CLBlast's GEMM kernels (XgemmDirect, Xgemm and the direct/indirect switch) for the\n"
-        "  device at the shapes of the model `anycl train` would build from the same --model, --layers\n"
-        "  (default 512,512), --features (default 784; a square is taken as square 1-channel images, so\n"
-        "  convolution layers fit), --classes (default 10) and --batch (default 128), and\n"
-        "  stores the parameters in a per-device file in the cache folder; every later start on this\n"
+        "  Tunes CLBlast's GEMM kernels (XgemmDirect, Xgemm, the direct/indirect switch) and the dense\n"
+        "  layers' dx layout for the device at the shapes of the model `anycl train` would build from the\n"
+        "  same --model, --layers (default 512,512), --features (default 784; a square is taken as square\n"
+        "  1-channel images, so convolution layers fit), --classes (default 10) and --batch (default 128),\n"
+        "  and stores the parameters in a per-device file in the cache folder; every later start on this\n"
         "  device (same driver) applies them.\n"
+        "  Each kernel's stage times a shortlist of known-good parameter sets (CLBlast's own, every set of\n"
+        "  anycl's tuning database), then the neighbours of the best exact set, moving while one is\n"
+        "  faster, until the stage's time is spent. Every candidate runs in a child process: a driver crash\n"
+        "  costs one candidate. Ctrl-C keeps the best exact set found so far; `anycl tune` again continues.\n"
+        "  --quick         the shortlists only (about two minutes on a 2-core CPU): what `anycl train` runs\n"
+        "                  by itself on first use of a device with neither a tuning nor a specific\n"
+        "                  database entry (--no-autotune or ANYCL_AUTOTUNE=off there to skip it)\n"
+        "  --minutes M     time for the whole tuning (default 8; 16 with --model cnn): the direct stage\n"
+        "                  gets half, the indirect stage a third, the switch the rest\n"
         "  --show          print the stored parameters for the device, tune nothing\n"
         "  --export        print the stored parameters as an entry of anycl's tuning database\n"
         "                  (tuning/*.txt; see docs/benchmarks.md) to contribute, tune nothing\n"
-        "  --reset         remove the stored parameters (CLBlast's defaults apply again)\n"
-        "  --fraction F    share of XgemmDirect's search space to try, in (0, 1] (default 0.02)\n"
-        "  --indirect-fraction F  share of the Xgemm (indirect kernel) GEMMK=0 space anycl times through "
-        "the\n"
-        "                  GEMM routine at the model's shapes (default 0.0002, at least 8 sets)\n"
-        "  --stage NAME    run one stage (XgemmDirect, Xgemm or GemmRoutine) in this process\n"
-        "  --into FILE     with --stage: the tuning file to continue and write (default: the device's)\n"
+        "  --reset         remove the stored parameters (the database entry or CLBlast's defaults apply)\n"
         "  --check FILE    check the CLBlast parameters in a tuning file on the device (exact GEMMs at the\n"
         "                  model's shapes), in a child process: a driver crash refuses them; tunes nothing\n"
-        "  Each stage runs in its own process and is stored as soon as it finishes, so a crash inside\n"
-        "  CLBlast's tuner or an interruption loses one stage; the next `anycl tune` continues with the\n"
-        "  missing stages (`--reset` starts over). A complete earlier tuning stays until a new one is.\n"
-        "  Takes minutes on a CPU device (PoCL); ANYCL_TUNING=off ignores a stored file. Without a file of\n"
-        "  its own, a device gets the matching entry of the tuning database shipped with anycl, once it\n"
-        "  passed the exact GEMM check (ANYCL_TUNING_DATABASE=off: CLBlast's defaults instead).\n");
+        "  A complete earlier tuning stays in use until a new one is complete. ANYCL_TUNING=off ignores a\n"
+        "  stored file. Without a file of its own, a device gets the matching entry of the tuning database\n"
+        "  shipped with anycl, once it passed the exact GEMM check (ANYCL_TUNING_DATABASE=off: CLBlast's\n"
+        "  defaults instead).\n");
     return 0;
   }
   if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
@@ -102,9 +133,13 @@ int run_tune(int argc, char** argv) {
   } catch (const ValidationError& e) {
     throw UsageError(e.what());  // names the flag
   }
-  options.fraction = args.get_double("--fraction", options.fraction, 1e-6, 1.0);
-  options.indirect_fraction = args.get_double("--indirect-fraction", options.indirect_fraction, 1e-6, 1.0);
+  if (args.has("--shapes")) options.shapes = parse_shapes(args.get("--shapes"));  // the train command's model
+  options.quick = args.has("--quick");
+  const double minutes = args.get_double("--minutes", preset == "cnn" ? 16 : 8, 0.1, 24 * 60);
+  options.direct_seconds = options.quick ? 70 : 60 * minutes * 0.5;
+  options.indirect_seconds = options.quick ? 25 : 60 * minutes * 0.35;
   const DeviceInfo device = select_device_or_usage_error(args);
+  if (args.has("--measure")) return run_measure_worker(device, args.get("--measure"), args.get("--results"));
   const std::string path = tuning_file_path(device);
   if (path.empty())
     throw Error(
@@ -161,79 +196,7 @@ int run_tune(int argc, char** argv) {
                describe_parameters(*tuning));
     return 0;
   }
-  if (args.has("--stage")) return run_stage(device, args.get("--stage"), args.get("--into", path), options);
-
-  // Each stage runs in a child process: CLBlast's tuners run candidate kernels that may crash the
-  // process (on a CPU device a bad candidate can write outside its buffers), and a crash must cost
-  // one stage, not the run. A complete earlier tuning stays in use until a new one is complete.
-  const auto existing = load_tuning(path);
-  const bool restart = !existing || tuning_complete(*existing);
-  const std::string work = restart && existing ? path + ".new" : path;
-  std::error_code ignored;
-  if (work != path) std::filesystem::remove(work, ignored);
-  fmt::print("tuning CLBlast SGEMM for {} (driver {}); each stage runs in its own process\n", device.name,
-             device.driver_version);
-  if (!restart)
-    fmt::print("continuing the interrupted tuning stored in {} (`anycl tune --reset` starts over)\n", path);
-  std::vector<std::string> failed;
-  for (const char* stage : kTuningStages) {
-    ProcessSpec child;
-    child.args = {this_executable(),
-                  "tune",
-                  "--device",
-                  std::to_string(device.index),
-                  "--fraction",
-                  fmt::format("{}", options.fraction),
-                  "--indirect-fraction",
-                  fmt::format("{}", options.indirect_fraction),
-                  "--layers",
-                  model.layers,
-                  "--features",
-                  fmt::format("{}", features),
-                  "--classes",
-                  fmt::format("{}", classes),
-                  "--batch",
-                  fmt::format("{}", batch),
-                  "--stage",
-                  stage,
-                  "--into",
-                  work};
-    const ChildExit exit = run_passthrough(child);
-    if (exit.signal == SIGINT || exit.signal == SIGTERM) {
-      fmt::print(stderr,
-                 "anycl tune: interrupted in stage {}; the finished stages are stored in {} — run `anycl "
-                 "tune` again to continue\n",
-                 stage, work);
-      return 128 + exit.signal;
-    }
-    if (!exit.ok()) {
-      failed.push_back(fmt::format("{} ({})", stage, exit.describe()));
-      fmt::print(stderr,
-                 "anycl tune: stage {} failed ({}) on {} (driver {}); the parameters it was trying are "
-                 "printed above and were not stored; going on with the next stage\n",
-                 stage, exit.describe(), device.name, device.driver_version);
-    }
-  }
-  const auto result = load_tuning(work);
-  if (work != path) {
-    if (result && tuning_complete(*result)) {
-      std::filesystem::rename(work, path);
-    } else {
-      std::filesystem::remove(work, ignored);
-      fmt::print(stderr,
-                 "anycl tune: the new tuning is incomplete, so the earlier complete one in {} stays in use\n",
-                 path);
-    }
-  }
-  if (!failed.empty())
-    throw Error(fmt::format(
-        "tuning stage(s) failed: {}. The other stages are stored and CLBlast's defaults apply to the failed "
-        "ones. A stage fails when CLBlast's tuner or the OpenCL driver crashes, or when the parameters it "
-        "found compute wrong results (said above); run `anycl tune` again to retry only the missing stages",
-        fmt::join(failed, ", ")));
-  fmt::print("tuned in {:.0f} s; stored in {} (`anycl tune --show` lists it, `--reset` removes it)\n",
-             result ? result->seconds : 0.0, path);
-  return 0;
+  return tune_here(device, path, options);
 }
 
 }  // namespace anycl::cli

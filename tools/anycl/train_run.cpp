@@ -12,12 +12,14 @@
 #include "anycl/dist/rank_devices.hpp"
 #include "anycl/dist/replica.hpp"
 #include "anycl/error.hpp"
+#include "anycl/nn/sequential.hpp"
 #include "anycl/profile.hpp"
 #include "anycl/train/checkpoint.hpp"
 #include "anycl/train/metrics_file.hpp"
 #include "anycl/train/model_file.hpp"
 #include "anycl/util/atomic_file.hpp"
 #include "args.hpp"
+#include "first_use_tuning.hpp"
 #include "learning_curves.hpp"
 #include "process_clock.hpp"
 #include "progress.hpp"
@@ -142,6 +144,9 @@ int run_training(TrainRequest r) {
       throw UsageError(e.what());
     }
   }();
+  if (r.autotune && world == 1)  // before the trainer compiles CLBlast's kernels with the parameters
+    run_first_use_tuning(pointers, model_gemm_shapes(Sequential(spec), r.train.batch / pointers.size()),
+                         !speak);
   try {
     check_optimizer_config(r.optimizer);
   } catch (const ValidationError& e) {

@@ -27,6 +27,7 @@ struct TrainRequest {
   OptimizerConfig optimizer;
   ModelFlags model;  // --layers, --activation, --init, --dropout
   bool quiet = false;
+  bool autotune = true;  // first-use tuning where the device has none (--no-autotune: off)
   std::string save_path, metrics_path, plot_path;
   std::string profile_path;     // --profile: Chrome trace JSON of the device timeline
   SplitFlag split;              // --split: equal (default), auto or weights

@@ -6,6 +6,7 @@
 //   anycl::save_tuning(anycl::tuning_file_path(rt.info()), t);
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <optional>
@@ -22,8 +23,10 @@ class Sequential;
 /// them, plus anycl's own measured choice "anyclDense" {TRANSPOSED_DX: 0|1} (Runtime::transposed_dx).
 struct GemmTuning {
   std::map<std::string, std::map<std::string, size_t>> kernels;
-  std::string device, driver;  // for people reading the file; the file name carries the key
-  double seconds = 0;          // how long tuning took
+  std::string device, driver;                    // for people reading the file; the file name carries the key
+  double seconds = 0;                            // how long tuning took
+  double seconds_before = 0, seconds_after = 0;  // one pass over the model's GEMMs, untuned and tuned
+  bool quick = false;                            // from the shortlist only (first-use tuning)
 };
 
 /// One GEMM shape (row-major C(m,n) = op(A)·op(B), k the inner size).
@@ -39,13 +42,57 @@ std::vector<GemmShape> reference_model_gemm_shapes(size_t batch = 128);
 /// "dW i"/"dX i" as backward reaches them (i counts the layers that run GEMMs).
 std::vector<GemmShape> model_gemm_shapes(const Sequential& model, size_t batch = 128);
 
-/// How tune_gemm searches.
+/// One parameter set of one CLBlast kernel ("XgemmDirect" or "Xgemm") to time at a model's shapes.
+struct TuningCandidate {
+  std::string kernel;
+  std::map<std::string, size_t> params;
+};
+
+/// What timing one candidate found.
+struct CandidateResult {
+  size_t index = 0;    // position in the list measured
+  double seconds = 0;  // one pass over the shapes (GEMM routine forced onto the kernel); 0: failed
+  bool exact = false;  // passed the exact GEMM check (only run when it was the fastest so far)
+  std::string error;   // why it failed, or what it computed wrongly; "" when it ran
+};
+
+/// Times candidates in one process, one after another. Each candidate that is faster than
+/// `best_seconds` and every candidate before it is then checked for exact GEMMs (gemm_mismatch),
+/// so only possible winners pay for the check. Stops starting candidates after `budget_seconds`;
+/// `on_start` sees each index before it compiles (so a driver crash can be blamed on it) and
+/// `on_result` each result. CLBlast's parameters are left as they were.
+void measure_candidates(Runtime& rt, const std::vector<TuningCandidate>& candidates,
+                        const std::vector<GemmShape>& shapes, double best_seconds, double budget_seconds,
+                        const std::function<void(size_t)>& on_start,
+                        const std::function<void(const CandidateResult&)>& on_result);
+
+/// How a search has its candidates measured: the candidates, the best time so far (only faster ones
+/// are checked), the seconds left, and where each result goes as soon as it is known (candidates
+/// not reached report nothing). anycl tune's CLI runs them in child processes, so that a driver
+/// crash costs one candidate; the default (TuneOptions::measure empty) runs measure_candidates in
+/// this process.
+using CandidateMeasurer =
+    std::function<void(const std::vector<TuningCandidate>& candidates, double best_seconds,
+                       double budget_seconds, const std::function<void(const CandidateResult&)>& on_result)>;
+
+/// The known-good parameter sets of `kernel` for `device`, most promising first: CLBlast's current
+/// parameters (its defaults, or its own database's entry for a known GPU), every set the shipped
+/// tuning database holds for the kernel (the entries' own sets, then their `candidate` lines),
+/// without duplicates, each fitting the device (constraints, work-group size, local memory).
+std::vector<TuningCandidate> tuning_shortlist(Runtime& rt, const std::string& kernel);
+
+/// How tune_gemm searches: for each kernel, the shortlist first, then (unless `quick`) a local
+/// search from the best exact set: its neighbours one step away, moving to a faster one until none
+/// is faster or the stage's time is spent.
 struct TuneOptions {
-  double fraction = 0.02;             // share of XgemmDirect's search space CLBlast tries (random search)
-  double indirect_fraction = 0.0002;  // share of the GEMMK=0 Xgemm space anycl times (144,176 sets here)
+  bool quick = false;             // the shortlist only (first-use tuning: a minute or two on a CPU)
+  double direct_seconds = 240;    // time for the XgemmDirect stage (shortlist and search)
+  double indirect_seconds = 180;  // time for the Xgemm stage
   std::vector<GemmShape> shapes = reference_model_gemm_shapes();
-  std::function<void(const std::string&)> progress;   // a few lines per stage
+  std::function<void(const std::string&)> progress;   // a line per candidate and a few per stage
   std::function<void(const GemmTuning&)> stage_done;  // the result so far, after each stage
+  CandidateMeasurer measure;                          // how candidates are timed; empty: in this process
+  const std::atomic<bool>* stop = nullptr;  // when it turns true, the stage keeps the best found so far
   GemmTuning earlier;               // stages already tuned (e.g. an interrupted run's file): kept, not redone
   std::vector<std::string> stages;  // the stages to run (names from kTuningStages); empty: all
 };
@@ -61,9 +108,14 @@ std::string tuning_file_path(const DeviceInfo& device);
 
 /// The entry of the tuning database shipped with anycl (tuning/*.txt, compiled in) that matches
 /// `device` most specifically (platform, device and driver name parts); nothing when none does.
-/// `entry` receives its file name. A Runtime applies it when the device has no tuning file.
+/// `entry` receives its file name, `generic` whether it is a platform-wide fallback (first-use
+/// tuning still runs on such a device). A Runtime applies it when the device has no tuning file.
 /// ANYCL_TUNING_DATABASE=off (or 0) turns the database off: nothing matches.
-std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string* entry = nullptr);
+std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string* entry = nullptr,
+                                          bool* generic = nullptr);
+/// Every parameter set of `kernel` in the tuning database, whatever device it matches: the
+/// entries' own sets first, then their `candidate` lines (first-use tuning's shortlist).
+std::vector<std::map<std::string, size_t>> database_parameter_sets(const std::string& kernel);
 /// `tuning` as a database entry for `device` (what `anycl tune --export` prints), to contribute.
 std::string database_entry(const GemmTuning& tuning, const DeviceInfo& device);
 
@@ -92,10 +144,12 @@ std::string gemm_mismatch(Runtime& rt, const std::vector<GemmShape>& shapes = {}
 /// ones in a child process, as `anycl tune` (each stage), `anycl tune --check` and `anycl doctor` do.
 std::string tuning_mismatch(Runtime& rt, const GemmTuning& tuning,
                             const std::vector<GemmShape>& shapes = reference_model_gemm_shapes());
-/// Runs CLBlast's tuners (XgemmDirect and Xgemm) at the shapes, then picks the direct/indirect
-/// switch size that is fastest over them. Slow: minutes on PoCL. Stages found in
-/// `options.earlier` are kept; `options.stage_done` sees the result after each stage, so an
-/// interrupted run loses only the stage in progress. Applies the result to `rt`.
+/// Searches XgemmDirect and Xgemm parameters at the shapes (see TuneOptions), then picks the
+/// direct/indirect switch size that is fastest over them and the dense layers' dx layout. Stages
+/// found in `options.earlier` are kept; `options.stage_done` sees the result after each stage, so
+/// an interrupted run loses only the stage in progress. Applies the result to `rt`, and records in
+/// `seconds_before`/`seconds_after` one pass over the shapes with CLBlast's parameters as they were
+/// and as tuned.
 GemmTuning tune_gemm(Runtime& rt, const TuneOptions& options);
 
 }  // namespace anycl

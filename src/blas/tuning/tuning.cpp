@@ -15,13 +15,15 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <tuple>
 
 #include "anycl/blas/blas.hpp"
 #include "anycl/error.hpp"
 #include "anycl/util/bounded_read.hpp"
 #include "blas/clblast_params.hpp"
+#include "blas/tuning/candidate_search.hpp"
+#include "blas/tuning/gemm_timing.hpp"
 #include "blas/tuning/tuning_constraints.hpp"
-#include "blas/tuning/tuning_xgemm_search.hpp"
 #include "disk_cache.hpp"
 #include "hash.hpp"
 #include "train/atomic_file.hpp"
@@ -70,14 +72,10 @@ double time_gemm(Runtime& rt, const GemmShape& s, DeviceBuffer& a, DeviceBuffer&
   });
 }
 
-// Median seconds of a dense layer's dx = dz·Wᵀ (an NT shape: dz m×k, W n×k) done as Wᵀ copied by
-// CLBlast's transpose, then a GEMM NN.
-double time_transposed_dx(Runtime& rt, const GemmShape& s) {
-  Tensor dz(rt, {s.m, s.k}), w(rt, {s.n, s.k}), wt(rt, {s.k, s.n}), dx(rt, {s.m, s.n});
-  return median_seconds(rt, [&] {
-    transpose(w, wt);
-    matmul(dz, Trans::no, wt, Trans::no, dx);
-  });
+// Median seconds of CLBlast's transpose of a dense layer's W (n×k), the first half of a transposed dx.
+double time_transpose(Runtime& rt, size_t n, size_t k) {
+  Tensor w(rt, {n, k}), wt(rt, {k, n});
+  return median_seconds(rt, [&] { transpose(w, wt); });
 }
 
 GemmTuning only(const std::string& kernel, std::map<std::string, size_t> params) {
@@ -160,6 +158,11 @@ std::optional<GemmTuning> load_tuning(const std::string& path, std::string* why)
       (tag == "device" ? t.device : t.driver) = name;
     } else if (tag == "seconds") {
       words >> t.seconds;
+    } else if (tag == "gemm_ms_before_after") {
+      words >> t.seconds_before >> t.seconds_after;
+      t.seconds_before /= 1e3, t.seconds_after /= 1e3;
+    } else if (tag == "quick") {
+      t.quick = true;
     } else if (tag == "kernel" && (words >> name)) {
       auto& params = t.kernels[name];
       std::string kv;
@@ -185,6 +188,10 @@ std::optional<GemmTuning> load_tuning(const std::string& path, std::string* why)
 void save_tuning(const std::string& path, const GemmTuning& t) {
   std::string text = fmt::format("{}\n# written by `anycl tune`; `anycl tune --reset` removes it\n", kMagic);
   text += fmt::format("device {}\ndriver {}\nseconds {:.1f}\n", t.device, t.driver, t.seconds);
+  if (t.seconds_before > 0 && t.seconds_after > 0)
+    text +=
+        fmt::format("gemm_ms_before_after {:.4f} {:.4f}\n", t.seconds_before * 1e3, t.seconds_after * 1e3);
+  if (t.quick) text += "quick\n";
   for (const auto& [name, params] : t.kernels) {
     text += "kernel " + name;
     for (const auto& [key, value] : params) text += fmt::format(" {}={}", key, value);
@@ -277,19 +284,6 @@ std::string kernel_mismatch(Runtime& rt, const std::string& kernel,
   return wrong;
 }
 
-// CLBlast's tuners check a candidate only at the tuning shape, through the bare kernel; the GEMM
-// routine at other shapes can still compute wrong results with it (seen on PoCL: a tuned Xgemm
-// made every GEMM wrong). So a stage's parameters are checked before they are kept.
-void verify_stage(Runtime& rt, const std::string& kernel, const std::map<std::string, size_t>& params,
-                  size_t force_switch, const std::vector<GemmShape>& shapes) {
-  const std::string wrong = kernel_mismatch(rt, kernel, params, force_switch, shapes);
-  if (!wrong.empty())
-    throw Error(fmt::format(
-        "CLBlast's tuner chose {} parameters that compute wrong results on {} through the GEMM routine "
-        "({}); they were not stored and CLBlast's defaults stay — run `anycl tune` again to search again",
-        kernel, rt.info().name, wrong));
-}
-
 }  // namespace
 
 std::string tuning_mismatch(Runtime& rt, const GemmTuning& tuning, const std::vector<GemmShape>& shapes) {
@@ -305,8 +299,8 @@ std::string tuning_mismatch(Runtime& rt, const GemmTuning& tuning, const std::ve
 
 GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
   if (o.shapes.empty()) throw ValidationError("tune_gemm: no shapes to tune for");
-  for (double f : {o.fraction, o.indirect_fraction})
-    if (!(f > 0 && f <= 1)) throw ValidationError(fmt::format("tune fraction must be in (0, 1], got {}", f));
+  for (double f : {o.direct_seconds, o.indirect_seconds})
+    if (!(f > 0)) throw ValidationError(fmt::format("a tuning stage needs a positive time, got {} s", f));
   for (const std::string& stage : o.stages)
     if (std::find(std::begin(kTuningStages), std::end(kTuningStages), stage) == std::end(kTuningStages))
       throw ValidationError(
@@ -321,102 +315,94 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
   GemmTuning t = o.earlier;
   t.device = rt.info().name;
   t.driver = rt.info().driver_version;
+  t.quick = o.quick;
   auto finish_stage = [&](const char* name, Clock::time_point t0) {
     t.seconds = o.earlier.seconds + since(start);
     say(fmt::format("      {} done in {:.0f} s", name, since(t0)));
     if (o.stage_done) o.stage_done(t);
   };
-  // Said before the check, so that a driver crash while compiling them leaves the parameters on record.
-  auto say_checking = [&](const char* kernel, const std::map<std::string, size_t>& params) {
-    std::string list;
-    for (const auto& [key, value] : params) list += fmt::format(" {}={}", key, value);
-    say(fmt::format("      checking {} parameters{} through the GEMM routine on {} (driver {})…", kernel,
-                    list, rt.info().name, rt.info().driver_version));
-  };
-  cl_command_queue queue = rt.queue().get();
-
-  // The direct kernel serves the model's GEMMs: tune it at the largest model shape.
-  const GemmShape* big = &o.shapes.front();
-  for (const auto& s : o.shapes)
-    if (s.m * s.n * s.k > big->m * big->n * big->k) big = &s;
-  std::map<std::string, size_t> params;
-  if (wanted("XgemmDirect") && t.kernels.count("XgemmDirect")) {
-    say("[1/3] XgemmDirect: kept from the earlier run");
-  } else if (wanted("XgemmDirect")) {
-    say(fmt::format("[1/3] XgemmDirect at {}x{}x{} (fraction {})…", big->m, big->n, big->k, o.fraction));
-    const auto t0 = Clock::now();
-    check(detail::clblast_params::tune_xgemm(&queue, big->m, big->n, big->k, o.fraction, true, params),
-          "clblast::TuneXgemmDirect", rt.info().name);
-    say_checking("XgemmDirect", params);
-    verify_stage(rt, "XgemmDirect", {params.begin(), params.end()}, kAlwaysDirect, o.shapes);
-    t.kernels["XgemmDirect"] = {params.begin(), params.end()};
-    finish_stage("XgemmDirect", t0);
+  detail::ShapeBuffers buffers(rt, o.shapes);
+  if (t.seconds_before <= 0) {  // CLBlast's parameters as they were: what tuning is measured against
+    t.seconds_before = detail::time_shapes(rt, o.shapes, buffers);
+    say(fmt::format("      the model's {} GEMMs with CLBlast's parameters as they were: {:.3f} ms per pass",
+                    o.shapes.size(), t.seconds_before * 1e3));
   }
-
-  // The indirect kernel: anycl's own search at the model's shapes, through the GEMM routine, over the
-  // GEMMK=0 sets only (CLBlast 1.5.3's TuneXgemm also returns GEMMK=1 sets, which its routine computes
-  // wrongly when MWG ≠ NWG — fixed upstream in 1.6.3, pull request #543).
-  if (wanted("Xgemm") && t.kernels.count("Xgemm")) {
-    say("[2/3] Xgemm: kept from the earlier run");
-  } else if (wanted("Xgemm")) {
-    say(fmt::format("[2/3] Xgemm (indirect kernel), GEMMK=0 sets (fraction {})…", o.indirect_fraction));
+  const char* how = o.quick ? "the shortlist" : "the shortlist, then neighbours of the best";
+  for (const auto& [stage, seconds] : {std::pair<const char*, double>{"XgemmDirect", o.direct_seconds},
+                                       std::pair<const char*, double>{"Xgemm", o.indirect_seconds}}) {
+    const int number = std::string(stage) == "XgemmDirect" ? 1 : 2;
+    if (!wanted(stage)) continue;
+    if (t.kernels.count(stage)) {
+      say(fmt::format("[{}/3] {}: kept from the earlier run", number, stage));
+      continue;
+    }
+    say(fmt::format("[{}/3] {} ({} kernel): {}, at most {:.0f} s…", number, stage,
+                    number == 1 ? "direct" : "indirect", how, seconds));
     const auto t0 = Clock::now();
-    const auto found = detail::search_xgemm(rt, o.shapes, o.indirect_fraction, say);
-    say_checking("Xgemm", {found.begin(), found.end()});
-    verify_stage(rt, "Xgemm", found, 1, o.shapes);  // switch 1: always indirect
-    t.kernels["Xgemm"] = found;
-    finish_stage("Xgemm", t0);
+    t.kernels[stage] = detail::search_kernel(rt, stage, seconds, o).params;
+    finish_stage(stage, t0);
   }
 
   if (!wanted("GemmRoutine")) return t;
-  // The switch point: time every shape both ways, then pick the threshold with the least total time.
-  say("[3/3] direct/indirect switch over the model's shapes…");
+  // The switch point and the dense layers' dx layout, chosen together: every shape is timed on both
+  // kernels, and each dense dx (an NT shape) also as the trainer runs it transposed (a CLBlast
+  // transpose of W, then a GEMM NN of the same sizes); then every threshold and layout is summed.
+  say("[3/3] direct/indirect switch and dense dx layout over the model's shapes…");
   const auto t0 = Clock::now();
   apply_tuning(rt, t);
-  apply_tuning(rt, only(kRoutine, {{kSwitch, kAlwaysDirect}}));
-  size_t biggest = 0;
-  for (const auto& s : o.shapes) biggest = std::max({biggest, s.m * s.k, s.k * s.n, s.m * s.n});
-  DeviceBuffer a(rt, biggest * sizeof(float), "tuning GEMM input A"),
-      b(rt, biggest * sizeof(float), "tuning GEMM input B"),
-      c(rt, biggest * sizeof(float), "tuning GEMM output C");
-  std::vector<double> direct, indirect;
-  for (const auto& s : o.shapes) direct.push_back(time_gemm(rt, s, a, b, c));
-  apply_tuning(rt, only(kRoutine, {{kSwitch, 1}}));  // always indirect
-  for (const auto& s : o.shapes) indirect.push_back(time_gemm(rt, s, a, b, c));
+  DeviceBuffer &a = buffers.a, &b = buffers.b, &c = buffers.c;
+  const size_t n = o.shapes.size();
+  std::vector<GemmShape> as_nn = o.shapes;  // the NN GEMM a transposed dx runs instead of its NT one
+  std::vector<bool> dense_dx(n, false);
+  for (size_t i = 0; i < n; ++i)
+    if (!o.shapes[i].trans_a && o.shapes[i].trans_b) dense_dx[i] = true, as_nn[i].trans_b = false;
+  std::vector<double> direct(n), indirect(n), nn_direct(n), nn_indirect(n), transpose_w(n);
+  for (const auto& [sw, times, nn_times] :
+       {std::tuple<size_t, std::vector<double>*, std::vector<double>*>{kAlwaysDirect, &direct, &nn_direct},
+        {1, &indirect, &nn_indirect}}) {
+    apply_tuning(rt, only(kRoutine, {{kSwitch, sw}}));
+    for (size_t i = 0; i < n; ++i) {
+      (*times)[i] = time_gemm(rt, o.shapes[i], a, b, c);
+      if (dense_dx[i]) (*nn_times)[i] = time_gemm(rt, as_nn[i], a, b, c);
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    if (dense_dx[i]) transpose_w[i] = time_transpose(rt, o.shapes[i].n, o.shapes[i].k);
   size_t best_switch = 1;
+  bool use_transposed = false;
   double best_total = std::numeric_limits<double>::max();
   std::vector<size_t> candidates = {1, kAlwaysDirect};
   for (const auto& s : o.shapes) candidates.push_back(cube_root_up(s.m * s.n * s.k));
-  for (size_t sw : candidates) {
-    double total = 0;
-    for (size_t i = 0; i < o.shapes.size(); ++i) {
-      const auto& s = o.shapes[i];
-      total += s.m * s.n * s.k < sw * sw * sw ? direct[i] : indirect[i];
+  for (bool transposed : {false, true})
+    for (size_t sw : candidates) {
+      double total = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const bool go_direct = o.shapes[i].m * o.shapes[i].n * o.shapes[i].k < sw * sw * sw;
+        total += dense_dx[i] && transposed ? transpose_w[i] + (go_direct ? nn_direct[i] : nn_indirect[i])
+                                           : (go_direct ? direct[i] : indirect[i]);
+      }
+      if (total < best_total) best_total = total, best_switch = sw, use_transposed = transposed;
     }
-    if (total < best_total) best_total = total, best_switch = sw;
-  }
   t.kernels[kRoutine] = {{kSwitch, best_switch}};
   apply_tuning(rt, only(kRoutine, t.kernels[kRoutine]));
-  for (size_t i = 0; i < o.shapes.size(); ++i)
-    say(fmt::format("      {:<6} {}{} {:>4}x{:>4}x{:>4}: direct {:7.3f} ms, indirect {:7.3f} ms",
-                    o.shapes[i].label, o.shapes[i].trans_a ? 'T' : 'N', o.shapes[i].trans_b ? 'T' : 'N',
-                    o.shapes[i].m, o.shapes[i].n, o.shapes[i].k, direct[i] * 1e3, indirect[i] * 1e3));
-  say(fmt::format("      switch {} = {}", kSwitch, best_switch));
-
-  // Dense layers' dx = dz·Wᵀ: one GEMM NT, or Wᵀ copied by a transpose and a GEMM NN (two
-  // launches, but some devices run NT far slower than NN). Timed over the model's dx shapes.
-  double nt = 0, transposed = 0;
-  for (size_t i = 0; i < o.shapes.size(); ++i) {
-    const auto& s = o.shapes[i];
-    if (s.trans_a || !s.trans_b) continue;
-    nt += time_gemm(rt, s, a, b, c);  // with the switch just chosen
-    transposed += time_transposed_dx(rt, s);
-  }
-  const bool use_transposed = transposed > 0 && transposed < nt;
   t.kernels[kDense] = {{kTransposedDx, use_transposed ? 1 : 0}};
   rt.set_transposed_dx(use_transposed);
-  say(fmt::format("      dense dx: GEMM NT {:.3f} ms, transpose + GEMM NN {:.3f} ms → {}", nt * 1e3,
-                  transposed * 1e3, use_transposed ? "transpose + NN" : "NT"));
+  for (size_t i = 0; i < n; ++i) {
+    const auto& s = o.shapes[i];
+    say(fmt::format(
+        "      {:<6} {}{} {:>5}x{:>5}x{:>5}: direct {:7.3f} ms, indirect {:7.3f} ms{}", s.label,
+        s.trans_a ? 'T' : 'N', s.trans_b ? 'T' : 'N', s.m, s.n, s.k, direct[i] * 1e3, indirect[i] * 1e3,
+        dense_dx[i] ? fmt::format("; transposed: Wᵀ {:.3f} ms + NN direct {:.3f} / indirect {:.3f} ms",
+                                  transpose_w[i] * 1e3, nn_direct[i] * 1e3, nn_indirect[i] * 1e3)
+                    : ""));
+  }
+  say(fmt::format("      switch {} = {}; dense dx as {}", kSwitch, best_switch,
+                  use_transposed ? "transpose + GEMM NN" : "GEMM NT"));
+  t.seconds_after = best_total;
+  say(fmt::format(
+      "      the model's {} GEMMs tuned: {:.3f} ms per pass as trained, {:.2f}x CLBlast's parameters "
+      "as they were",
+      n, t.seconds_after * 1e3, t.seconds_before / t.seconds_after));
   finish_stage("switch", t0);
   return t;
 }

@@ -1,5 +1,7 @@
 // Parsing and matching the tuning database: one entry per file, a `match` line of case-insensitive
-// substrings of the platform, device and driver names, then `kernel` lines as in a tuning file.
+// substrings of the platform, device and driver names (`a|b`: either), then `kernel` lines as in a
+// tuning file, `candidate` lines (more sets for first-use tuning's shortlist) and an optional
+// `generic` line (a fallback for a whole platform: first-use tuning still runs where it matches).
 #include "blas/tuning/tuning_database.hpp"
 
 #include <fmt/format.h>
@@ -7,6 +9,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <functional>
+#include <map>
 #include <sstream>
 
 #include "anycl/blas/tuning.hpp"
@@ -41,7 +45,11 @@ bool matches(const std::string& rule, const DeviceInfo& d, size_t& keys) {
                                : key == "driver" ? &d.driver_version
                                                  : nullptr;
     if (!field) throw ValidationError(fmt::format("tuning database: unknown match key '{}'", key));
-    if (lower(*field).find(lower(value)) == std::string::npos) return false;
+    bool any = false;
+    std::istringstream alternatives(value);
+    for (std::string alt; std::getline(alternatives, alt, '|');)
+      any = any || (!alt.empty() && lower(*field).find(lower(alt)) != std::string::npos);
+    if (!any) return false;
     ++keys;
   }
   return keys > 0;
@@ -50,12 +58,30 @@ bool matches(const std::string& rule, const DeviceInfo& d, size_t& keys) {
 struct Entry {
   std::string match;
   GemmTuning tuning;
+  std::vector<std::pair<std::string, std::map<std::string, size_t>>> candidates;  // kernel, set
+  bool generic = false;
 };
+
+// "KEY=VALUE" words after a kernel name, as in a tuning file.
+std::map<std::string, size_t> parameters(std::istringstream& words, const std::string& kernel,
+                                         const std::function<ValidationError(const std::string&)>& fail) {
+  std::map<std::string, size_t> params;
+  std::string kv;
+  while (words >> kv) {
+    const auto eq = kv.find('=');
+    char* end = nullptr;
+    const unsigned long long v = eq == std::string::npos ? 0 : std::strtoull(kv.c_str() + eq + 1, &end, 10);
+    if (eq == std::string::npos || eq == 0 || !end || *end || kv.size() == eq + 1)
+      throw fail(fmt::format("bad parameter '{}' for {}", kv, kernel));
+    params[kv.substr(0, eq)] = size_t(v);
+  }
+  return params;
+}
 
 Entry parse_entry(const std::string& name, const std::string& text) {
   std::istringstream in(text);
   std::string line;
-  auto fail = [&](const std::string& why) {
+  const std::function<ValidationError(const std::string&)> fail = [&](const std::string& why) {
     return ValidationError(fmt::format("tuning database entry tuning/{}.txt: {}", name, why));
   };
   if (!std::getline(in, line) || line != kMagic)
@@ -64,23 +90,18 @@ Entry parse_entry(const std::string& name, const std::string& text) {
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
     std::istringstream words(line);
-    std::string tag, kernel, kv;
+    std::string tag, kernel;
     words >> tag;
     if (tag == "match") {
       std::getline(words >> std::ws, e.match);
     } else if (tag == "measured") {
       std::getline(words >> std::ws, e.tuning.device);
     } else if (tag == "kernel" && (words >> kernel)) {
-      auto& params = e.tuning.kernels[kernel];
-      while (words >> kv) {
-        const auto eq = kv.find('=');
-        char* end = nullptr;
-        const unsigned long long v =
-            eq == std::string::npos ? 0 : std::strtoull(kv.c_str() + eq + 1, &end, 10);
-        if (eq == std::string::npos || eq == 0 || !end || *end || kv.size() == eq + 1)
-          throw fail(fmt::format("bad parameter '{}' for {}", kv, kernel));
-        params[kv.substr(0, eq)] = size_t(v);
-      }
+      e.tuning.kernels[kernel] = parameters(words, kernel, fail);
+    } else if (tag == "candidate" && (words >> kernel)) {
+      e.candidates.emplace_back(kernel, parameters(words, kernel, fail));
+    } else if (tag == "generic") {
+      e.generic = true;
     } else {
       throw fail(fmt::format("unexpected line '{}'", line));
     }
@@ -92,9 +113,18 @@ Entry parse_entry(const std::string& name, const std::string& text) {
 
 }  // namespace
 
-std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string* entry) {
+namespace {
+
+bool database_off() {
   const std::string env = detail::platform::get_env("ANYCL_TUNING_DATABASE").value_or("");
-  if (env == "off" || env == "0") return std::nullopt;
+  return env == "off" || env == "0";
+}
+
+}  // namespace
+
+std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string* entry, bool* generic) {
+  if (generic) *generic = false;
+  if (database_off()) return std::nullopt;
   std::optional<GemmTuning> best;
   size_t best_keys = 0;
   for (const auto& file : detail::embedded_tuning_database()) {
@@ -103,9 +133,24 @@ std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string*
     if (matches(e.match, device, keys) && keys > best_keys) {  // the most specific match wins
       best = e.tuning, best_keys = keys;
       if (entry) *entry = "tuning/" + file.name + ".txt";
+      if (generic) *generic = e.generic;
     }
   }
   return best;
+}
+
+std::vector<std::map<std::string, size_t>> database_parameter_sets(const std::string& kernel) {
+  std::vector<std::map<std::string, size_t>> own, more;
+  if (database_off()) return own;
+  for (const auto& file : detail::embedded_tuning_database()) {
+    const Entry e = parse_entry(file.name, file.source);
+    if (const auto it = e.tuning.kernels.find(kernel); it != e.tuning.kernels.end())
+      own.push_back(it->second);
+    for (const auto& [name, params] : e.candidates)
+      if (name == kernel) more.push_back(params);
+  }
+  own.insert(own.end(), more.begin(), more.end());
+  return own;
 }
 
 std::string database_entry(const GemmTuning& t, const DeviceInfo& d) {

@@ -1,0 +1,176 @@
+// Measuring candidate parameter sets and searching from the shortlist (see candidate_search.hpp
+// and tuning.hpp): timed through CLBlast's GEMM routine with the switch forced onto the kernel,
+// checked for exact results only when a set is the fastest so far.
+#include "blas/tuning/candidate_search.hpp"
+
+#include <clblast.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <set>
+
+#include "anycl/error.hpp"
+#include "blas/clblast_params.hpp"
+#include "blas/tuning/gemm_timing.hpp"
+#include "blas/tuning/parameter_space.hpp"
+
+namespace anycl {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr size_t kAlwaysDirect = size_t(1) << 20;  // XGEMM_MIN_INDIRECT_SIZE whose cube exceeds any m·n·k
+
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+GemmTuning only(const std::string& kernel, std::map<std::string, size_t> params) {
+  GemmTuning t;
+  t.kernels[kernel] = std::move(params);
+  return t;
+}
+
+std::map<std::string, size_t> current_parameters(Runtime& rt, const std::string& kernel) {
+  std::map<std::string, size_t> params;
+  const auto status = detail::clblast_params::retrieve(rt.info().id, kernel, params);
+  if (status != clblast::StatusCode::kSuccess)
+    throw OpenCLError(int(status), "clblast::RetrieveParameters", kernel);
+  return params;
+}
+
+std::string describe(const std::map<std::string, size_t>& p) {
+  std::string s;
+  for (const auto& [k, v] : p) s += fmt::format(" {}={}", k, v);
+  return s;
+}
+
+// "[#####-----]  5/14", the time spent and an estimate of the time left.
+std::string progress_bar(size_t done, size_t total, double spent, double budget) {
+  const size_t width = 20, filled = total ? done * width / total : width;
+  const double left = done ? std::min(budget - spent, spent / double(done) * double(total - done)) : budget;
+  return fmt::format("[{}{}] {:>3}/{:<3} {:4.0f} s, ~{:.0f} s left", std::string(filled, '#'),
+                     std::string(width - filled, '-'), done, total, spent, std::max(0.0, left));
+}
+
+}  // namespace
+
+void measure_candidates(Runtime& rt, const std::vector<TuningCandidate>& candidates,
+                        const std::vector<GemmShape>& shapes, double best_seconds, double budget_seconds,
+                        const std::function<void(size_t)>& on_start,
+                        const std::function<void(const CandidateResult&)>& on_result) {
+  const auto start = Clock::now();
+  std::map<std::string, std::map<std::string, size_t>> before;
+  for (const auto& c : candidates)
+    if (!before.count(c.kernel)) before[c.kernel] = current_parameters(rt, c.kernel);
+  const auto routine = current_parameters(rt, "GemmRoutine");
+  detail::ShapeBuffers buffers(rt, shapes);
+  for (size_t i = 0; i < candidates.size() && since(start) < budget_seconds; ++i) {
+    const TuningCandidate& c = candidates[i];
+    if (on_start) on_start(i);
+    CandidateResult r;
+    r.index = i;
+    try {
+      apply_tuning(rt, only(c.kernel, c.params));
+      apply_tuning(
+          rt, only("GemmRoutine", {{"XGEMM_MIN_INDIRECT_SIZE", c.kernel == "Xgemm" ? 1 : kAlwaysDirect}}));
+      r.seconds = detail::time_shapes(rt, shapes, buffers);
+      if (r.seconds < best_seconds) {
+        r.error = gemm_mismatch(rt, shapes);
+        r.exact = r.error.empty();
+        if (r.exact) best_seconds = r.seconds;
+      }
+    } catch (const Error& e) {
+      r.seconds = 0;
+      r.error = e.what();
+    }
+    if (on_result) on_result(r);
+  }
+  for (const auto& [kernel, params] : before) apply_tuning(rt, only(kernel, params));
+  apply_tuning(rt, only("GemmRoutine", routine));
+}
+
+std::vector<TuningCandidate> tuning_shortlist(Runtime& rt, const std::string& kernel) {
+  const detail::ParameterSpace* space = detail::space_of(kernel);
+  if (!space)
+    throw ValidationError(fmt::format("no tuning shortlist for '{}': XgemmDirect or Xgemm", kernel));
+  std::vector<std::map<std::string, size_t>> sets = {current_parameters(rt, kernel)};
+  for (auto& p : database_parameter_sets(kernel)) sets.push_back(std::move(p));
+  std::vector<TuningCandidate> out;
+  for (auto& p : sets) {
+    if (kernel == "Xgemm" && (!p.count("GEMMK") || p.at("GEMMK") != 0)) continue;  // see indirect_space()
+    if (!detail::fits(*space, p, rt.info())) continue;
+    if (std::none_of(out.begin(), out.end(), [&](const TuningCandidate& c) { return c.params == p; }))
+      out.push_back({kernel, std::move(p)});
+  }
+  return out;
+}
+
+namespace detail {
+
+SearchResult search_kernel(Runtime& rt, const std::string& kernel, double seconds, const TuneOptions& o) {
+  auto say = [&](const std::string& s) {
+    if (o.progress) o.progress(s);
+  };
+  const auto start = Clock::now();
+  const CandidateMeasurer measure =
+      o.measure ? o.measure
+                : CandidateMeasurer([&](const std::vector<TuningCandidate>& list, double best, double budget,
+                                        const std::function<void(const CandidateResult&)>& on_result) {
+                    measure_candidates(rt, list, o.shapes, best, budget, nullptr, on_result);
+                  });
+  SearchResult best;
+  best.seconds = std::numeric_limits<double>::infinity();
+  std::set<std::map<std::string, size_t>> tried;
+  std::string last_error;
+  // One round: measure `list`, report each, keep the fastest exact set; true when it improved.
+  auto round = [&](const std::vector<TuningCandidate>& list, const char* what) {
+    for (const auto& c : list) tried.insert(c.params);
+    bool improved = false;
+    size_t done = 0;
+    measure(list, best.seconds, seconds - since(start), [&](const CandidateResult& r) {
+      if (r.index >= list.size()) return;
+      ++done;
+      best.measured += r.seconds > 0;
+      std::string verdict = r.seconds > 0 ? fmt::format("{:8.3f} ms", r.seconds * 1e3) : "  failed  ";
+      if (r.exact && r.seconds < best.seconds) {
+        best.params = list[r.index].params, best.seconds = r.seconds, improved = true;
+        verdict += "  exact, fastest so far";
+      } else if (!r.error.empty()) {
+        verdict += "  refused: " + r.error;
+        last_error = r.error;
+      }
+      say(fmt::format("      {} {} {}:{}", progress_bar(done, list.size(), since(start), seconds), what,
+                      verdict, describe(list[r.index].params)));
+    });
+    if (done < list.size())
+      say(fmt::format("      {} of {} {} sets not measured: the stage's {:.0f} s are spent{}",
+                      list.size() - done, list.size(), what, seconds,
+                      o.stop && *o.stop ? " or it was stopped" : ""));
+    return improved;
+  };
+  const auto shortlist = tuning_shortlist(rt, kernel);
+  say(fmt::format(
+      "      shortlist: {} known-good {} sets (CLBlast's current first, then anycl's tuning database)",
+      shortlist.size(), kernel));
+  round(shortlist, "shortlist");
+  const ParameterSpace* space = space_of(kernel);
+  while (!o.quick && best.measured && !best.params.empty() && since(start) < seconds &&
+         !(o.stop && *o.stop)) {
+    std::vector<TuningCandidate> next;
+    for (auto& p : neighbours(*space, best.params, rt.info()))
+      if (!tried.count(p)) next.push_back({kernel, std::move(p)});
+    if (next.empty()) break;
+    say(fmt::format("      {} neighbours of the best set ({:.3f} ms)", next.size(), best.seconds * 1e3));
+    if (!round(next, "neighbour")) break;
+  }
+  if (best.params.empty())
+    throw Error(fmt::format("no {} parameter set computed exact results on {} ({}) — CLBlast's defaults stay",
+                            kernel, rt.info().name, last_error.empty() ? "none ran" : last_error));
+  say(fmt::format(
+      "      best {} set: {:.3f} ms per pass over the model's GEMMs, {} sets timed in {:.0f} s:{}", kernel,
+      best.seconds * 1e3, best.measured, since(start), describe(best.params)));
+  return best;
+}
+
+}  // namespace detail
+}  // namespace anycl

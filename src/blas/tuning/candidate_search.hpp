@@ -1,0 +1,24 @@
+// The search one tuning stage runs for one CLBlast kernel: the shortlist of known-good sets, then
+// (for a full tune) neighbours of the best exact set, until none is faster or the time is spent.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "anycl/blas/tuning.hpp"
+
+namespace anycl::detail {
+
+/// The best exact set of `kernel` found within `seconds`, and its time per pass over the shapes.
+struct SearchResult {
+  std::map<std::string, size_t> params;
+  double seconds = 0;
+  size_t measured = 0;  // candidates timed
+};
+
+/// Runs the stage's search with `options.measure` (or in this process). Throws Error naming the
+/// kernel when no candidate computed exact results.
+SearchResult search_kernel(Runtime& rt, const std::string& kernel, double seconds,
+                           const TuneOptions& options);
+
+}  // namespace anycl::detail

@@ -1,0 +1,45 @@
+// Timing GEMMs at a model's shapes (see the header).
+#include "blas/tuning/gemm_timing.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "anycl/blas/blas.hpp"
+
+namespace anycl::detail {
+namespace {
+
+size_t largest_operand(const std::vector<GemmShape>& shapes) {
+  size_t biggest = 1;
+  for (const auto& s : shapes) biggest = std::max({biggest, s.m * s.k, s.k * s.n, s.m * s.n});
+  return biggest;
+}
+
+}  // namespace
+
+ShapeBuffers::ShapeBuffers(Runtime& rt, const std::vector<GemmShape>& shapes)
+    : a(rt, largest_operand(shapes) * sizeof(float), "tuning GEMM input A"),
+      b(rt, largest_operand(shapes) * sizeof(float), "tuning GEMM input B"),
+      c(rt, largest_operand(shapes) * sizeof(float), "tuning GEMM output C") {}
+
+double time_shapes(Runtime& rt, const std::vector<GemmShape>& shapes, ShapeBuffers& buf, int repeats) {
+  using Clock = std::chrono::steady_clock;
+  auto pass = [&] {
+    for (const auto& s : shapes)
+      gemm(rt, s.trans_a ? Trans::yes : Trans::no, s.trans_b ? Trans::yes : Trans::no, s.m, s.n, s.k, 1.f,
+           buf.a, 0, s.trans_a ? s.m : s.k, buf.b, 0, s.trans_b ? s.k : s.n, 0.f, buf.c, 0, s.n);
+  };
+  pass();
+  rt.finish();
+  std::vector<double> t;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    const auto t0 = Clock::now();
+    pass();
+    rt.finish();
+    t.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace anycl::detail

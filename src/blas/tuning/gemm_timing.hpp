@@ -1,0 +1,23 @@
+// Timing GEMMs through CLBlast's routine at a model's shapes, shared by every tuning search: one
+// set of device buffers large enough for each shape, and the median of a few timed passes.
+#pragma once
+
+#include <vector>
+
+#include "anycl/blas/tuning.hpp"
+#include "anycl/device_buffer.hpp"
+
+namespace anycl::detail {
+
+/// Device buffers A, B and C large enough for every GEMM in `shapes` (contents left undefined:
+/// timing does not depend on them).
+struct ShapeBuffers {
+  ShapeBuffers(Runtime& rt, const std::vector<GemmShape>& shapes);
+  DeviceBuffer a, b, c;
+};
+
+/// Seconds for one pass over every shape with CLBlast's current parameters: the median of
+/// `repeats` timed passes after one untimed pass (which compiles).
+double time_shapes(Runtime& rt, const std::vector<GemmShape>& shapes, ShapeBuffers& buffers, int repeats = 3);
+
+}  // namespace anycl::detail

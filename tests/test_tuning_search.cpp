@@ -1,0 +1,186 @@
+// The tuning search: parameter neighbours and the shortlist, candidates timed and checked in this
+// process, a quick tune_gemm, and the CLI's candidates in child processes: first-use tuning in
+// `anycl train`, and a candidate that crashes its child costing only that candidate.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <anycl/blas/tuning.hpp>
+#include <anycl/error.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "blas/clblast_params.hpp"
+#include "blas/tuning/parameter_space.hpp"
+#include "data_files.hpp"
+#include "helpers.hpp"
+
+namespace {
+
+using anycl::test::ScopedEnv;
+
+std::map<std::string, size_t> current(const std::string& kernel) {
+  std::map<std::string, size_t> p;
+  REQUIRE(anycl::detail::clblast_params::retrieve(anycl::test::runtime().info().id, kernel, p) ==
+          clblast::StatusCode::kSuccess);
+  return p;
+}
+
+// How many parameters of `a` and `b` differ, and whether each differing one is one step apart.
+size_t steps_apart(const anycl::detail::ParameterSpace& space, const anycl::detail::Params& a,
+                   const anycl::detail::Params& b) {
+  size_t moved = 0;
+  for (const auto& [name, values] : space.values) {
+    const auto ia = std::find(values.begin(), values.end(), a.at(name));
+    const auto ib = std::find(values.begin(), values.end(), b.at(name));
+    REQUIRE(ia != values.end());
+    REQUIRE(ib != values.end());
+    if (ia == ib) continue;
+    CHECK(std::abs(long(ia - ib)) == 1);
+    ++moved;
+  }
+  return moved;
+}
+
+const std::vector<anycl::GemmShape> kSmall = {{"fwd 1", false, false, 32, 48, 40},
+                                              {"dW 1", true, false, 40, 48, 32},
+                                              {"dX 2", false, true, 32, 40, 48}};
+
+}  // namespace
+
+TEST_CASE("neighbours are one step away and fit; the shortlist starts with CLBlast's current set") {
+  ScopedEnv on("ANYCL_TUNING_DATABASE", "on");
+  auto& rt = anycl::test::runtime();
+  for (const char* kernel : {"XgemmDirect", "Xgemm"}) {
+    CAPTURE(kernel);
+    const auto& space = *anycl::detail::space_of(kernel);
+    const auto list = anycl::tuning_shortlist(rt, kernel);
+    REQUIRE(list.size() >= 2);  // CLBlast's own set and at least one of the database
+    CHECK(list.front().params == current(kernel));
+    for (const auto& c : list) {
+      CHECK(c.kernel == kernel);
+      CHECK(anycl::detail::fits(space, c.params, rt.info()));
+    }
+    for (const auto& set : anycl::database_parameter_sets(kernel))
+      if (anycl::detail::fits(space, set, rt.info()))
+        CHECK(std::any_of(list.begin(), list.end(), [&](const auto& c) { return c.params == set; }));
+    const auto near = anycl::detail::neighbours(space, list.back().params, rt.info());
+    CHECK(!near.empty());
+    for (const auto& p : near) {
+      CHECK(anycl::detail::fits(space, p, rt.info()));
+      const size_t moved = steps_apart(space, list.back().params, p);
+      CHECK((moved == 1 || moved == 2));  // one parameter, or a tied pair
+    }
+  }
+  ScopedEnv off("ANYCL_TUNING_DATABASE", "off");
+  CHECK(anycl::database_parameter_sets("XgemmDirect").empty());
+  CHECK(anycl::tuning_shortlist(rt, "XgemmDirect").size() == 1);
+  CHECK_THROWS_AS(anycl::tuning_shortlist(rt, "Xgemv"), anycl::ValidationError);
+}
+
+TEST_CASE("candidates are timed, only the fastest so far is checked, and CLBlast is left as it was") {
+  ScopedEnv on("ANYCL_TUNING_DATABASE", "on");
+  auto& rt = anycl::test::runtime();
+  const auto before = current("XgemmDirect"), routine = current("GemmRoutine");
+  auto list = anycl::tuning_shortlist(rt, "XgemmDirect");
+  list.push_back({"XgemmDirect", list.front().params});
+  list.back().params["WGD"] = 24;  // breaks CLBlast's constraints: refused before anything compiles
+  std::vector<size_t> started;
+  std::vector<anycl::CandidateResult> results;
+  anycl::measure_candidates(
+      rt, list, kSmall, 1e30, 600, [&](size_t i) { started.push_back(i); },
+      [&](const anycl::CandidateResult& r) { results.push_back(r); });
+  REQUIRE(results.size() == list.size());
+  CHECK(started.size() == list.size());
+  double best = 1e30;
+  for (size_t i = 0; i + 1 < list.size(); ++i) {
+    CAPTURE(i);
+    CHECK(results[i].index == i);
+    CHECK(results[i].seconds > 0);
+    CHECK(results[i].error.empty());
+    CHECK(results[i].exact == (results[i].seconds < best));  // checked exactly when fastest so far
+    best = std::min(best, results[i].seconds);
+  }
+  CHECK(results.back().seconds == 0);
+  CHECK(results.back().error.find("WGD") != std::string::npos);
+  CHECK(current("XgemmDirect") == before);
+  CHECK(current("GemmRoutine") == routine);
+  // A budget of nothing measures nothing.
+  results.clear();
+  anycl::measure_candidates(rt, list, kSmall, 1e30, 0, nullptr,
+                            [&](const anycl::CandidateResult& r) { results.push_back(r); });
+  CHECK(results.empty());
+}
+
+TEST_CASE("a quick tune_gemm keeps exact sets, picks switch and dx layout, and records the gain") {
+  ScopedEnv on("ANYCL_TUNING_DATABASE", "on");
+  auto& rt = anycl::test::runtime();
+  const auto direct = current("XgemmDirect"), indirect = current("Xgemm"), routine = current("GemmRoutine");
+  anycl::TuneOptions o;
+  o.quick = true;
+  o.shapes = kSmall;
+  std::vector<std::string> lines;
+  o.progress = [&](const std::string& line) { lines.push_back(line); };
+  const anycl::GemmTuning t = anycl::tune_gemm(rt, o);
+  CHECK(anycl::tuning_complete(t));
+  CHECK(t.quick);
+  CHECK(t.seconds_before > 0);
+  CHECK(t.seconds_after > 0);
+  CHECK(anycl::tuning_mismatch(rt, t, kSmall).empty());
+  const auto said = [&](const std::string& part) {
+    return std::any_of(lines.begin(), lines.end(),
+                       [&](const auto& l) { return l.find(part) != std::string::npos; });
+  };
+  CHECK(said("shortlist: "));
+  CHECK(said("exact, fastest so far"));
+  CHECK(!said("neighbours of the best"));  // quick: the shortlist only
+  CHECK(said("dense dx as "));
+  anycl::GemmTuning restore;
+  restore.kernels = {{"XgemmDirect", direct}, {"Xgemm", indirect}, {"GemmRoutine", routine}};
+  anycl::apply_tuning(rt, restore);
+  rt.set_transposed_dx(false);
+}
+
+TEST_CASE("anycl train tunes a device without tuning on first use, once, and --no-autotune skips it") {
+  anycl::test::TempDir dir;
+  anycl::test::TinySpec spec;
+  spec.train = 128, spec.test = 32, spec.rows = 8, spec.cols = 8;
+  const std::string data = dir.file("data");
+  std::filesystem::create_directories(data);
+  anycl::test::write_mnist_folder(data, spec);
+  const std::string cli =
+      fmt::format("ANYCL_CACHE_DIR={} ANYCL_AUTOTUNE=on {}", dir.file("cache"), anycl::test::anycl_cli());
+  const std::string train =
+      fmt::format(" train --data {} --epochs 1 --layers 24 --batch 32 --max-steps 2", data);
+  const auto skipped = anycl::test::run_command(cli + train + " --no-autotune 2>&1");
+  REQUIRE_MESSAGE(skipped.exit_code == 0, skipped.output);
+  CHECK(skipped.output.find("first use of") == std::string::npos);
+  const auto first = anycl::test::run_command(cli + train + " 2>&1");
+  REQUIRE_MESSAGE(first.exit_code == 0, first.output);
+  CHECK_MESSAGE(first.output.find("first use of") != std::string::npos, first.output);
+  CHECK_MESSAGE(first.output.find("first-use tuning: the model's GEMMs take") != std::string::npos,
+                first.output);
+  CHECK(first.output.find("[1/3] XgemmDirect") != std::string::npos);  // the child's progress is shown
+  const auto name = std::filesystem::path(anycl::tuning_file_path(anycl::test::runtime().info())).filename();
+  const auto t = anycl::load_tuning((std::filesystem::path(dir.file("cache")) / name).string());
+  REQUIRE(t);
+  CHECK(t->quick);
+  CHECK(anycl::tuning_complete(*t));
+  const auto second = anycl::test::run_command(cli + train + " 2>&1");
+  REQUIRE_MESSAGE(second.exit_code == 0, second.output);
+  CHECK(second.output.find("first use of") == std::string::npos);
+}
+
+TEST_CASE("anycl tune --quick: a candidate that crashes its child process costs that candidate only") {
+  anycl::test::TempDir dir;
+  const std::string cli =
+      fmt::format("ANYCL_CACHE_DIR={} ANYCL_TUNING_DATABASE=on ANYCL_TEST_CRASH_CANDIDATE=1 {}", dir.path(),
+                  anycl::test::anycl_cli());
+  const auto r =
+      anycl::test::run_command(cli + " tune --quick --shapes 'NN32x48x40/fwd 1;TN40x48x32/dW 1' 2>&1");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK_MESSAGE(r.output.find("refused: the driver crashed on it (killed by SIGABRT)") != std::string::npos,
+                r.output);
+  CHECK(r.output.find("tuned in ") != std::string::npos);
+}
