@@ -55,13 +55,28 @@ TEST_CASE("every tuning database entry parses, meets CLBlast's constraints and m
   REQUIRE(intel);
   CHECK(entry == "tuning/intel-cpu.txt");
   CHECK(!anycl::database_tuning(fake("NVIDIA CUDA", "NVIDIA H100")));
-  CHECK(!anycl::database_tuning(fake("Portable Computing Language", "pthread-haswell-Intel Xeon")));
+  bool generic = true;
+  const auto avx2 = anycl::database_tuning(fake("Portable Computing Language", "pthread-haswell-Intel Xeon"),
+                                           &entry, &generic);
+  REQUIRE(avx2);
+  CHECK(entry == "tuning/pocl-cpu-avx2.txt");
+  CHECK(!generic);
+  CHECK(anycl::database_tuning(fake("Portable Computing Language", "pthread-znver3-AMD Ryzen"), &entry));
+  CHECK(entry == "tuning/pocl-cpu-avx2.txt");  // matched by capability (the CPU family), not one name
+  CHECK(anycl::database_tuning(fake("Portable Computing Language", "pthread-znver4-AMD EPYC"), &entry));
+  CHECK(entry == "tuning/pocl-cpu-avx512.txt");
+  // Any other PoCL CPU gets the generic fallback, marked so first-use tuning still runs there.
+  const auto other =
+      anycl::database_tuning(fake("Portable Computing Language", "pthread-cortex-a72-ARM"), &entry, &generic);
+  REQUIRE(other);
+  CHECK(entry == "tuning/pocl-cpu-generic.txt");
+  CHECK(generic);
   {
     ScopedEnv off("ANYCL_TUNING_DATABASE", "off");
     CHECK(!anycl::database_tuning(fake("Intel(R) OpenCL", "AMD EPYC")));
   }
   // Accepted by apply_tuning (CLBlast's constraints and parameter names), then CLBlast restored.
-  for (const auto* t : {&*pocl, &*intel}) {
+  for (const auto* t : {&*pocl, &*intel, &*avx2, &*other}) {
     const anycl::GemmTuning before = clblast_now(rt, *t);
     CHECK_NOTHROW(anycl::apply_tuning(rt, *t));
     anycl::apply_tuning(rt, before);

@@ -1,30 +1,54 @@
 #!/usr/bin/env bash
-# The reference model's epoch: anycl (fresh defaults: no `anycl tune` file, the shipped tuning
-# database) beside PyTorch on the CPU of the same machine, in one run. PyTorch goes into
-# build/torch-venv from PyPI. Usage: tools/compare-pytorch.sh [EPOCHS] (default 2;
-# the last epoch is compared). ANYCL_DEVICE picks anycl's device (default pocl).
+# A reference model's epoch: anycl as a fresh clone trains it (no `anycl tune`; the shipped tuning
+# database, or first-use tuning where no entry fits, reported apart from the epoch) beside PyTorch
+# on the CPU of the same machine as its users run it (PyPI wheel, default threads and settings), in
+# one run. PyTorch goes into build/torch-venv from PyPI.
+# Usage: tools/compare-pytorch.sh [--model mlp|cnn] [--epochs N] [--limit N] [--isa native|avx2]
+#   --epochs  epochs (default 2 for mlp, 3 for cnn); the last one is compared
+#   --limit   training samples per epoch (default: all for mlp, 1280 for cnn)
+#   --isa avx2  both limited to AVX2 on an AVX-512 CPU: PoCL's avx2 kernel library
+#             (POCL_KERNELLIB_NAME=avx2, device pthread-haswell) and PyTorch's AVX2 paths
+#             (ATEN_CPU_CAPABILITY, MKL_ENABLE_INSTRUCTIONS, ONEDNN_MAX_CPU_ISA): the AVX2 CPU class
+#             on the same cores (not a real AVX2 CPU: same caches and clocks)
+# ANYCL_DEVICE picks anycl's device (default pocl).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-epochs=${1:-2}
+model=mlp epochs="" limit="" isa=native
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --model) model=$2; shift 2 ;;
+    --epochs) epochs=$2; shift 2 ;;
+    --limit) limit=$2; shift 2 ;;
+    --isa) isa=$2; shift 2 ;;
+    *) echo "compare-pytorch: unknown argument '$1' (see the comment at the top)" >&2; exit 2 ;;
+  esac
+done
+[ "$model" = cnn ] && { epochs=${epochs:-3}; limit=${limit:-1280}; }
+epochs=${epochs:-2}
 anycl=${ANYCL:-build/tools/anycl}
 venv=build/torch-venv
 if ! "$venv/bin/python" -c 'import torch' 2>/dev/null; then
   /usr/bin/python3 -m venv "$venv"
   "$venv/bin/pip" install -q torch numpy  # PyPI's wheel (its CUDA build runs on the CPU too)
 fi
-# OpenBLAS told the CPU type, as `anycl bench` does for its host baseline (on an AVX-512 CPU).
-if [ -z "${OPENBLAS_CORETYPE:-}" ] && grep -q avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SkylakeX; fi
-# PyTorch's OpenMP threads spin while they wait; on a shared, oversubscribed machine that made its
-# epoch 146 s instead of 5 s here (2026-11-23, load average 16 on 2 vCPUs). Passive waiting is fair
-# to both; set OMP_WAIT_POLICY yourself to measure otherwise.
-export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
+if [ "$isa" = avx2 ]; then
+  export POCL_KERNELLIB_NAME=avx2 ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2
+elif [ "$isa" != native ]; then
+  echo "compare-pytorch: --isa must be native or avx2" >&2; exit 2
+fi
+flags=$(grep -m1 -o -w -E 'avx512f|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ')
 metrics=build/compare-pytorch-anycl.csv
 rm -f "$metrics"
-echo "== anycl train --epochs $epochs on ${ANYCL_DEVICE:=pocl} ($(date -u +%FT%TZ), load: $(cut -d' ' -f1-3 /proc/loadavg))"
-ANYCL_DEVICE=$ANYCL_DEVICE "$anycl" train --epochs "$epochs" --metrics "$metrics" --quiet
-anycl_s=$(awk -F, 'END { printf "%.3f", 60000 / $NF }' "$metrics")
+limit_flag=()
+[ -n "$limit" ] && limit_flag=(--limit "$limit")
+echo "== CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), flags: ${flags}; --isa $isa"
+echo "== anycl train --model $model --epochs $epochs ${limit_flag[*]} on ${ANYCL_DEVICE:=pocl} ($(date -u +%FT%TZ), load: $(cut -d' ' -f1-3 /proc/loadavg))"
+ANYCL_DEVICE=$ANYCL_DEVICE "$anycl" train --model "$model" --epochs "$epochs" "${limit_flag[@]}" --metrics "$metrics" \
+  | grep -E '^(device|first|tuned|first-use)|tuning' || true
+anycl_sps=$(awk -F, 'END { printf "%.1f", $NF }' "$metrics")
 echo "== PyTorch $("$venv/bin/python" -c 'import torch; print(torch.__version__)') on the CPU ($(date -u +%FT%TZ), load: $(cut -d' ' -f1-3 /proc/loadavg))"
-out=$("$venv/bin/python" tools/pytorch_mlp.py --epochs "$epochs")
+out=$("$venv/bin/python" tools/pytorch_reference.py --model "$model" --epochs "$epochs" "${limit_flag[@]}")
 echo "$out"
-torch_s=$(echo "$out" | tail -1 | sed -E 's/.*"train_seconds": ([0-9.]+).*/\1/')
-echo "epoch $epochs training time: anycl ${anycl_s} s, PyTorch ${torch_s} s; anycl / PyTorch = $(awk -v a="$anycl_s" -v t="$torch_s" 'BEGIN { printf "%.2f", a / t }')"
+torch_sps=$(echo "$out" | tail -1 | sed -E 's/.*"samples_per_second": ([0-9.]+).*/\1/')
+samples=${limit:-60000}
+echo "epoch $epochs ($model, $samples samples, --isa $isa): anycl $anycl_sps samples/s ($(awk -v s="$samples" -v r="$anycl_sps" 'BEGIN { printf "%.2f", s / r }') s), PyTorch $torch_sps samples/s ($(awk -v s="$samples" -v r="$torch_sps" 'BEGIN { printf "%.2f", s / r }') s); anycl time / PyTorch time = $(awk -v a="$anycl_sps" -v t="$torch_sps" 'BEGIN { printf "%.2f", t / a }')"

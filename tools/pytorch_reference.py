@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""The reference model (Keras' mnist_mlp: 784-512-512-10, ReLU, dropout 0.2, RMSprop lr 0.001,
-rho 0.9, eps 1e-7, batch 128) trained with PyTorch on the CPU, for `tools/compare-pytorch.sh`.
-Prints one JSON line per epoch: training seconds (the training steps only, as anycl's samples/s),
-the same plus the test evaluation, and train loss/accuracy."""
+"""anycl's reference models trained with PyTorch on the CPU, as its users run it (default threads
+and settings), for `tools/compare-pytorch.sh`: Keras' mnist_mlp (784-512-512-10, ReLU, dropout 0.2,
+RMSprop lr 0.001, rho 0.9, eps 1e-7) or mnist_cnn (conv 32 3x3, conv 64 3x3, max-pool 2, dropout
+0.25, dense 128, dropout 0.5, dense 10; Adam lr 0.001), batch 128. Prints one JSON line per epoch:
+training seconds (the training steps only, as anycl's samples/s), samples/s, the same plus the test
+evaluation, and train loss/accuracy."""
 import argparse
 import gzip
 import json
@@ -25,22 +27,36 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--data", default=os.environ.get("ANYCL_DATA", "/usr/share/datasets/fashion-mnist"))
     p.add_argument("--epochs", type=int, default=2)
-    p.add_argument("--threads", type=int, default=os.cpu_count())
+    p.add_argument("--threads", type=int, default=0, help="0: PyTorch's default")
+    p.add_argument("--model", choices=["mlp", "cnn"], default="mlp")
+    p.add_argument("--limit", type=int, default=0, help="train on the first N samples only")
     a = p.parse_args()
-    torch.set_num_threads(a.threads)
+    if a.threads:
+        torch.set_num_threads(a.threads)
     torch.manual_seed(1)
     x = torch.from_numpy(idx(f"{a.data}/train-images-idx3-ubyte.gz").reshape(-1, 784).astype(np.float32) / 255)
     y = torch.from_numpy(idx(f"{a.data}/train-labels-idx1-ubyte.gz").astype(np.int64))
     xt = torch.from_numpy(idx(f"{a.data}/t10k-images-idx3-ubyte.gz").reshape(-1, 784).astype(np.float32) / 255)
     yt = torch.from_numpy(idx(f"{a.data}/t10k-labels-idx1-ubyte.gz").astype(np.int64))
-    model = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Dropout(0.2),
-                                torch.nn.Linear(512, 512), torch.nn.ReLU(), torch.nn.Dropout(0.2),
-                                torch.nn.Linear(512, 10))
-    opt = torch.optim.RMSprop(model.parameters(), lr=0.001, alpha=0.9, eps=1e-7)
+    if a.limit:
+        x, y = x[:a.limit], y[:a.limit]
+    if a.model == "mlp":
+        model = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Dropout(0.2),
+                                    torch.nn.Linear(512, 512), torch.nn.ReLU(), torch.nn.Dropout(0.2),
+                                    torch.nn.Linear(512, 10))
+        opt = torch.optim.RMSprop(model.parameters(), lr=0.001, alpha=0.9, eps=1e-7)
+    else:
+        x, xt = x.reshape(-1, 1, 28, 28), xt.reshape(-1, 1, 28, 28)
+        model = torch.nn.Sequential(torch.nn.Conv2d(1, 32, 3), torch.nn.ReLU(), torch.nn.Conv2d(32, 64, 3),
+                                    torch.nn.ReLU(), torch.nn.MaxPool2d(2), torch.nn.Dropout(0.25),
+                                    torch.nn.Flatten(), torch.nn.Linear(9216, 128), torch.nn.ReLU(),
+                                    torch.nn.Dropout(0.5), torch.nn.Linear(128, 10))
+        opt = torch.optim.Adam(model.parameters(), lr=0.001, eps=1e-7)
     loss_fn = torch.nn.CrossEntropyLoss()
     print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(),
                       "blas": "MKL" if torch.backends.mkl.is_available() else "other",
-                      "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "")}), flush=True)
+                      "cpu_capability": torch.backends.cpu.get_cpu_capability(),
+                      "MKL_ENABLE_INSTRUCTIONS": os.environ.get("MKL_ENABLE_INSTRUCTIONS", "")}), flush=True)
     for epoch in range(1, a.epochs + 1):
         t0 = time.perf_counter()
         model.train()
@@ -61,6 +77,7 @@ def main():
         with torch.no_grad():
             acc = (model(xt).argmax(1) == yt).float().mean().item()
         print(json.dumps({"epoch": epoch, "train_seconds": round(train_s, 3),
+                          "samples_per_second": round(len(x) / train_s, 1),
                           "seconds": round(time.perf_counter() - t0, 3), "train_loss": loss_sum / len(x),
                           "train_acc": correct / len(x), "test_acc": acc}), flush=True)
 
