@@ -82,7 +82,8 @@ int run_tune(int argc, char** argv) {
   if (args.has("--help")) {
     fmt::print(
         "usage: anycl tune [--quick] [--minutes M] [--show] [--reset] [--export] [--device SPEC]\n"
-        "                  [--model mlp|cnn] [--layers LIST] [--features N] [--classes N] [--batch N]\n"
+        "                  [--model mlp|cnn|mlp,cnn] [--layers LIST] [--features N] [--classes N] [--batch "
+        "N]\n"
         "  Tunes CLBlast's GEMM kernels (XgemmDirect, Xgemm, the direct/indirect switch) and the dense\n"
         "  layers' dx layout for the device at the shapes of the model `anycl train` would build from the\n"
         "  same --model, --layers (default 512,512), --features (default 784; a square is taken as square\n"
@@ -96,7 +97,8 @@ int run_tune(int argc, char** argv) {
         "  --quick         the shortlists only (about two minutes on a 2-core CPU): what `anycl train` runs\n"
         "                  by itself on first use of a device with neither a tuning nor a specific\n"
         "                  database entry (--no-autotune or ANYCL_AUTOTUNE=off there to skip it)\n"
-        "  --minutes M     time for the whole tuning (default 8; 16 with --model cnn): the direct stage\n"
+        "  --model mlp,cnn one tuning for both reference models' GEMMs (how the database entries are made)\n"
+        "  --minutes M     time for the whole tuning (default 8; 16 with a CNN): the direct stage\n"
         "                  gets half, the indirect stage a third, the switch the rest\n"
         "  --show          print the stored parameters for the device, tune nothing\n"
         "  --export        print the stored parameters as an entry of anycl's tuning database\n"
@@ -111,16 +113,12 @@ int run_tune(int argc, char** argv) {
     return 0;
   }
   if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
-  if (args.has("--into") && !args.has("--stage"))
-    throw UsageError(
-        "--into goes with --stage (it names the file one stage writes); `anycl tune` alone tunes "
-        "every stage into the device's tuning file");
   TuneOptions options;
-  ModelFlags model;
+  // --model mlp, cnn, or both (mlp,cnn: one tuning for the union of their GEMMs, as the database's
+  // entries are made); --layers replaces the preset's layers.
   const std::string preset = args.get("--model", "mlp");
-  if (preset != "mlp" && preset != "cnn")
-    throw UsageError("--model must be mlp or cnn, got '" + preset + "' (other shapes: --layers)");
-  model.layers = args.get("--layers", preset == "cnn" ? kReferenceCnnLayers : "512,512");
+  if (preset != "mlp" && preset != "cnn" && preset != "mlp,cnn")
+    throw UsageError("--model must be mlp, cnn or mlp,cnn, got '" + preset + "' (other shapes: --layers)");
   const size_t features = size_t(args.get_int("--features", 784, 1, 1 << 24));
   const size_t classes = size_t(args.get_int("--classes", 10, 1, 1 << 24));
   const size_t batch = size_t(args.get_int("--batch", 128, 1, 1 << 20));
@@ -128,14 +126,23 @@ int run_tune(int argc, char** argv) {
   // so convolution layers fit; a flat input otherwise.
   const auto side = size_t(std::lround(std::sqrt(double(features))));
   const Shape input = side * side == features ? Shape{1, side, side} : Shape{features};
-  try {
-    options.shapes = model_gemm_shapes(Sequential(model_from_flags(model, input, classes)), batch);
-  } catch (const ValidationError& e) {
-    throw UsageError(e.what());  // names the flag
+  options.shapes.clear();
+  for (const char* name : {"mlp", "cnn"}) {
+    if (preset.find(name) == std::string::npos) continue;
+    ModelFlags model;
+    model.layers = args.get("--layers", std::string(name) == "cnn" ? kReferenceCnnLayers : "512,512");
+    try {
+      for (GemmShape s : model_gemm_shapes(Sequential(model_from_flags(model, input, classes)), batch)) {
+        if (preset.size() > 3) s.label = std::string(name) + " " + s.label;
+        options.shapes.push_back(s);
+      }
+    } catch (const ValidationError& e) {
+      throw UsageError(e.what());  // names the flag
+    }
   }
   if (args.has("--shapes")) options.shapes = parse_shapes(args.get("--shapes"));  // the train command's model
   options.quick = args.has("--quick");
-  const double minutes = args.get_double("--minutes", preset == "cnn" ? 16 : 8, 0.1, 24 * 60);
+  const double minutes = args.get_double("--minutes", preset == "mlp" ? 8 : 16, 0.1, 24 * 60);
   options.direct_seconds = options.quick ? 70 : 60 * minutes * 0.5;
   options.indirect_seconds = options.quick ? 25 : 60 * minutes * 0.35;
   const DeviceInfo device = select_device_or_usage_error(args);

@@ -121,19 +121,20 @@ SearchResult search_kernel(Runtime& rt, const std::string& kernel, double second
   SearchResult best;
   best.seconds = std::numeric_limits<double>::infinity();
   std::set<std::map<std::string, size_t>> tried;
+  std::map<std::map<std::string, size_t>, double> timed;  // every set that ran, and its time
   std::string last_error;
-  // One round: measure `list`, report each, keep the fastest exact set; true when it improved.
+  // One round: measure `list`, report each, keep the fastest exact set.
   auto round = [&](const std::vector<TuningCandidate>& list, const char* what) {
     for (const auto& c : list) tried.insert(c.params);
-    bool improved = false;
     size_t done = 0;
     measure(list, best.seconds, seconds - since(start), [&](const CandidateResult& r) {
       if (r.index >= list.size()) return;
       ++done;
       best.measured += r.seconds > 0;
+      if (r.seconds > 0 && (r.exact || r.error.empty())) timed[list[r.index].params] = r.seconds;
       std::string verdict = r.seconds > 0 ? fmt::format("{:8.3f} ms", r.seconds * 1e3) : "  failed  ";
       if (r.exact && r.seconds < best.seconds) {
-        best.params = list[r.index].params, best.seconds = r.seconds, improved = true;
+        best.params = list[r.index].params, best.seconds = r.seconds;
         verdict += "  exact, fastest so far";
       } else if (!r.error.empty()) {
         verdict += "  refused: " + r.error;
@@ -146,22 +147,32 @@ SearchResult search_kernel(Runtime& rt, const std::string& kernel, double second
       say(fmt::format("      {} of {} {} sets not measured: the stage's {:.0f} s are spent{}",
                       list.size() - done, list.size(), what, seconds,
                       o.stop && *o.stop ? " or it was stopped" : ""));
-    return improved;
   };
   const auto shortlist = tuning_shortlist(rt, kernel);
   say(fmt::format(
       "      shortlist: {} known-good {} sets (CLBlast's current first, then anycl's tuning database)",
       shortlist.size(), kernel));
   round(shortlist, "shortlist");
+  // The search expands the fastest set not expanded yet (the best first; when its neighbours hold
+  // nothing faster, the runner-ups within 25 % of the best), so a stage does not stop at the first
+  // local optimum while it has time left.
   const ParameterSpace* space = space_of(kernel);
-  while (!o.quick && best.measured && !best.params.empty() && since(start) < seconds &&
-         !(o.stop && *o.stop)) {
+  std::set<std::map<std::string, size_t>> expanded;
+  while (!o.quick && since(start) < seconds && !(o.stop && *o.stop)) {
+    const std::map<std::string, size_t>* from = nullptr;
+    double from_seconds = 0;
+    for (const auto& [params, t] : timed)
+      if (!expanded.count(params) && t <= 1.25 * best.seconds && (!from || t < from_seconds))
+        from = &params, from_seconds = t;
+    if (!from) break;
+    expanded.insert(*from);
     std::vector<TuningCandidate> next;
-    for (auto& p : neighbours(*space, best.params, rt.info()))
+    for (auto& p : neighbours(*space, *from, rt.info()))
       if (!tried.count(p)) next.push_back({kernel, std::move(p)});
-    if (next.empty()) break;
-    say(fmt::format("      {} neighbours of the best set ({:.3f} ms)", next.size(), best.seconds * 1e3));
-    if (!round(next, "neighbour")) break;
+    if (next.empty()) continue;
+    say(fmt::format("      {} neighbours of a set at {:.3f} ms (best {:.3f} ms)", next.size(),
+                    from_seconds * 1e3, best.seconds * 1e3));
+    round(next, "neighbour");
   }
   if (best.params.empty())
     throw Error(fmt::format("no {} parameter set computed exact results on {} ({}) — CLBlast's defaults stay",
