@@ -1,16 +1,22 @@
 // The tuning search: parameter neighbours and the shortlist, candidates timed and checked in this
 // process, a quick tune_gemm, and the CLI's candidates in child processes: first-use tuning in
-// `anycl train`, and a candidate that crashes its child costing only that candidate.
+// `anycl train`, a candidate that crashes its child costing only that candidate, and Ctrl-C keeping
+// the best set found so far.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <anycl/blas/tuning.hpp>
 #include <anycl/error.hpp>
 
 #include <algorithm>
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <thread>
 
+#include "background.hpp"
 #include "blas/clblast_params.hpp"
 #include "blas/tuning/parameter_space.hpp"
 #include "data_files.hpp"
@@ -41,6 +47,11 @@ size_t steps_apart(const anycl::detail::ParameterSpace& space, const anycl::deta
     ++moved;
   }
   return moved;
+}
+
+std::string slurp_file(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 const std::vector<anycl::GemmShape> kSmall = {{"fwd 1", false, false, 32, 48, 40},
@@ -183,4 +194,39 @@ TEST_CASE("anycl tune --quick: a candidate that crashes its child process costs 
   CHECK_MESSAGE(r.output.find("refused: the driver crashed on it (killed by SIGABRT)") != std::string::npos,
                 r.output);
   CHECK(r.output.find("tuned in ") != std::string::npos);
+}
+
+TEST_CASE("Ctrl-C during anycl tune keeps the best exact set found so far, and the next run continues") {
+  anycl::test::TempDir dir;
+  const std::string shapes = "'NN48x40x56/fwd 1;TN56x40x48/dW 1'";
+  const std::string cli =
+      fmt::format("ANYCL_CACHE_DIR={} ANYCL_TUNING_DATABASE=on {}", dir.path(), anycl::test::anycl_cli());
+  const std::string log = dir.file("log.txt");
+  anycl::test::Background run("env " + cli + " tune --minutes 30 --shapes " + shapes, log);  // env: exec'd
+  bool found = false;  // bounded wait for the first exact set; no pass or fail depends on the time
+  for (int i = 0; i < 600 && !found; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    found = slurp_file(log).find("exact, fastest so far") != std::string::npos;
+  }
+  REQUIRE_MESSAGE(found, slurp_file(log));
+  run.signal(SIGINT);
+  CHECK(run.wait() == 130);
+  CHECK_MESSAGE(
+      slurp_file(log).find("interrupted; the finished stages and the best set found so far are stored") !=
+          std::string::npos,
+      slurp_file(log));
+  const auto name = std::filesystem::path(anycl::tuning_file_path(anycl::test::runtime().info())).filename();
+  const std::string path = (std::filesystem::path(dir.path()) / name).string();
+  const auto kept = anycl::load_tuning(path);
+  REQUIRE(kept);
+  CHECK(kept->kernels.count("XgemmDirect") == 1);
+  CHECK(!anycl::tuning_complete(*kept));
+  const auto again = anycl::test::run_command(cli + " tune --minutes 0.2 --shapes " + shapes + " 2>&1");
+  REQUIRE_MESSAGE(again.exit_code == 0, again.output);
+  CHECK(again.output.find("continuing the interrupted tuning") != std::string::npos);
+  CHECK(again.output.find("[1/3] XgemmDirect: kept from the earlier run") != std::string::npos);
+  const auto done = anycl::load_tuning(path);
+  REQUIRE(done);
+  CHECK(anycl::tuning_complete(*done));
+  CHECK(done->kernels.at("XgemmDirect") == kept->kernels.at("XgemmDirect"));
 }

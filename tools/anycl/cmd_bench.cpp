@@ -14,6 +14,7 @@
 #include "anycl/data/dataset.hpp"
 #include "anycl/error.hpp"
 #include "anycl/nn/model_from_flags.hpp"
+#include "anycl/nn/sequential.hpp"
 #include "anycl/train/trainer.hpp"
 #include "anycl/util/atomic_file.hpp"
 #include "args.hpp"
@@ -35,7 +36,8 @@ namespace {
 constexpr const char* kUsage =
     "usage: anycl bench [gemm|bandwidth|latency|mlp|cnn|startup|all] [flags]\n"
     "  Measures the selected device (median of repeats, warm-up excluded) beside host OpenBLAS.\n"
-    "  gemm       SGEMM GFLOP/s at the reference model's shapes and square sizes, device and host\n"
+    "  gemm       SGEMM GFLOP/s at the reference model's shapes (--model mlp|cnn) and square sizes,\n"
+    "             device and host\n"
     "  bandwidth  on-device copy and triad GB/s; host↔device GB/s, pageable and pinned\n"
     "  latency    empty-kernel round trip, enqueue rate, blocking-read round trip\n"
     "  mlp        reference-model training samples/s on the device (Trainer) and on the host\n"
@@ -78,6 +80,7 @@ struct Settings {
   size_t limit = 12800;
   std::string blas_note;
   bool breakdown = false;               // mlp, cnn: profile the steps (--breakdown, --profile)
+  std::string gemm_model = "mlp";       // gemm: whose GEMM shapes (--model)
   std::string profile_path;             // mlp: where the trace goes (--profile)
   std::vector<Table>* extra = nullptr;  // tables a bench adds after its own (the breakdown)
 };
@@ -116,7 +119,11 @@ Table bench_gemm(Runtime& rt, const Settings& s) {
   t.name = "gemm";
   t.title = "SGEMM GFLOP/s: CLBlast on the device vs host CBLAS, same shapes, same run";
   t.columns = {"shape", "op", "m", "n", "k", "device GFLOP/s", "host GFLOP/s", "device/host", "% of peak"};
-  std::vector<GemmShape> shapes = reference_model_gemm_shapes();
+  ModelFlags flags;
+  flags.layers = s.gemm_model == "cnn" ? kReferenceCnnLayers : "512,512";
+  std::vector<GemmShape> shapes =
+      model_gemm_shapes(Sequential(model_from_flags(flags, Shape{1, 28, 28}, 10)));
+  const size_t model_shapes = shapes.size();
   for (size_t n : s.sizes) shapes.push_back({fmt::format("{}³", n), false, false, n, n, n});
   double model_dev = 0, model_host = 0;
   for (const auto& sh : shapes) {
@@ -171,9 +178,9 @@ Table bench_gemm(Runtime& rt, const Settings& s) {
   }
   if (model_host > 0)
     t.notes.push_back(fmt::format(
-        "the model's 8 GEMMs of one step{}: device {:.2f} ms, host {:.2f} ms → device/host {:.2f}",
-        rt.transposed_dx() ? " (dx as trained: Wᵀ copy + NN)" : "", model_dev * 1e3, model_host * 1e3,
-        model_host / model_dev));
+        "the {} model's {} GEMMs of one step{}: device {:.2f} ms, host {:.2f} ms → device/host {:.2f}",
+        s.gemm_model, model_shapes, rt.transposed_dx() ? " (dense dx as trained: Wᵀ copy + NN)" : "",
+        model_dev * 1e3, model_host * 1e3, model_host / model_dev));
   t.notes.push_back("host: " + s.blas_note);
   t.notes.push_back(rt.stats().tuning_file.empty()
                         ? "CLBlast: default parameters (no `anycl tune` file for this device)"
@@ -458,10 +465,10 @@ std::vector<size_t> parse_sizes(const std::string& text) {
 }  // namespace
 
 int run_bench(int argc, char** argv) {
-  const Args args(
-      argc, argv, 2,
-      {"--device", "--repeats", "--sizes", "--peak-gflops", "--data", "--limit", "--devices", "--profile"},
-      {"--json", "--help", "--distributed", "--breakdown"});
+  const Args args(argc, argv, 2,
+                  {"--device", "--repeats", "--sizes", "--peak-gflops", "--data", "--limit", "--devices",
+                   "--profile", "--model"},
+                  {"--json", "--help", "--distributed", "--breakdown"});
   if (args.has("--help")) return fmt::print("{}", kUsage), 0;
   std::string which = args.positional().empty() ? "all" : args.positional().front();
   if (args.positional().size() > 1) throw UsageError("unexpected argument '" + args.positional()[1] + "'");
@@ -472,6 +479,11 @@ int run_bench(int argc, char** argv) {
   Settings s;
   s.repeats = int(args.get_int("--repeats", which == "mlp" || which == "cnn" ? 3 : 5, 1, 1000));
   s.peak_gflops = args.get_double("--peak-gflops", 0, 0, 1e9);
+  s.gemm_model = args.get("--model", "mlp");
+  if (s.gemm_model != "mlp" && s.gemm_model != "cnn") throw UsageError("--model must be mlp or cnn");
+  if (args.has("--model") && which != "gemm")
+    throw UsageError(
+        "--model picks the shapes of `anycl bench gemm`; `bench mlp` and `bench cnn` name their model");
   s.data_dir = args.get("--data");
   s.limit = size_t(args.get_int("--limit", which == "cnn" ? 1280 : 12800, 128, 1ll << 40));
   s.profile_path = args.get("--profile");

@@ -20,6 +20,7 @@
 #include "args.hpp"
 #include "child_process.hpp"
 #include "util/platform.hpp"
+#include "util/process.hpp"
 
 namespace anycl::cli {
 namespace {
@@ -144,13 +145,15 @@ CandidateMeasurer child_measurer(const DeviceInfo& device, const std::vector<Gem
       const std::string in = dir.file("candidates.txt"), out = dir.file("results.txt");
       write_batch(in, batch);
       std::remove(out.c_str());
-      ProcessSpec child;
-      child.args = {this_executable(), "tune", "--device",  std::to_string(device.index),
-                    "--measure",       in,     "--results", out};
+      ProcessSpec spec;
+      spec.args = {this_executable(), "tune", "--device",  std::to_string(device.index),
+                   "--measure",       in,     "--results", out};
+      detail::platform::BackgroundProcess child(spec, dir.file("worker.log"));
       ChildExit exit;
       std::atomic<bool> done{false};
-      std::thread runner([&] {
-        exit = run_passthrough(child);
+      std::thread waiter([&] {
+        const auto e = child.wait();
+        exit.code = e.code, exit.signal = e.signal;
         done = true;
       });
       std::streamoff offset = 0;
@@ -175,14 +178,20 @@ CandidateMeasurer child_measurer(const DeviceInfo& device, const std::vector<Gem
           }
         }
       };
+      bool asked_to_stop = false;
       while (!done) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         take();
+        if (stop && *stop && !asked_to_stop) child.stop(SIGINT), asked_to_stop = true;  // not only a Ctrl-C
       }
-      runner.join();
+      waiter.join();
       take();
       if (exit.ok() || exit.signal == SIGINT || exit.signal == SIGTERM) break;
-      if (started < 0) break;  // it failed before any candidate: nothing to blame, nothing to retry
+      if (started < 0)  // it failed before any candidate: nothing to blame, nothing to retry
+        throw Error(
+            fmt::format("the tuning child process on {} failed ({}) before its first candidate: {}",
+                        device.name, exit.describe(),
+                        one_line(read_text_file_bounded(dir.file("worker.log"), kMaxTextFileBytes, "log"))));
       CandidateResult crashed;
       crashed.index = size_t(started);
       crashed.error = fmt::format("the driver crashed on it ({})", exit.describe());
