@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <vector>
 
 #include "blas/clblast_params.hpp"
 #include "helpers.hpp"
@@ -125,4 +126,47 @@ TEST_CASE("a device without a tuning file gets its database entry after the exac
     CHECK(rt.stats().tuning_file.empty());
   }
   anycl::apply_tuning(shared, before);
+}
+
+TEST_CASE("a model with large GEMMs gets its database entry's large sets, an MLP the entry's own") {
+  ScopedEnv on("ANYCL_TUNING_DATABASE", "on");
+  const std::vector<anycl::GemmShape> mlp = anycl::reference_model_gemm_shapes(),
+                                      cnn = {{"fwd 2", false, false, 73728, 64, 288}};
+  const auto device = fake("Portable Computing Language", "pthread-skylake-avx512-X");
+  const auto small = anycl::database_tuning(device, nullptr, nullptr, &mlp);
+  const auto large = anycl::database_tuning(device, nullptr, nullptr, &cnn);
+  REQUIRE(small);
+  REQUIRE(large);
+  CHECK(small->kernels == anycl::database_tuning(device)->kernels);  // no shapes: the entry's own sets
+  CHECK(large->kernels.at("GemmRoutine") != small->kernels.at("GemmRoutine"));
+  CHECK(large->kernels.at("XgemmDirect") != small->kernels.at("XgemmDirect"));
+  CHECK(large->kernels.at("anyclDense") == small->kernels.at("anyclDense"));  // not replaced: kept
+
+  // On the test device: a runtime on the database switches sets with the model, and back.
+  const anycl::DeviceInfo here = anycl::test::runtime().info();
+  if (!anycl::database_tuning(here))
+    ANYCL_SKIP_TEST(Missing::capability, "no tuning database entry matches " + here.name);
+  anycl::test::TempDir dir;
+  ScopedEnv cache("ANYCL_CACHE_DIR", dir.path());
+  // CLBlast's parameters before any runtime here applied the database (the shared runtime's), restored after.
+  const anycl::GemmTuning before =
+      clblast_now(anycl::test::runtime(), *anycl::database_tuning(here, nullptr, nullptr, &cnn));
+  anycl::Runtime rt(here);
+  auto routine = [&] {
+    std::map<std::string, size_t> p;
+    REQUIRE(anycl::detail::clblast_params::retrieve(here.id, "GemmRoutine", p) ==
+            clblast::StatusCode::kSuccess);
+    return p;
+  };
+  anycl::apply_model_tuning(rt, cnn);
+  CHECK(routine() == anycl::database_tuning(here, nullptr, nullptr, &cnn)->kernels.at("GemmRoutine"));
+  anycl::apply_model_tuning(rt, mlp);
+  CHECK(routine() == anycl::database_tuning(here)->kernels.at("GemmRoutine"));
+  {
+    ScopedEnv off("ANYCL_TUNING", "off");
+    anycl::Runtime plain(here);  // no database tuning applied: apply_model_tuning leaves CLBlast alone
+    anycl::apply_model_tuning(plain, cnn);
+    CHECK(routine() == anycl::database_tuning(here)->kernels.at("GemmRoutine"));
+  }
+  anycl::apply_tuning(anycl::test::runtime(), before);
 }

@@ -108,6 +108,9 @@ Trainer::Trainer(const std::vector<Runtime*>& runtimes, const ModelSpec& spec,
   for (double& b : bounds_) b /= total;
   for (Runtime* rt : runtimes)
     replicas_.push_back(std::make_unique<Replica>(*rt, spec, optimizer, options_.batch, options_.seed));
+  // The tuning database's sets for this model's GEMMs (a CNN's differ from an MLP's), before any compiles.
+  const std::vector<GemmShape> shapes = model_gemm_shapes(model(), options_.batch / runtimes.size());
+  for (Runtime* rt : runtimes) apply_model_tuning(*rt, shapes);
 }
 
 Trainer::~Trainer() {

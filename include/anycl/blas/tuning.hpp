@@ -109,10 +109,21 @@ std::string tuning_file_path(const DeviceInfo& device);
 /// The entry of the tuning database shipped with anycl (tuning/*.txt, compiled in) that matches
 /// `device` most specifically (platform, device and driver name parts); nothing when none does.
 /// `entry` receives its file name, `generic` whether it is a platform-wide fallback (first-use
-/// tuning still runs on such a device). A Runtime applies it when the device has no tuning file.
+/// tuning still runs on such a device). With a model's `shapes` whose largest GEMM reaches
+/// kLargeGemm multiply-adds, the entry's `large` sets replace its own (a convolutional network's
+/// tall GEMMs want other parameters than an MLP's). A Runtime applies the entry when the device has
+/// no tuning file; a Trainer then switches to the sets for its model (apply_model_tuning).
 /// ANYCL_TUNING_DATABASE=off (or 0) turns the database off: nothing matches.
 std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string* entry = nullptr,
-                                          bool* generic = nullptr);
+                                          bool* generic = nullptr,
+                                          const std::vector<GemmShape>* shapes = nullptr);
+/// m·n·k from which a model's GEMMs count as large for the tuning database (2^28: the reference CNN's
+/// convolutions, not the reference MLP's layers).
+inline constexpr size_t kLargeGemm = size_t(1) << 28;
+/// When `rt` runs the tuning database's entry (its device has no tuning file of its own), applies
+/// that entry's sets for a model with these GEMM `shapes`, after the exact check, if CLBlast does
+/// not already hold them; otherwise changes nothing. Trainer calls it for every replica.
+void apply_model_tuning(Runtime& rt, const std::vector<GemmShape>& shapes);
 /// Every parameter set of `kernel` in the tuning database, whatever device it matches: the
 /// entries' own sets first, then their `candidate` lines (first-use tuning's shortlist).
 std::vector<std::map<std::string, size_t>> database_parameter_sets(const std::string& kernel);

@@ -10,11 +10,15 @@
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
 #include "anycl/runtime.hpp"
+#include "blas/clblast_params.hpp"
 #include "blas/tuning/tuning_check.hpp"
+#include "disk_cache.hpp"
 #include "util/platform.hpp"
 
 namespace anycl::detail {
 namespace {
+
+constexpr const char* kFromDatabase = "anycl's tuning database, ";
 
 // No `anycl tune` file: the shipped database's entry for this device class, after the exact GEMM
 // check (once per device, driver and entry: the verdict is cached). A refused entry costs nothing
@@ -32,8 +36,8 @@ std::string apply_database_tuning(Runtime& rt, const DiskCache* cache,
   if (!tuning) return "";
   try {
     apply_checked_tuning(rt, *tuning, cache);
-    log("CLBlast tuning applied from anycl's tuning database, " + entry);
-    return "anycl's tuning database, " + entry;
+    log("CLBlast tuning applied from " + std::string(kFromDatabase) + entry);
+    return kFromDatabase + entry;
   } catch (const Error& e) {
     log(fmt::format("tuning database entry {} not used on {}: {}", entry, rt.info().name, e.what()));
   }
@@ -77,3 +81,32 @@ bool install_stored_tuning_hook() {
 }
 
 }  // namespace anycl::detail
+
+namespace anycl {
+
+void apply_model_tuning(Runtime& rt, const std::vector<GemmShape>& shapes) {
+  if (rt.stats().tuning_file.rfind(detail::kFromDatabase, 0) != 0) return;  // a file of its own, or nothing
+  const auto tuning = database_tuning(rt.info(), nullptr, nullptr, &shapes);
+  if (!tuning) return;
+  bool held = true;  // does CLBlast hold these sets already (the usual case: nothing to do)?
+  for (const auto& [kernel, params] : tuning->kernels) {
+    if (kernel == "anyclDense") {
+      held = held && rt.transposed_dx() == (params.count("TRANSPOSED_DX") && params.at("TRANSPOSED_DX") == 1);
+      continue;
+    }
+    std::map<std::string, size_t> now;
+    held = held &&
+           detail::clblast_params::retrieve(rt.info().id, kernel, now) == clblast::StatusCode::kSuccess &&
+           now == params;
+  }
+  if (held) return;
+  const std::string dir = detail::DiskCache::default_dir();
+  const detail::DiskCache cache(dir);
+  try {
+    detail::apply_checked_tuning(rt, *tuning, dir.empty() ? nullptr : &cache);
+  } catch (const ValidationError&) {
+    // Refused (wrong results): the entry's own sets stay, as the start-up check left them.
+  }
+}
+
+}  // namespace anycl

@@ -59,6 +59,7 @@ struct Entry {
   std::string match;
   GemmTuning tuning;
   std::vector<std::pair<std::string, std::map<std::string, size_t>>> candidates;  // kernel, set
+  GemmTuning large;  // `large kernel …`: replaces those kernels for models with large GEMMs
   bool generic = false;
 };
 
@@ -98,12 +99,14 @@ Entry parse_entry(const std::string& name, const std::string& text) {
       std::getline(words >> std::ws, e.tuning.device);
     } else if (tag == "kernel" && (words >> kernel)) {
       e.tuning.kernels[kernel] = parameters(words, kernel, fail);
+    } else if (tag == "large" && (words >> tag) && tag == "kernel" && (words >> kernel)) {
+      e.large.kernels[kernel] = parameters(words, kernel, fail);
     } else if (tag == "candidate" && (words >> kernel)) {
       e.candidates.emplace_back(kernel, parameters(words, kernel, fail));
     } else if (tag == "generic") {
       e.generic = true;
     } else {
-      throw fail(fmt::format("unexpected line '{}'", line));
+      throw fail(fmt::format("unexpected line '{}'", line));  // a `large` line must name a kernel too
     }
   }
   if (e.match.empty()) throw fail("no match line");
@@ -122,9 +125,13 @@ bool database_off() {
 
 }  // namespace
 
-std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string* entry, bool* generic) {
+std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string* entry, bool* generic,
+                                          const std::vector<GemmShape>* shapes) {
   if (generic) *generic = false;
   if (database_off()) return std::nullopt;
+  size_t largest = 0;
+  for (const GemmShape& s : shapes ? *shapes : std::vector<GemmShape>{})
+    largest = std::max(largest, s.m * s.n * s.k);
   std::optional<GemmTuning> best;
   size_t best_keys = 0;
   for (const auto& file : detail::embedded_tuning_database()) {
@@ -132,6 +139,8 @@ std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string*
     size_t keys = 0;
     if (matches(e.match, device, keys) && keys > best_keys) {  // the most specific match wins
       best = e.tuning, best_keys = keys;
+      if (largest >= kLargeGemm)
+        for (const auto& [kernel, params] : e.large.kernels) best->kernels[kernel] = params;
       if (entry) *entry = "tuning/" + file.name + ".txt";
       if (generic) *generic = e.generic;
     }
