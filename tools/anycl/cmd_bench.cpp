@@ -124,6 +124,7 @@ Table bench_gemm(Runtime& rt, const Settings& s) {
   std::vector<GemmShape> shapes =
       model_gemm_shapes(Sequential(model_from_flags(flags, Shape{1, 28, 28}, 10)));
   const size_t model_shapes = shapes.size();
+  apply_model_tuning(rt, shapes);  // the database's sets for this model, as its Trainer would use
   for (size_t n : s.sizes) shapes.push_back({fmt::format("{}³", n), false, false, n, n, n});
   double model_dev = 0, model_host = 0;
   for (const auto& sh : shapes) {
