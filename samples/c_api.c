@@ -20,7 +20,7 @@ static int ok(anycl_status status, const char* what) {
 /* Called at each epoch end; returning non-zero would stop training after the current step. */
 static int print_epoch(const anycl_epoch* e, void* user) {
   (void)user;
-  printf("epoch %zu: loss %.4f, accuracy %.3f, validation accuracy %.3f\n", e->epoch, e->loss, e->accuracy,
+  printf("epoch %u: loss %.4f, accuracy %.3f, validation accuracy %.3f\n", (unsigned)e->epoch, e->loss, e->accuracy,
          e->val_accuracy);
   return 0;
 }
