@@ -108,6 +108,8 @@ ANYCL_C_API void anycl_model_destroy(anycl_model* model);
 /** Values per input sample and per output row (classes, or regression outputs). */
 ANYCL_C_API anycl_status anycl_model_input_size(const anycl_model* model, size_t* features);
 ANYCL_C_API anycl_status anycl_model_output_size(const anycl_model* model, size_t* outputs);
+/** The model's loss name, "softmax_cross_entropy" or "mse" (same buffer rules as anycl_devices_json). */
+ANYCL_C_API anycl_status anycl_model_loss(const anycl_model* model, char* buffer, size_t capacity, size_t* length);
 /** Whether the model holds weights (trained or loaded): 1 or 0. */
 ANYCL_C_API anycl_status anycl_model_has_weights(const anycl_model* model, int* has_weights);
 /** The Keras-style summary table (same buffer rules as anycl_devices_json). */

@@ -126,6 +126,13 @@ anycl_status anycl_model_output_size(const anycl_model* model, size_t* outputs) 
   });
 }
 
+anycl_status anycl_model_loss(const anycl_model* model, char* buffer, size_t capacity, size_t* length) {
+  return guarded([&] {
+    require(model, "anycl_model_loss", "model");
+    copy_text(model->saved.spec.loss, buffer, capacity, length, "anycl_model_loss");
+  });
+}
+
 anycl_status anycl_model_has_weights(const anycl_model* model, int* has_weights) {
   return guarded([&] {
     require(model, "anycl_model_has_weights", "model");
