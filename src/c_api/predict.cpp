@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "anycl/error.hpp"
 #include "anycl/train/evaluator.hpp"
@@ -34,6 +35,8 @@ anycl_status anycl_predict(anycl_model* model, anycl_runtime* runtime, const flo
       throw anycl::ValidationError(fmt::format(
           "anycl_predict: out holds {} floats, {} samples × {} outputs need {} — pass a larger buffer",
           out_capacity, count, k, count * k));
+    if (count > std::numeric_limits<size_t>::max() / d)
+      throw anycl::ValidationError(fmt::format("anycl_predict: {} samples × {} features overflow", count, d));
     std::vector<float> inputs(x, x + count * d);
     anycl::detail::check_finite(call, "x", inputs);
     const std::vector<float> y = anycl::predict(built, inputs);
