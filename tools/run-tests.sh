@@ -2,6 +2,7 @@
 # Sets up (tools/setup.sh) and runs every test through CTest on each OpenCL implementation CI
 # covers: PoCL, then Intel's CPU runtime (installed under build/ by install-intel-opencl.sh).
 # ANYCL_DEVICE=pocl (or intel) runs one pass only. Under CI=true a missing implementation fails.
+# Then the Python package once as a user installs it (pip install . into a fresh venv; on PoCL).
 # The Oclgrind checks (label oclgrind) have their own script, run-oclgrind.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,3 +29,8 @@ for device in ${passes[@]}; do
   fi
   echo "run-tests: ANYCL_DEVICE=$device passed in $((SECONDS - start)) s" >&2
 done
+if [[ " ${passes[*]} " == *" pocl "* ]]; then
+  start=$SECONDS
+  ANYCL_DEVICE=pocl bash ../tools/check-python-package.sh
+  echo "run-tests: the pip-installed Python package passed in $((SECONDS - start)) s" >&2
+fi

@@ -28,9 +28,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # onnxruntime (PyPI) for the ONNX export test, in a venv of its own (Debian's Python is externally managed).
-if ! build/onnx-venv/bin/python3 -c 'import onnxruntime, onnx, numpy' 2>/dev/null; then
+if ! build/onnx-venv/bin/python3 -c "import onnxruntime, onnx, numpy, pytest" 2>/dev/null; then
   log=$(mktemp)
-  if ! { /usr/bin/python3 -m venv build/onnx-venv && build/onnx-venv/bin/pip install -q onnxruntime onnx numpy; } \
+  if ! { /usr/bin/python3 -m venv build/onnx-venv && build/onnx-venv/bin/pip install -q onnxruntime onnx numpy pytest; } \
       >"$log" 2>&1; then
     cat "$log" >&2
     echo "setup: could not install onnxruntime into build/onnx-venv (above); the ONNX test will be skipped" >&2

@@ -44,6 +44,9 @@ DeviceInfo select_device(const std::string& spec);
 /// The spec to use when the caller gives none: $ANYCL_DEVICE, or "" for the best device.
 std::string device_spec_from_env();
 
+/// Every device as the JSON array `anycl devices --json` prints; `selected` is the index marked selected.
+std::string devices_json(const std::vector<DeviceInfo>& devices, size_t selected);
+
 /// One line per device, as used in error messages and `anycl devices`.
 std::string describe_devices(const std::vector<DeviceInfo>& devices);
 

@@ -6,32 +6,11 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
-#include "json.hpp"
 
 namespace anycl::cli {
 namespace {
 
 const char* yes_no(bool b) { return b ? "yes" : "no"; }
-
-void print_json(const std::vector<DeviceInfo>& devices, size_t selected) {
-  fmt::print("[\n");
-  for (const auto& d : devices) {
-    fmt::print(
-        "  {{\"index\": {}, \"platform_index\": {}, \"device_index\": {}, \"selected\": {}, "
-        "\"platform_name\": {}, "
-        "\"platform_version\": {}, \"name\": {}, \"vendor\": {}, \"vendor_id\": {}, \"type\": \"{}\", "
-        "\"driver_version\": {}, \"opencl_c_version\": {}, \"compute_units\": {}, \"max_clock_mhz\": {}, "
-        "\"global_mem_bytes\": {}, \"local_mem_bytes\": {}, \"max_alloc_bytes\": {}, "
-        "\"max_work_group_size\": {}, "
-        "\"preferred_float_vector_width\": {}, \"fp16\": {}, \"fp64\": {}, \"unified_memory\": {}}}{}\n",
-        d.index, d.platform_index, d.device_index, d.index == selected, json_string(d.platform_name),
-        json_string(d.platform_version), json_string(d.name), json_string(d.vendor), d.vendor_id,
-        to_string(d.type), json_string(d.driver_version), json_string(d.opencl_c_version), d.compute_units,
-        d.max_clock_mhz, d.global_mem_bytes, d.local_mem_bytes, d.max_alloc_bytes, d.max_work_group_size,
-        d.preferred_float_vector_width, d.fp16, d.fp64, d.unified_memory, &d == &devices.back() ? "" : ",");
-  }
-  fmt::print("]\n");
-}
 
 void print_table(const std::vector<DeviceInfo>& devices, size_t selected) {
   for (const auto& d : devices) {
@@ -67,7 +46,7 @@ int run_devices(int argc, char** argv) {
   const std::vector<DeviceInfo> devices = list_devices();
   const DeviceInfo selected = select_device_or_usage_error(args);
   if (args.has("--json"))
-    print_json(devices, selected.index);
+    fmt::print("{}", devices_json(devices, selected.index));
   else
     print_table(devices, selected.index);
 

@@ -1,39 +1,10 @@
-// Minimal JSON string escaping for the command's --json outputs (we only write JSON).
+// JSON string escaping for the command's --json outputs: the library's helper (src/util/json_string.hpp).
 #pragma once
 
-#include <string>
+#include "util/json_string.hpp"
 
 namespace anycl::cli {
 
-/// `text` as a quoted JSON string.
-inline std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          static const char* hex = "0123456789abcdef";
-          out += "\\u00";
-          out += hex[c >> 4];
-          out += hex[c & 15];
-        } else {
-          out += char(c);
-        }
-    }
-  }
-  return out + "\"";
-}
+using anycl::detail::json_string;
 
 }  // namespace anycl::cli

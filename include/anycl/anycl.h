@@ -1,0 +1,205 @@
+/* anycl's C API: the one stable boundary of the shared library, for C and for every language that
+ * binds to C (Python's ctypes, C#, Swift, Rust, Java). Plain C11, compiles as C and as C++; no
+ * Boost, OpenCL or C++ type appears here and no C++ exception crosses it (docs/c-api.md).
+ *
+ *   if (anycl_check_version(ANYCL_API_VERSION) != ANYCL_OK) fail(anycl_last_error());
+ *   anycl_runtime* rt; anycl_runtime_create("", &rt);
+ *   ...
+ *   anycl_runtime_destroy(rt);
+ *
+ * Rules: every call returns an anycl_status (ANYCL_OK = 0); on failure anycl_last_error() holds
+ * the calling thread's message. Handles are created and destroyed in pairs (destroy accepts NULL).
+ * Option structs carry their own size (set by the *_init function) so later versions can append
+ * fields without breaking callers built against this header. */
+#ifndef ANYCL_ANYCL_H
+#define ANYCL_ANYCL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ELF: the C API is exported while the library hides what is not public API. Windows (mingw-w64)
+ * exports every symbol of the DLL, so nothing is needed there. */
+#if defined(_WIN32)
+#define ANYCL_C_API
+#else
+#define ANYCL_C_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The API version this header describes: grows by one when functions or option fields are added
+ * (old callers keep working); a caller built against version N runs on a library of version >= N. */
+#define ANYCL_API_VERSION 1
+
+/** What every call returns. */
+typedef enum anycl_status {
+  ANYCL_OK = 0,
+  ANYCL_ERROR_INVALID_ARGUMENT = 1, /* bad argument, shape, option or label (anycl::ValidationError) */
+  ANYCL_ERROR_DEVICE = 2,           /* no OpenCL device, or a device spec matched none */
+  ANYCL_ERROR_OPENCL = 3,           /* an OpenCL or CLBlast call failed */
+  ANYCL_ERROR_BUILD = 4,            /* an OpenCL program failed to compile */
+  ANYCL_ERROR_DATA = 5,             /* a file is missing, malformed or inconsistent */
+  ANYCL_ERROR_NUMERICAL = 6,        /* training diverged (NaN or infinite loss or weights) */
+  ANYCL_ERROR_OUT_OF_MEMORY = 7,    /* host memory ran out */
+  ANYCL_ERROR_UNSUPPORTED = 8,      /* this build lacks the feature (e.g. ONNX export) */
+  ANYCL_ERROR_VERSION = 9,          /* the library is older than the header the caller was built with */
+  ANYCL_ERROR_BUFFER_TOO_SMALL = 10, /* a caller buffer is too small; the needed size is returned */
+  ANYCL_ERROR_INTERNAL = 11         /* any other failure */
+} anycl_status;
+
+/** Opaque handles. */
+typedef struct anycl_runtime anycl_runtime; /* one device: context, queue, compiled kernels */
+typedef struct anycl_model anycl_model;     /* architecture + weights (host copy; built on use) */
+typedef struct anycl_dataset anycl_dataset; /* features + labels or targets, copied from the caller */
+
+/* --- version, errors ------------------------------------------------------------------------- */
+
+/** The library's API version (ANYCL_API_VERSION it was built with). */
+ANYCL_C_API int anycl_api_version(void);
+/** The library's release, e.g. "0.1.0". Static storage. */
+ANYCL_C_API const char* anycl_version_string(void);
+/** ANYCL_OK when this library serves callers built against `header_api_version`
+ * (pass ANYCL_API_VERSION); ANYCL_ERROR_VERSION otherwise. Call it first. */
+ANYCL_C_API anycl_status anycl_check_version(int header_api_version);
+/** The calling thread's message for its last failed call ("" if none). Valid until the thread's
+ * next anycl call. */
+ANYCL_C_API const char* anycl_last_error(void);
+/** The symbolic name of a status, e.g. "ANYCL_ERROR_DATA". Static storage. */
+ANYCL_C_API const char* anycl_status_name(anycl_status status);
+
+/* --- devices and runtimes ---------------------------------------------------------------------- */
+
+/** Every OpenCL device as the JSON text of `anycl devices --json`. Writes at most `capacity`
+ * bytes (NUL included) into `buffer` and the text's length (without NUL) into `*length`; a NULL
+ * or too small buffer returns ANYCL_ERROR_BUFFER_TOO_SMALL with `*length` set (ask, then fetch). */
+ANYCL_C_API anycl_status anycl_devices_json(char* buffer, size_t capacity, size_t* length);
+
+/** A runtime on the device `device_spec` names (index, p:d, gpu, cpu, vendor or name part, as
+ * --device); NULL or "" means $ANYCL_DEVICE, else the best device. Compiles the kernels. */
+ANYCL_C_API anycl_status anycl_runtime_create(const char* device_spec, anycl_runtime** out);
+ANYCL_C_API void anycl_runtime_destroy(anycl_runtime* runtime);
+/** The runtime's device name (same buffer rules as anycl_devices_json). */
+ANYCL_C_API anycl_status anycl_runtime_device_name(const anycl_runtime* runtime, char* buffer, size_t capacity,
+                                                   size_t* length);
+
+/* --- models ------------------------------------------------------------------------------------ */
+
+/** A model described as on anycl's command line. Fill with anycl_model_options_init first. */
+typedef struct anycl_model_options {
+  size_t struct_size;     /* sizeof(anycl_model_options), set by anycl_model_options_init */
+  const char* layers;     /* --layers grammar: "512,512", "conv32x3,pool2,flatten,128", "none" */
+  const char* activation; /* hidden layers: relu (default), tanh, sigmoid, linear */
+  const char* init;       /* glorot_uniform (default) or he_uniform */
+  float dropout;          /* after each hidden Dense (default 0.2; 0: none) */
+  const char* loss;       /* softmax_cross_entropy (default) or mse */
+  size_t input_shape[3];  /* per sample: {features, 0, 0} or {channels, height, width} */
+  size_t outputs;         /* classes (cross-entropy) or target values (mse) */
+} anycl_model_options;
+
+/** Defaults: layers "512,512", relu, glorot_uniform, dropout 0.2, softmax_cross_entropy. */
+ANYCL_C_API void anycl_model_options_init(anycl_model_options* options);
+/** A new model from `options`; its weights are initialised from the seed when it is first trained. */
+ANYCL_C_API anycl_status anycl_model_create(const anycl_model_options* options, anycl_model** out);
+/** A model read from a model file (.anycl, `anycl train --save`), weights included. */
+ANYCL_C_API anycl_status anycl_model_load(const char* path, anycl_model** out);
+ANYCL_C_API void anycl_model_destroy(anycl_model* model);
+/** Values per input sample and per output row (classes, or regression outputs). */
+ANYCL_C_API anycl_status anycl_model_input_size(const anycl_model* model, size_t* features);
+ANYCL_C_API anycl_status anycl_model_output_size(const anycl_model* model, size_t* outputs);
+/** The model's loss name, "softmax_cross_entropy" or "mse" (same buffer rules as anycl_devices_json). */
+ANYCL_C_API anycl_status anycl_model_loss(const anycl_model* model, char* buffer, size_t capacity, size_t* length);
+/** Whether the model holds weights (trained or loaded): 1 or 0. */
+ANYCL_C_API anycl_status anycl_model_has_weights(const anycl_model* model, int* has_weights);
+/** The Keras-style summary table (same buffer rules as anycl_devices_json). */
+ANYCL_C_API anycl_status anycl_model_summary(const anycl_model* model, char* buffer, size_t capacity,
+                                             size_t* length);
+/** Writes the model file atomically (an existing file survives a failed write). Needs weights. */
+ANYCL_C_API anycl_status anycl_model_save(const anycl_model* model, const char* path);
+/** Writes the model as ONNX (opset 13; softmax output for classifiers). ANYCL_ERROR_UNSUPPORTED
+ * when the library was built without ONNX export. Needs weights. */
+ANYCL_C_API anycl_status anycl_model_export_onnx(const anycl_model* model, const char* path);
+
+/* --- data sets --------------------------------------------------------------------------------- */
+
+/** `count` samples of `features` floats (row-major, copied) with class indices in [0, classes). */
+ANYCL_C_API anycl_status anycl_dataset_create_classes(const float* x, size_t count, size_t features,
+                                                      const int32_t* labels, size_t classes,
+                                                      anycl_dataset** out);
+/** The same from bytes (images), scaled by 1/255 on the device as `anycl train` does. */
+ANYCL_C_API anycl_status anycl_dataset_create_classes_u8(const uint8_t* x, size_t count, size_t features,
+                                                         const int32_t* labels, size_t classes,
+                                                         anycl_dataset** out);
+/** `count` samples of `features` floats with `outputs` float targets each (regression). */
+ANYCL_C_API anycl_status anycl_dataset_create_targets(const float* x, size_t count, size_t features,
+                                                      const float* targets, size_t outputs,
+                                                      anycl_dataset** out);
+ANYCL_C_API void anycl_dataset_destroy(anycl_dataset* dataset);
+ANYCL_C_API anycl_status anycl_dataset_count(const anycl_dataset* dataset, size_t* count);
+
+/* --- training ---------------------------------------------------------------------------------- */
+
+/** A live view within an epoch, and one completed epoch's figures. */
+typedef struct anycl_progress {
+  size_t epoch, epochs, step, steps; /* 1-based epoch; steps done in it of `steps` */
+  double loss, accuracy, seconds;    /* running means over the epoch so far */
+} anycl_progress;
+
+typedef struct anycl_epoch {
+  size_t epoch; /* 1-based */
+  double loss, accuracy;
+  int has_validation; /* 1 when val_loss/val_accuracy hold figures */
+  double val_loss, val_accuracy;
+  double seconds;
+} anycl_epoch;
+
+/** Callbacks return 0 to go on, non-zero to stop after the current step (the model keeps the
+ * weights reached, and a checkpoint is written when a folder was given). */
+typedef int (*anycl_progress_callback)(const anycl_progress* progress, void* user);
+typedef int (*anycl_epoch_callback)(const anycl_epoch* epoch, void* user);
+
+typedef struct anycl_train_options {
+  size_t struct_size;           /* sizeof(anycl_train_options), set by anycl_train_options_init */
+  size_t epochs;                /* default 20 */
+  size_t batch;                 /* default 128 */
+  const char* optimizer;        /* sgd, momentum, nesterov, rmsprop (default), adam, adamw */
+  float lr;                     /* 0: the optimizer's default (0.001; 0.01 for the SGD family) */
+  uint64_t seed;                /* weights, dropout and shuffling (default 1) */
+  double validation_split;      /* hold out the last fraction of the training set, in [0, 1) */
+  const char* checkpoint_dir;   /* NULL or "": none; else a checkpoint each epoch end and on a stop */
+  double progress_interval_s;   /* > 0: call on_progress at most this often */
+  anycl_progress_callback on_progress;
+  anycl_epoch_callback on_epoch;
+  void* user; /* passed to both callbacks */
+} anycl_train_options;
+
+/** Defaults as `anycl train`: 20 epochs, batch 128, rmsprop, seed 1, no split, no callbacks. */
+ANYCL_C_API void anycl_train_options_init(anycl_train_options* options);
+
+/** Trains `model` on `train` on the runtime's device, evaluating on `validation` (may be NULL;
+ * used unless options->validation_split > 0) after each epoch. A model without weights starts
+ * from the seed's initialisation (bit-identical to `anycl train` with the same flags and seed);
+ * one with weights continues from them with a fresh optimizer. `history` (may be NULL) receives
+ * up to `history_capacity` epochs; `*epochs_done` (may be NULL) the epochs completed; `*stopped`
+ * (may be NULL) 1 when a callback stopped training. */
+ANYCL_C_API anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl_dataset* train,
+                                     const anycl_dataset* validation, const anycl_train_options* options,
+                                     anycl_epoch* history, size_t history_capacity, size_t* epochs_done,
+                                     int* stopped);
+
+/** Mean loss and accuracy (0 for regression) of the model on `data` (dropout off). */
+ANYCL_C_API anycl_status anycl_evaluate(anycl_model* model, anycl_runtime* runtime, const anycl_dataset* data,
+                                        double* loss, double* accuracy);
+
+/** The model's outputs for `count` samples x (count × input size floats): class probabilities
+ * (softmax) for a classifier, predicted values for regression, written to `out`, which must hold
+ * `out_capacity` >= count × output size floats. Non-finite inputs are rejected. */
+ANYCL_C_API anycl_status anycl_predict(anycl_model* model, anycl_runtime* runtime, const float* x, size_t count,
+                                       float* out, size_t out_capacity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ANYCL_ANYCL_H */

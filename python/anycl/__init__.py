@@ -1,0 +1,21 @@
+"""anycl for Python: a thin ctypes layer over anycl's C API (include/anycl/anycl.h).
+
+    import anycl, numpy as np
+    from anycl.layers import Dense, Dropout
+    model = anycl.Sequential([Dense(512), Dropout(0.2), Dense(10)], input_shape=(784,))
+    model.compile(optimizer="rmsprop")
+    history = model.fit(x_train, y_train, epochs=5, batch_size=128, validation_split=0.1)
+    probabilities = model.predict(x_test)
+"""
+
+from . import datasets, layers
+from ._lib import API_VERSION, lib as _lib
+from .errors import (BuildError, DataError, DeviceError, DTypeError, Error, InvalidArgumentError, NumericalError,
+                     OpenCLError, ShapeError, UnsupportedError, VersionError)
+from .model import Callback, History, Runtime, Sequential, devices, load_model
+
+__version__ = _lib.anycl_version_string().decode()
+
+__all__ = ["API_VERSION", "BuildError", "Callback", "DataError", "DeviceError", "DTypeError", "Error", "History",
+           "InvalidArgumentError", "NumericalError", "datasets", "OpenCLError", "Runtime", "Sequential", "ShapeError",
+           "UnsupportedError", "VersionError", "devices", "layers", "load_model"]

@@ -1,0 +1,64 @@
+"""Layers as objects, for a Keras-shaped model: each stands for one token of anycl's `--layers`
+grammar (docs/model-format.md), so a model of objects and one of the string are the same model."""
+
+from . import errors
+
+
+class Layer:
+    token = None  # the --layers token; None for the output layer
+
+
+class Dense(Layer):
+    """A fully connected layer. The last Dense of a model is its output layer (linear; the
+    softmax is in the loss); hidden ones share the model's activation."""
+
+    def __init__(self, units, activation=None):
+        if int(units) < 1:
+            raise errors.InvalidArgumentError(f"Dense: units must be at least 1, got {units}")
+        self.units = int(units)
+        self.activation = activation
+        self.token = str(self.units)
+
+
+class Dropout(Layer):
+    def __init__(self, rate):
+        if not 0 <= float(rate) < 1:
+            raise errors.InvalidArgumentError(f"Dropout: rate must be in [0, 1), got {rate}")
+        self.token = f"dropout{float(rate):g}"
+
+
+class Conv2D(Layer):
+    """filters × kernel_size² convolution (valid padding unless padding='same'), ReLU."""
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid"):
+        if padding not in ("valid", "same"):
+            raise errors.InvalidArgumentError(f"Conv2D: padding must be 'valid' or 'same', got {padding!r}")
+        k = kernel_size[0] if isinstance(kernel_size, (tuple, list)) else kernel_size
+        s = strides[0] if isinstance(strides, (tuple, list)) else strides
+        self.token = f"conv{int(filters)}x{int(k)}" + (f"s{int(s)}" if s != 1 else "") + ("same" if padding == "same" else "")
+
+
+class MaxPool2D(Layer):
+    def __init__(self, pool_size=2):
+        p = pool_size[0] if isinstance(pool_size, (tuple, list)) else pool_size
+        self.token = f"pool{int(p)}"
+
+
+class Flatten(Layer):
+    token = "flatten"
+
+
+def to_layer_string(layers):
+    """(the --layers text of every layer but the last, the last Dense's units, its activation)."""
+    layers = list(layers)
+    if not layers or not isinstance(layers[-1], Dense):
+        raise errors.InvalidArgumentError("a model's last layer must be the Dense output layer (e.g. Dense(10))")
+    activations = {l.activation for l in layers[:-1] if isinstance(l, Dense) and l.activation is not None}
+    if len(activations) > 1:
+        raise errors.InvalidArgumentError(
+            f"hidden Dense layers share one activation in anycl, got {sorted(activations)} — pick one")
+    if layers[-1].activation not in (None, "linear", "softmax"):
+        raise errors.InvalidArgumentError(
+            "the output Dense is linear (the softmax is in the loss): leave its activation out")
+    hidden = ",".join(l.token for l in layers[:-1]) or "none"
+    return hidden, layers[-1].units, (activations.pop() if activations else "relu")

@@ -1,0 +1,314 @@
+"""A Keras-shaped model over the C API: compile / fit / evaluate / predict, save and load_model,
+export_onnx. Arrays go in and out as numpy; float32 and uint8 features are passed without a copy
+when C-contiguous (uint8 is scaled by 1/255 on the device, as `anycl train` does)."""
+
+import ctypes
+import json
+import os
+import signal
+import threading
+
+import numpy as np
+
+from . import errors
+from ._lib import EPOCH_CALLBACK, PROGRESS_CALLBACK, Epoch, ModelOptions, TrainOptions, check, lib, text
+from .layers import to_layer_string
+
+
+def devices():
+    """Every OpenCL device as a list of dicts (the JSON of `anycl devices --json`)."""
+    return json.loads(text(lib.anycl_devices_json))
+
+
+class Runtime:
+    """One device: its context, queue and compiled kernels. `device` as anycl's --device
+    (index, "p:d", "gpu", "cpu", a vendor or part of the name); None: $ANYCL_DEVICE, else the best."""
+
+    def __init__(self, device=None):
+        self._h = ctypes.c_void_p()
+        check(lib.anycl_runtime_create(device.encode() if device else None, ctypes.byref(self._h)))
+
+    @property
+    def device_name(self):
+        return text(lib.anycl_runtime_device_name, self._h)
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            lib.anycl_runtime_destroy(self._h)
+            self._h = None
+
+
+_default_runtime = None
+
+
+def _runtime(runtime):
+    global _default_runtime
+    if runtime is not None:
+        return runtime
+    if _default_runtime is None:
+        _default_runtime = Runtime()
+    return _default_runtime
+
+
+class History:
+    """What fit returns, as Keras' History: history["loss"], ["accuracy"], ["val_loss"], ...; epoch numbers."""
+
+    def __init__(self):
+        self.history = {"loss": [], "accuracy": []}
+        self.epoch = []
+        self.seconds = []
+
+
+class Callback:
+    """Subclass and pass to fit(callbacks=[...]). Return True from a method to stop training
+    after the current step (also: set model.stop_training = True)."""
+
+    def on_epoch_end(self, epoch, logs):
+        pass
+
+    def on_progress(self, epoch, step, steps, logs):
+        pass
+
+
+def _features(x, expected, what="x"):
+    if not isinstance(x, np.ndarray):
+        raise errors.DTypeError(f"{what} must be a numpy array, got {type(x).__name__}")
+    if x.dtype not in (np.float32, np.uint8):
+        raise errors.DTypeError(
+            f"{what} has dtype {x.dtype}; anycl takes float32 features or uint8 images — convert with "
+            f"{what}.astype(np.float32)")
+    if x.ndim < 2:
+        raise errors.ShapeError(f"{what} has shape {x.shape}; pass one row per sample: (samples, features...)")
+    per_sample = int(np.prod(x.shape[1:]))
+    if per_sample != expected:
+        raise errors.ShapeError(
+            f"{what} has shape {x.shape}: {per_sample} values per sample, but the model takes {expected}")
+    if x.shape[0] == 0:
+        raise errors.ShapeError(f"{what} holds no samples")
+    return np.ascontiguousarray(x)  # no copy when already C-contiguous
+
+
+class _Dataset:
+    def __init__(self, x, y, model):
+        self.h = ctypes.c_void_p()
+        x = _features(x, model.input_size)
+        n = x.shape[0]
+        y = np.asarray(y)
+        if y.shape[0] != n:
+            raise errors.ShapeError(f"x holds {n} samples but y holds {y.shape[0]}")
+        self.keep = [x]
+        if model.loss == "mse":
+            if y.dtype != np.float32:
+                raise errors.DTypeError(f"regression targets must be float32, got {y.dtype} — use y.astype(np.float32)")
+            y = np.ascontiguousarray(y.reshape(n, -1))
+            if y.shape[1] != model.outputs:
+                raise errors.ShapeError(f"y has {y.shape[1]} values per sample, the model outputs {model.outputs}")
+            self.keep.append(y)
+            check(lib.anycl_dataset_create_targets(x.ctypes.data, n, x[0].size, y.ctypes.data, model.outputs,
+                                                   ctypes.byref(self.h)))
+            return
+        if not np.issubdtype(y.dtype, np.integer):
+            raise errors.DTypeError(f"class labels must be integers, got {y.dtype}")
+        if y.ndim != 1:
+            raise errors.ShapeError(f"class labels must be one per sample, shape ({n},), got {y.shape}")
+        if y.size and (y.min() < 0 or y.max() >= model.outputs):
+            bad = int(np.argmax((y < 0) | (y >= model.outputs)))
+            raise errors.InvalidArgumentError(
+                f"y[{bad}] = {y[bad]} is not a class index in [0, {model.outputs}) — labels must be 0 .. classes-1")
+        y = np.ascontiguousarray(y, dtype=np.int32)
+        self.keep.append(y)
+        create = lib.anycl_dataset_create_classes_u8 if x.dtype == np.uint8 else lib.anycl_dataset_create_classes
+        check(create(x.ctypes.data, n, x[0].size, y.ctypes.data, model.outputs, ctypes.byref(self.h)))
+
+    def __del__(self):
+        if getattr(self, "h", None):
+            lib.anycl_dataset_destroy(self.h)
+            self.h = None
+
+
+class Sequential:
+    """A model: layer objects (anycl.layers) or the `--layers` string with `outputs`.
+
+        model = anycl.Sequential([Dense(512), Dropout(0.2), Dense(512), Dropout(0.2), Dense(10)], input_shape=(784,))
+        model = anycl.Sequential("512,512", input_shape=(784,), outputs=10, dropout=0.2)
+    """
+
+    def __init__(self, layers="512,512", input_shape=None, outputs=None, activation="relu",
+                 init="glorot_uniform", dropout=None):
+        if isinstance(layers, str):
+            if outputs is None:
+                raise errors.InvalidArgumentError("with a --layers string, pass outputs= (classes or targets)")
+            self._layers, self.outputs, self.activation = layers, int(outputs), activation
+            self.dropout = 0.2 if dropout is None else float(dropout)
+        else:
+            self._layers, self.outputs, self.activation = to_layer_string(layers)
+            self.dropout = 0.0  # dropout comes from Dropout objects
+        if input_shape is None:
+            raise errors.InvalidArgumentError("pass input_shape=(features,) or (channels, height, width)")
+        self.input_shape = tuple(int(v) for v in input_shape)
+        if len(self.input_shape) not in (1, 3):
+            raise errors.ShapeError(f"input_shape must be (features,) or (channels, height, width), got {input_shape}")
+        self.init = init
+        self.loss = None
+        self.stop_training = False
+        self._h = None
+        self._optimizer, self._lr = "rmsprop", 0.0
+
+    # -- construction ---------------------------------------------------------------------------
+    def compile(self, optimizer="rmsprop", loss="softmax_cross_entropy", lr=0.0, learning_rate=None):
+        """Chooses the optimizer (sgd, momentum, nesterov, rmsprop, adam, adamw), its learning rate
+        (0: its default) and the loss ('softmax_cross_entropy' — Keras' 'sparse_categorical_crossentropy'
+        with from_logits — or 'mse'). Creates the model (weights come from the seed at fit)."""
+        aliases = {"sparse_categorical_crossentropy": "softmax_cross_entropy", "mean_squared_error": "mse"}
+        self.loss = aliases.get(loss, loss)
+        self._optimizer = optimizer
+        self._lr = float(learning_rate if learning_rate is not None else lr)
+        o = ModelOptions()
+        lib.anycl_model_options_init(ctypes.byref(o))
+        o.layers, o.activation, o.init = self._layers.encode(), self.activation.encode(), self.init.encode()
+        o.dropout, o.loss = self.dropout, self.loss.encode()
+        for i, v in enumerate(self.input_shape):
+            o.input_shape[i] = v
+        o.outputs = self.outputs
+        h = ctypes.c_void_p()
+        check(lib.anycl_model_create(ctypes.byref(o), ctypes.byref(h)))
+        self._set_handle(h)
+        return self
+
+    def _set_handle(self, h):
+        if self._h:
+            lib.anycl_model_destroy(self._h)
+        self._h = h
+        n = ctypes.c_size_t()
+        check(lib.anycl_model_input_size(h, ctypes.byref(n)))
+        self.input_size = n.value
+        check(lib.anycl_model_output_size(h, ctypes.byref(n)))
+        self.outputs = n.value
+
+    def _handle(self):
+        if not self._h:
+            raise errors.InvalidArgumentError("compile() the model first (it chooses the optimizer and loss)")
+        return self._h
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            lib.anycl_model_destroy(self._h)
+            self._h = None
+
+    def summary(self):
+        return text(lib.anycl_model_summary, self._handle())
+
+    # -- training -------------------------------------------------------------------------------
+    def fit(self, x, y, epochs=1, batch_size=128, validation_split=0.0, validation_data=None, seed=1,
+            callbacks=(), checkpoint_dir=None, verbose=0, runtime=None):
+        """Trains on x (float32 or uint8, (samples, features...)) and y (integer class indices, or
+        float32 targets for mse). Returns a History. Ctrl-C stops after the current step (the model
+        keeps the weights reached), then raises KeyboardInterrupt."""
+        h = self._handle()
+        rt = _runtime(runtime)
+        train = _Dataset(x, y, self)
+        val = _Dataset(validation_data[0], validation_data[1], self) if validation_data is not None else None
+        history = History()
+        interrupted = []
+        self.stop_training = False
+
+        def wants_stop(result):
+            return bool(result) or self.stop_training or bool(interrupted)
+
+        def on_epoch(e, _user):
+            e = e.contents
+            logs = {"loss": e.loss, "accuracy": e.accuracy}
+            if e.has_validation:
+                logs.update(val_loss=e.val_loss, val_accuracy=e.val_accuracy)
+            if verbose:
+                print(f"Epoch {e.epoch}/{epochs} - {e.seconds:.1f}s - " + " - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
+            stop = False
+            try:
+                for c in callbacks:
+                    stop = c.on_epoch_end(e.epoch, logs) or stop
+            except KeyboardInterrupt:
+                interrupted.append(True)
+            return 1 if wants_stop(stop) else 0
+
+        def on_progress(p, _user):
+            p = p.contents
+            stop = False
+            try:
+                for c in callbacks:
+                    stop = c.on_progress(p.epoch, p.step, p.steps, {"loss": p.loss, "accuracy": p.accuracy}) or stop
+            except KeyboardInterrupt:
+                interrupted.append(True)
+            return 1 if wants_stop(stop) else 0
+
+        o = TrainOptions()
+        lib.anycl_train_options_init(ctypes.byref(o))
+        o.epochs, o.batch, o.seed = int(epochs), int(batch_size), int(seed)
+        o.optimizer, o.lr = self._optimizer.encode(), self._lr
+        o.validation_split = float(validation_split)
+        o.checkpoint_dir = os.fsencode(checkpoint_dir) if checkpoint_dir else None
+        o.progress_interval_s = 0.25  # how soon a Ctrl-C or a callback's stop is seen
+        epoch_cb, progress_cb = EPOCH_CALLBACK(on_epoch), PROGRESS_CALLBACK(on_progress)
+        o.on_epoch, o.on_progress = epoch_cb, progress_cb
+
+        # Ctrl-C sets a flag that the next callback turns into a stop after the current step.
+        previous = None
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
+        records = (Epoch * int(epochs))()
+        done, stopped = ctypes.c_size_t(), ctypes.c_int()
+        try:
+            check(lib.anycl_train(h, rt._h, train.h, val.h if val else None, ctypes.byref(o), records, int(epochs),
+                                  ctypes.byref(done), ctypes.byref(stopped)))
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+        for e in records[: done.value]:
+            history.epoch.append(e.epoch)
+            history.seconds.append(e.seconds)
+            history.history["loss"].append(e.loss)
+            history.history["accuracy"].append(e.accuracy)
+            if e.has_validation:
+                history.history.setdefault("val_loss", []).append(e.val_loss)
+                history.history.setdefault("val_accuracy", []).append(e.val_accuracy)
+        if interrupted:
+            raise KeyboardInterrupt("anycl: training stopped after the current step (the model keeps its weights)")
+        return history
+
+    def evaluate(self, x, y, runtime=None):
+        """(loss, accuracy) on labelled data, dropout off."""
+        data = _Dataset(x, y, self)
+        loss, acc = ctypes.c_double(), ctypes.c_double()
+        check(lib.anycl_evaluate(self._handle(), _runtime(runtime)._h, data.h, ctypes.byref(loss), ctypes.byref(acc)))
+        return loss.value, acc.value
+
+    def predict(self, x, runtime=None):
+        """Class probabilities (classifier) or predicted values (mse), shape (samples, outputs)."""
+        h = self._handle()
+        x = _features(x, self.input_size)
+        if x.dtype == np.uint8:
+            x = x.astype(np.float32) / np.float32(255)
+        out = np.empty((x.shape[0], self.outputs), dtype=np.float32)
+        check(lib.anycl_predict(h, _runtime(runtime)._h, x.ctypes.data, x.shape[0], out.ctypes.data, out.size))
+        return out
+
+    # -- files ----------------------------------------------------------------------------------
+    def save(self, path):
+        """Writes the model file (.anycl) atomically."""
+        check(lib.anycl_model_save(self._handle(), os.fsencode(path)))
+
+    def export_onnx(self, path):
+        """Writes the model as ONNX (opset 13; softmax output for classifiers)."""
+        check(lib.anycl_model_export_onnx(self._handle(), os.fsencode(path)))
+
+
+def load_model(path):
+    """A model read from a model file (`model.save` or `anycl train --save`), ready to predict,
+    evaluate or train on (compile() again to change the optimizer)."""
+    h = ctypes.c_void_p()
+    check(lib.anycl_model_load(os.fsencode(path), ctypes.byref(h)))
+    model = Sequential.__new__(Sequential)
+    model.input_shape, model.loss, model.stop_training, model._h = None, None, False, None
+    model._optimizer, model._lr = "rmsprop", 0.0
+    model._set_handle(h)
+    model.loss = text(lib.anycl_model_loss, h)
+    return model

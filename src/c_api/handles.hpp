@@ -1,0 +1,71 @@
+// What the C API's opaque handles hold, and the guard every entry point runs its body in: C++
+// exceptions become a status code plus the thread's last-error text, so none crosses anycl.h.
+#pragma once
+
+#include <exception>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "anycl/anycl.h"
+#include "anycl/data/dataset.hpp"
+#include "anycl/runtime.hpp"
+#include "anycl/train/model_file.hpp"
+
+struct anycl_runtime {
+  std::unique_ptr<anycl::Runtime> rt;
+};
+
+struct anycl_model {
+  anycl::SavedModel saved;  // architecture, classes and (when has_weights) the current weights
+  bool has_weights = false;
+  // The model built on a device for predict/evaluate, kept while the runtime, batch and weights
+  // stay the same (so repeated batch-1 predictions do not rebuild it).
+  std::unique_ptr<anycl::Sequential> built;
+  const anycl_runtime* built_on = nullptr;
+  size_t built_batch = 0;
+};
+
+struct anycl_dataset {
+  anycl::data::Dataset host;
+};
+
+namespace anycl::detail::c_api {
+
+/// Records `message` as the calling thread's last error and returns `status`.
+anycl_status fail(anycl_status status, const std::string& message);
+/// Clears the calling thread's last error.
+void clear_error();
+/// The status and message of the exception in flight (call from a catch block only).
+anycl_status from_current_exception();
+
+/// Runs `body` (returning void) and maps whatever it throws to a status.
+template <typename F>
+anycl_status guarded(F&& body) noexcept {
+  try {
+    clear_error();
+    std::forward<F>(body)();
+    return ANYCL_OK;
+  } catch (...) {
+    return from_current_exception();
+  }
+}
+
+/// ValidationError naming `call` and `what` when `p` is null.
+void require(const void* p, const char* call, const char* what);
+/// Copies `text` to a caller buffer: ANYCL_ERROR_BUFFER_TOO_SMALL (via an exception) when it
+/// does not fit; `*length` always receives the text's length.
+void copy_text(const std::string& text, char* buffer, size_t capacity, size_t* length, const char* call);
+/// A failure with a status of its own (a buffer too small, a feature this build lacks), for the
+/// statuses no anycl::Error class stands for.
+struct StatusError : std::exception {
+  anycl_status status;
+  std::string message;
+  StatusError(anycl_status s, std::string m) : status(s), message(std::move(m)) {}
+  const char* what() const noexcept override { return message.c_str(); }
+};
+
+/// The model built on `rt` for batches up to `batch`, holding the current weights (cached).
+Sequential& built_model(anycl_model& model, const anycl_runtime& rt, size_t batch);
+
+}  // namespace anycl::detail::c_api

@@ -1,0 +1,64 @@
+// Inference through the C API: predictions into a caller buffer and evaluation on a data set, on
+// the model built once per runtime (handles.hpp), so repeated small calls rebuild nothing.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "anycl/error.hpp"
+#include "anycl/train/evaluator.hpp"
+#include "anycl/train/prediction.hpp"
+#include "c_api/handles.hpp"
+#include "data/feature_checks.hpp"
+
+using namespace anycl::detail::c_api;
+
+namespace {
+constexpr size_t kPredictBatch = 256;  // rows per device batch when predicting or evaluating
+}  // namespace
+
+extern "C" {
+
+anycl_status anycl_predict(anycl_model* model, anycl_runtime* runtime, const float* x, size_t count,
+                           float* out, size_t out_capacity) {
+  const char* call = "anycl_predict";
+  return guarded([&] {
+    require(model, call, "model");
+    require(runtime, call, "runtime");
+    require(x, call, "x");
+    require(out, call, "out");
+    anycl::Sequential& built =
+        built_model(*model, *runtime, std::min(std::max<size_t>(count, 1), kPredictBatch));
+    const size_t d = built.input_features(), k = built.output_features();
+    if (count == 0) throw anycl::ValidationError("anycl_predict: count is 0 — pass at least one sample");
+    if (count > out_capacity / k)
+      throw anycl::ValidationError(fmt::format(
+          "anycl_predict: out holds {} floats, {} samples × {} outputs need {} — pass a larger buffer",
+          out_capacity, count, k, count * k));
+    if (count > std::numeric_limits<size_t>::max() / d)
+      throw anycl::ValidationError(fmt::format("anycl_predict: {} samples × {} features overflow", count, d));
+    std::vector<float> inputs(x, x + count * d);
+    anycl::detail::check_finite(call, "x", inputs);
+    const std::vector<float> y = anycl::predict(built, inputs);
+    std::copy(y.begin(), y.end(), out);
+  });
+}
+
+anycl_status anycl_evaluate(anycl_model* model, anycl_runtime* runtime, const anycl_dataset* data,
+                            double* loss, double* accuracy) {
+  const char* call = "anycl_evaluate";
+  return guarded([&] {
+    require(model, call, "model");
+    require(runtime, call, "runtime");
+    require(data, call, "data");
+    const size_t batch = std::min(data->host.count, kPredictBatch);
+    anycl::Sequential& built = built_model(*model, *runtime, batch);
+    const anycl::DeviceDataset device(*runtime->rt, data->host);
+    anycl::Evaluator evaluator(built, batch);
+    const anycl::EvalStats s = evaluator.evaluate(device);
+    if (loss) *loss = s.loss;
+    if (accuracy) *accuracy = s.accuracy;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,42 @@
+// Devices and runtimes through the C API: the device list as `anycl devices --json` text, and a
+// runtime (one device's context, queue and compiled kernels) from a device spec.
+#include "anycl/device.hpp"
+#include "anycl/error.hpp"
+#include "c_api/handles.hpp"
+
+using namespace anycl::detail::c_api;
+
+extern "C" {
+
+anycl_status anycl_devices_json(char* buffer, size_t capacity, size_t* length) {
+  return guarded([&] {
+    require(length, "anycl_devices_json", "length");
+    const std::vector<anycl::DeviceInfo> devices = anycl::list_devices();
+    const anycl::DeviceInfo selected = anycl::select_device(anycl::device_spec_from_env());
+    copy_text(anycl::devices_json(devices, selected.index), buffer, capacity, length, "anycl_devices_json");
+  });
+}
+
+anycl_status anycl_runtime_create(const char* device_spec, anycl_runtime** out) {
+  return guarded([&] {
+    require(out, "anycl_runtime_create", "out");
+    *out = nullptr;
+    anycl::RuntimeOptions options;
+    options.device_spec = device_spec ? device_spec : "";
+    auto handle = std::make_unique<anycl_runtime>();
+    handle->rt = std::make_unique<anycl::Runtime>(options);
+    *out = handle.release();
+  });
+}
+
+void anycl_runtime_destroy(anycl_runtime* runtime) { delete runtime; }
+
+anycl_status anycl_runtime_device_name(const anycl_runtime* runtime, char* buffer, size_t capacity,
+                                       size_t* length) {
+  return guarded([&] {
+    require(runtime, "anycl_runtime_device_name", "runtime");
+    copy_text(runtime->rt->info().name, buffer, capacity, length, "anycl_runtime_device_name");
+  });
+}
+
+}  // extern "C"

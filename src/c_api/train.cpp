@@ -1,0 +1,150 @@
+// Training through the C API: the library's one training loop (the Trainer, built from the model's
+// spec exactly as `anycl train` builds it, so the same flags and seed give the same losses), with
+// the caller's callbacks able to stop it after the current step.
+#include <fmt/format.h>
+
+#include <atomic>
+#include <filesystem>
+
+#include "anycl/error.hpp"
+#include "anycl/train/trainer.hpp"
+#include "c_api/handles.hpp"
+
+using namespace anycl::detail::c_api;
+
+namespace {
+
+// Keras' validation split: the last fraction of `train` moves into the returned set.
+anycl::data::Dataset split_tail(anycl::data::Dataset& train, double fraction) {
+  if (!(fraction >= 0.0 && fraction < 1.0))
+    throw anycl::ValidationError(fmt::format(
+        "anycl_train: validation_split {} is outside [0, 1) — pass e.g. 0.1 or 0 for none", fraction));
+  const size_t split_at = static_cast<size_t>(static_cast<double>(train.count) * (1.0 - fraction));
+  if (split_at == 0 || split_at == train.count)
+    throw anycl::ValidationError(
+        fmt::format("anycl_train: a validation split of {} of {} samples leaves {} — pass a fraction that "
+                    "keeps samples on both sides",
+                    fraction, train.count, split_at == 0 ? "none to train on" : "none to validate on"));
+  anycl::data::Dataset tail = train;
+  auto cut = [&](auto& head_part, auto& tail_part, size_t width) {
+    if (head_part.empty()) return;
+    tail_part.erase(tail_part.begin(), tail_part.begin() + static_cast<std::ptrdiff_t>(split_at * width));
+    head_part.resize(split_at * width);
+  };
+  const size_t f = train.features();
+  cut(train.pixels, tail.pixels, f);
+  cut(train.values, tail.values, f);
+  cut(train.labels, tail.labels, 1);
+  cut(train.classes, tail.classes, 1);
+  cut(train.targets, tail.targets, train.target_width);
+  tail.count = train.count - split_at;
+  train.count = split_at;
+  return tail;
+}
+
+anycl_epoch to_c(const anycl::EpochStats& s) {
+  anycl_epoch e{};
+  e.epoch = s.epoch;
+  e.loss = s.train_loss;
+  e.accuracy = s.train_accuracy;
+  e.has_validation = s.has_eval ? 1 : 0;
+  e.val_loss = s.eval.loss;
+  e.val_accuracy = s.eval.accuracy;
+  e.seconds = s.seconds;
+  return e;
+}
+
+anycl::TrainOptions train_options(const anycl_train_options& o) {
+  if (o.struct_size < sizeof(anycl_train_options))
+    throw anycl::ValidationError(
+        fmt::format("anycl_train: options.struct_size is {}, expected {} — initialise the options with "
+                    "anycl_train_options_init",
+                    o.struct_size, sizeof(anycl_train_options)));
+  if (o.epochs == 0) throw anycl::ValidationError("anycl_train: epochs is 0 — pass at least 1");
+  if (o.batch == 0) throw anycl::ValidationError("anycl_train: batch is 0 — pass at least 1 (e.g. 128)");
+  anycl::TrainOptions t;
+  t.epochs = o.epochs;
+  t.batch = o.batch;
+  t.seed = o.seed;
+  t.run.validation_split = o.validation_split;
+  t.progress_interval_s = o.on_progress ? std::max(o.progress_interval_s, 0.0) : 0.0;
+  if (o.on_progress && t.progress_interval_s == 0.0) t.progress_interval_s = 0.25;
+  if (o.checkpoint_dir && *o.checkpoint_dir) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.checkpoint_dir, ec);
+    if (ec)
+      throw anycl::Error(
+          fmt::format("anycl_train: cannot create the checkpoint folder '{}': {} — choose a "
+                      "writable folder",
+                      o.checkpoint_dir, ec.message()));
+    t.checkpoint_path =
+        std::string(o.checkpoint_dir) + "/checkpoint.anyclckpt";  // as `anycl train --checkpoint`
+  }
+  return t;
+}
+
+}  // namespace
+
+extern "C" {
+
+void anycl_train_options_init(anycl_train_options* options) {
+  if (!options) return;
+  *options = anycl_train_options{};
+  options->struct_size = sizeof(anycl_train_options);
+  options->epochs = 20;
+  options->batch = 128;
+  options->optimizer = "rmsprop";
+  options->seed = 1;
+}
+
+anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl_dataset* train,
+                         const anycl_dataset* validation, const anycl_train_options* options,
+                         anycl_epoch* history, size_t history_capacity, size_t* epochs_done, int* stopped) {
+  const char* call = "anycl_train";
+  return guarded([&] {
+    if (epochs_done) *epochs_done = 0;
+    if (stopped) *stopped = 0;
+    require(model, call, "model");
+    require(runtime, call, "runtime");
+    require(train, call, "train");
+    require(options, call, "options");
+    anycl::TrainOptions t = train_options(*options);
+    anycl::OptimizerConfig optimizer;
+    optimizer.name = options->optimizer && *options->optimizer ? options->optimizer : "rmsprop";
+    optimizer.lr = options->lr;
+    anycl::check_optimizer_config(optimizer);
+
+    anycl::data::Dataset train_set = train->host;
+    anycl::data::Dataset held_out;
+    const anycl::data::Dataset* eval = validation ? &validation->host : nullptr;
+    if (options->validation_split > 0 || options->validation_split < 0) {
+      held_out = split_tail(train_set, options->validation_split);
+      eval = &held_out;
+    }
+    std::atomic<bool> stop{false};
+    t.stop = &stop;
+    anycl::Trainer trainer({runtime->rt.get()}, model->saved.spec, optimizer, t);
+    if (model->has_weights) trainer.model().parameters().upload(model->saved.parameters);
+    if (options->on_progress)
+      trainer.on_progress = [&](const anycl::Progress& p) {
+        const anycl_progress c{p.epoch, p.epochs, p.step, p.steps, p.loss, p.accuracy, p.seconds};
+        if (options->on_progress(&c, options->user) != 0) stop = true;
+      };
+    trainer.on_epoch_end = [&](const anycl::EpochStats& s) {
+      const anycl_epoch e = to_c(s);
+      if (options->on_epoch && options->on_epoch(&e, options->user) != 0) stop = true;
+    };
+    trainer.fit(train_set, eval, "val");
+    // The weights reached (also after a stop) become the model's; a failure above left them as they were.
+    model->saved.parameters = trainer.model().parameters().download();
+    model->has_weights = true;
+    model->built.reset();
+    model->built_on = nullptr;
+    const auto& done = trainer.history();
+    for (size_t i = 0; history && i < done.size() && i < history_capacity; ++i) history[i] = to_c(done[i]);
+    if (epochs_done) *epochs_done = done.size();
+    if (stopped) *stopped = trainer.stopped() ? 1 : 0;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The Python package as a user installs it: `pip install .` into a fresh venv (build/pip-check-venv;
+# scikit-build-core builds libanycl into build/python-wheel, with ccache where installed), then
+# samples/python/quick_check.py — devices, train, predict, save, load — through the installed package
+# alone (no ANYCL_LIBRARY, no build tree on the path). Run by tools/run-tests.sh once, on PoCL.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=build/pip-check-venv
+rm -rf "$venv"
+/usr/bin/python3 -m venv "$venv"
+args=()
+if command -v ccache >/dev/null; then args=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
+start=$SECONDS
+log=$(mktemp)
+if ! CMAKE_ARGS="${args[*]}" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$venv/bin/pip" install -q . >"$log" 2>&1; then
+  tail -40 "$log" >&2
+  echo "check-python-package: pip install . failed (above; full log: $log)" >&2
+  exit 1
+fi
+rm -f "$log"
+echo "check-python-package: pip install . took $((SECONDS - start)) s" >&2
+(cd /tmp && env -u ANYCL_LIBRARY -u PYTHONPATH "$OLDPWD/$venv/bin/python" "$OLDPWD/samples/python/quick_check.py")
