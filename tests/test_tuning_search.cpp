@@ -230,3 +230,17 @@ TEST_CASE("Ctrl-C during anycl tune keeps the best exact set found so far, and t
   CHECK(anycl::tuning_complete(*done));
   CHECK(done->kernels.at("XgemmDirect") == kept->kernels.at("XgemmDirect"));
 }
+
+TEST_CASE("anycl tune refuses a tuning path that is not a regular file, before tuning, and leaves it") {
+  anycl::test::TempDir dir;
+  const auto name = std::filesystem::path(anycl::tuning_file_path(anycl::test::runtime().info())).filename();
+  const std::string path = (std::filesystem::path(dir.path()) / name).string();
+  std::filesystem::create_directory(path);  // a folder where the tuning file goes
+  const auto r =
+      anycl::test::run_command(fmt::format("ANYCL_CACHE_DIR={} {} tune --quick --shapes 'NN16x16x16/a' 2>&1",
+                                           dir.path(), anycl::test::anycl_cli()));
+  CHECK(r.exit_code == 1);
+  CHECK_MESSAGE(r.output.find(path) != std::string::npos, r.output);
+  CHECK_MESSAGE(r.output.find("[1/3]") == std::string::npos, r.output);  // refused before any tuning
+  CHECK(std::filesystem::is_directory(path));
+}

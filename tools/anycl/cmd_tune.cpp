@@ -12,6 +12,7 @@
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
 #include "anycl/nn/model_from_flags.hpp"
+#include "anycl/util/atomic_file.hpp"
 #include "args.hpp"
 #include "child_process.hpp"
 #include "commands.hpp"
@@ -28,6 +29,7 @@ namespace {
 // through the atomic writer: after each stage when no complete tuning is there yet, else only once
 // the new one is complete (the earlier one stays in use until then).
 int tune_here(const DeviceInfo& device, const std::string& path, TuneOptions options) {
+  check_output_file(path);  // a FIFO, folder or link there is refused now, not after minutes of tuning
   const auto existing = load_tuning(path);
   const bool continuing = existing && !tuning_complete(*existing);
   if (continuing) options.earlier = *existing;
