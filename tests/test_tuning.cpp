@@ -201,7 +201,7 @@ TEST_CASE("anycl bench latency --json and bad bench arguments") {
   CHECK(anycl::test::run_command(anycl::test::anycl_cli() + " tune --shapes NN1x2").exit_code == 2);
   const auto model = anycl::test::run_command(anycl::test::anycl_cli() + " tune --model resnet");
   CHECK(model.exit_code == 2);
-  CHECK_MESSAGE(model.output.find("--model must be mlp or cnn") != std::string::npos, model.output);
+  CHECK_MESSAGE(model.output.find("--model must be mlp, cnn or mlp,cnn") != std::string::npos, model.output);
   const auto layers =
       anycl::test::run_command(anycl::test::anycl_cli() + " tune --layers conv8x3 --features 10");
   CHECK(layers.exit_code == 2);  // 10 features are no square image: a convolution cannot fit

@@ -148,6 +148,9 @@ int run_tune(int argc, char** argv) {
   options.direct_seconds = options.quick ? 70 : 60 * minutes * 0.5;
   options.indirect_seconds = options.quick ? 25 : 60 * minutes * 0.35;
   const DeviceInfo device = select_device_or_usage_error(args);
+  if (args.has("--results") != args.has("--measure"))
+    throw UsageError(
+        "--results goes with --measure (the child process of `anycl tune` that times candidates)");
   if (args.has("--measure")) return run_measure_worker(device, args.get("--measure"), args.get("--results"));
   const std::string path = tuning_file_path(device);
   if (path.empty())
