@@ -40,7 +40,12 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 echo "run-sanitizers: unit tests under ASan+UBSan" >&2
 # Excluded here (they run in the normal build): the install/consumer tests, because a consumer is
 # built without the sanitizer runtime and cannot link an instrumented libanycl.
-exclude=${ANYCL_ASAN_EXCLUDE:-install_to_prefix|embed_sample|embed_snippet|sample_embed_features}
+# The Python package: an instrumented libanycl cannot be loaded into the uninstrumented Python
+# (undefined __ubsan_* symbols). The tuning searches in one process and the continued Ctrl-C'd tune:
+# every candidate is a parameter set PoCL has never compiled, and PoCL 3.1 / LLVM 15 leak on every
+# cold compile (frames in libpocl and libLLVM only; see the retry note below), so they fail all three
+# tries; they run in the normal build on PoCL and on Intel's runtime.
+exclude=${ANYCL_ASAN_EXCLUDE:-install_to_prefix|embed_sample|embed_snippet|sample_embed_features|python_package|a quick tune_gemm keeps|Ctrl-C during anycl tune}
 # A test fails only when it fails three times: PoCL 3.1 leaks a few KB inside libpocl the first
 # time it compiles some CLBlast kernels (reproduced with an empty POCL_CACHE_DIR: every frame in
 # libpocl; none once its cache is warm, as it is on the retry). A real leak or memory error repeats.

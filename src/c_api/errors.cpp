@@ -2,6 +2,7 @@
 // status, and its message (the same text the C++ exception carries) is kept per thread.
 #include <fmt/format.h>
 
+#include <cstring>
 #include <new>
 
 #include "anycl/error.hpp"
@@ -72,7 +73,12 @@ extern "C" {
 const char* anycl_last_error(void) { return anycl::detail::c_api::last_error.c_str(); }
 
 const char* anycl_status_name(anycl_status status) {
-  switch (status) {
+  // Switch on the integer: a caller may pass any int (999), which is no valid anycl_status value to
+  // load as the enum (UBSan: invalid enum load).
+  int value = 0;
+  static_assert(sizeof value == sizeof status, "anycl_status is an int-sized enum");
+  std::memcpy(&value, &status, sizeof value);
+  switch (value) {
     case ANYCL_OK:
       return "ANYCL_OK";
     case ANYCL_ERROR_INVALID_ARGUMENT:

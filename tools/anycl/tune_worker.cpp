@@ -158,6 +158,7 @@ CandidateMeasurer child_measurer(const DeviceInfo& device, const std::vector<Gem
       });
       std::streamoff offset = 0;
       long started = -1;
+      size_t results_here = 0;  // results this child delivered
       auto take = [&] {
         for (const std::string& line : new_lines(out, offset)) {
           std::istringstream words(line);
@@ -174,6 +175,7 @@ CandidateMeasurer child_measurer(const DeviceInfo& device, const std::vector<Gem
             if (r.exact && r.seconds < best) best = r.seconds;
             remaining.erase(r.index);
             started = -1;
+            ++results_here;
             on_result(r);
           }
         }
@@ -187,6 +189,7 @@ CandidateMeasurer child_measurer(const DeviceInfo& device, const std::vector<Gem
       waiter.join();
       take();
       if (exit.ok() || exit.signal == SIGINT || exit.signal == SIGTERM) break;
+      if (started < 0 && results_here > 0) break;  // it failed after its last result (e.g. at exit): done
       if (started < 0)  // it failed before any candidate: nothing to blame, nothing to retry
         throw Error(
             fmt::format("the tuning child process on {} failed ({}) before its first candidate: {}",
