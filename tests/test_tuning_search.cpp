@@ -96,7 +96,8 @@ TEST_CASE("candidates are timed, only the fastest so far is checked, and CLBlast
   const auto before = current("XgemmDirect"), routine = current("GemmRoutine");
   auto list = anycl::tuning_shortlist(rt, "XgemmDirect");
   list.push_back({"XgemmDirect", list.front().params});
-  list.back().params["WGD"] = 24;  // breaks CLBlast's constraints: refused before anything compiles
+  list.back().params["WGD"] = 24;  // not a multiple of MDIMCD: breaks CLBlast's constraints, refused
+  list.back().params["MDIMCD"] = 16;  // before anything compiles (whatever set is current)
   std::vector<size_t> started;
   std::vector<anycl::CandidateResult> results;
   anycl::measure_candidates(
@@ -112,6 +113,10 @@ TEST_CASE("candidates are timed, only the fastest so far is checked, and CLBlast
     CHECK(results[i].error.empty());
     CHECK(results[i].exact == (results[i].seconds < best));  // checked exactly when fastest so far
     best = std::min(best, results[i].seconds);
+  }
+  for (size_t i = 0; i + 1 < list.size(); ++i) {  // each GEMM's time, dense dx also as NN: the switch's data
+    REQUIRE(results[i].shape_seconds.size() == anycl::timed_shapes(kSmall).size());
+    CHECK(*std::min_element(results[i].shape_seconds.begin(), results[i].shape_seconds.end()) > 0);
   }
   CHECK(results.back().seconds == 0);
   CHECK(results.back().error.find("WGD") != std::string::npos);
@@ -194,6 +199,35 @@ TEST_CASE("anycl tune --quick: a candidate that crashes its child process costs 
   CHECK_MESSAGE(r.output.find("refused: the driver crashed on it (killed by SIGABRT)") != std::string::npos,
                 r.output);
   CHECK(r.output.find("tuned in ") != std::string::npos);
+}
+
+TEST_CASE("timed shapes are the model's, then each dense dx (an NT shape) as the NN GEMM it can run as") {
+  const auto timed = anycl::timed_shapes(kSmall);
+  REQUIRE(timed.size() == kSmall.size() + 1);
+  CHECK(timed.back().label == "dX 2 as NN");
+  CHECK((!timed.back().trans_a && !timed.back().trans_b));
+  CHECK((timed.back().m == 32 && timed.back().n == 40 && timed.back().k == 48));
+}
+
+TEST_CASE("anycl tune --quick: a candidate still compiling when its stage's time is spent is dropped") {
+  anycl::test::TempDir dir;
+  // Candidate 1 of each stage never finishes (as a compile that would take longer than the stage).
+  const std::string cli =
+      fmt::format("ANYCL_CACHE_DIR={} ANYCL_TUNING_DATABASE=on ANYCL_TEST_HANG_CANDIDATE=1 {}", dir.path(),
+                  anycl::test::anycl_cli());
+  const auto r = anycl::test::run_command(
+      cli + " tune --quick --minutes 0.5 --shapes 'NN32x48x40/fwd 1;TN40x48x32/dW 1' 2>&1");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK_MESSAGE(r.output.find("sets not measured: the stage's") != std::string::npos, r.output);
+  CHECK(r.output.find("tuned in ") != std::string::npos);
+  std::string why;
+  const auto t = anycl::load_tuning(dir.file(std::filesystem::path(anycl::tuning_file_path(
+                                                                      anycl::test::runtime().info()))
+                                                 .filename()
+                                                 .string()),
+                                    &why);
+  REQUIRE_MESSAGE(t, why);
+  CHECK(anycl::tuning_complete(*t));
 }
 
 TEST_CASE("Ctrl-C during anycl tune keeps the best exact set found so far, and the next run continues") {

@@ -100,8 +100,9 @@ int run_tune(int argc, char** argv) {
         "                  by itself on first use of a device with neither a tuning nor a specific\n"
         "                  database entry (--no-autotune or ANYCL_AUTOTUNE=off there to skip it)\n"
         "  --model mlp,cnn one tuning for both reference models' GEMMs (how the database entries are made)\n"
-        "  --minutes M     time for the whole tuning (default 8; 16 with a CNN): the direct stage\n"
-        "                  gets half, the indirect stage a third, the switch the rest\n"
+        "  --minutes M     time for the whole tuning (default 8; 16 with a CNN; 1.6 with --quick): the\n"
+        "                  direct stage gets half (three quarters with --quick), the indirect stage the\n"
+        "                  rest; a candidate still compiling when its stage's time is spent is dropped\n"
         "  --show          print the stored parameters for the device, tune nothing\n"
         "  --export        print the stored parameters as an entry of anycl's tuning database\n"
         "                  (tuning/*.txt; see docs/benchmarks.md) to contribute, tune nothing\n"
@@ -144,9 +145,12 @@ int run_tune(int argc, char** argv) {
   }
   if (args.has("--shapes")) options.shapes = parse_shapes(args.get("--shapes"));  // the train command's model
   options.quick = args.has("--quick");
-  const double minutes = args.get_double("--minutes", preset == "mlp" ? 8 : 16, 0.1, 24 * 60);
-  options.direct_seconds = options.quick ? 70 : 60 * minutes * 0.5;
-  options.indirect_seconds = options.quick ? 25 : 60 * minutes * 0.35;
+  // --quick: about 95 s of shortlists (what first-use tuning costs); a full tune: the shortlists, then
+  // the neighbour search, for 8 minutes (MLP) or 16 (with a CNN). Each stage's time is a bound.
+  const double minutes =
+      args.get_double("--minutes", options.quick ? 95.0 / 60 : preset == "mlp" ? 8 : 16, 0.05, 24 * 60);
+  options.direct_seconds = 60 * minutes * (options.quick ? 0.74 : 0.5);
+  options.indirect_seconds = 60 * minutes * (options.quick ? 0.26 : 0.35);
   const DeviceInfo device = select_device_or_usage_error(args);
   if (args.has("--results") != args.has("--measure"))
     throw UsageError(

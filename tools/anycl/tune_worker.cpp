@@ -169,8 +169,11 @@ CandidateMeasurer child_measurer(const DeviceInfo& device, const std::vector<Gem
             started = long(r.index);
           } else if (tag == "result" && remaining.count(r.index)) {
             int exact = 0;
-            words >> r.seconds >> exact;
+            size_t times = 0;
+            words >> r.seconds >> exact >> times;
             r.exact = exact != 0;
+            for (double t = 0; r.shape_seconds.size() < std::min<size_t>(times, 4096) && words >> t;)
+              r.shape_seconds.push_back(t);
             std::getline(words >> std::ws, r.error);
             if (r.exact && r.seconds < best) best = r.seconds;
             remaining.erase(r.index);
@@ -180,15 +183,19 @@ CandidateMeasurer child_measurer(const DeviceInfo& device, const std::vector<Gem
           }
         }
       };
-      bool asked_to_stop = false;
+      bool asked_to_stop = false, out_of_time = false;
       while (!done) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         take();
         if (stop && *stop && !asked_to_stop) child.stop(SIGINT), asked_to_stop = true;  // not only a Ctrl-C
+        // The stage's time is a bound, not a hint: a candidate still compiling when it is spent is
+        // abandoned (one set can take minutes to compile on a CPU), once the stage has a result.
+        const double spent = std::chrono::duration<double>(Clock::now() - start).count();
+        if (!asked_to_stop && spent > budget && best < 1e30) child.stop(SIGKILL), asked_to_stop = out_of_time = true;
       }
       waiter.join();
       take();
-      if (exit.ok() || exit.signal == SIGINT || exit.signal == SIGTERM) break;
+      if (out_of_time || exit.ok() || exit.signal == SIGINT || exit.signal == SIGTERM) break;
       if (started < 0 && results_here > 0) break;  // it failed after its last result (e.g. at exit): done
       if (started < 0)  // it failed before any candidate: nothing to blame, nothing to retry
         throw Error(
@@ -211,6 +218,7 @@ int run_measure_worker(const DeviceInfo& device, const std::string& in, const st
   options.apply_stored_tuning = false;
   Runtime rt(options);
   const auto crash_at = detail::platform::get_env("ANYCL_TEST_CRASH_CANDIDATE");
+  const auto hang_at = detail::platform::get_env("ANYCL_TEST_HANG_CANDIDATE");
   std::FILE* f = std::fopen(out.c_str(), "a");
   if (!f) throw Error("cannot write " + out + " — check the temporary folder (TMPDIR)");
   auto put = [&](const std::string& line) {
@@ -223,10 +231,15 @@ int run_measure_worker(const DeviceInfo& device, const std::string& in, const st
         put(fmt::format("start {}\n", batch.indices[i]));
         // Fault injection for the test of a crashing candidate: the child dies as a driver would.
         if (crash_at && *crash_at == std::to_string(batch.indices[i])) std::abort();
+        // ... and for the test of the stage's time bound: it compiles for ever.
+        if (hang_at && *hang_at == std::to_string(batch.indices[i]))
+          std::this_thread::sleep_for(std::chrono::hours(24));
       },
       [&](const CandidateResult& r) {
-        put(fmt::format("result {} {:.9g} {} {}\n", batch.indices[r.index], r.seconds, r.exact ? 1 : 0,
-                        one_line(r.error)));
+        std::string times = std::to_string(r.shape_seconds.size());
+        for (double t : r.shape_seconds) times += fmt::format(" {:.9g}", t);
+        put(fmt::format("result {} {:.9g} {} {} {}\n", batch.indices[r.index], r.seconds, r.exact ? 1 : 0,
+                        times, one_line(r.error)));
       });
   std::fclose(f);
   return 0;

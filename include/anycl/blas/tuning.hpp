@@ -54,7 +54,15 @@ struct CandidateResult {
   double seconds = 0;  // one pass over the shapes (GEMM routine forced onto the kernel); 0: failed
   bool exact = false;  // passed the exact GEMM check (only run when it was the fastest so far)
   std::string error;   // why it failed, or what it computed wrongly; "" when it ran
+  /// Seconds per GEMM of timed_shapes(shapes): each shape, then each dense dx as a GEMM NN. The
+  /// direct/indirect switch and the dx layout are chosen from the stages' winners' times, so that
+  /// choice compiles nothing (a new switch value is a new CLBlast program).
+  std::vector<double> shape_seconds;
 };
+
+/// The shapes a candidate is timed at: `shapes`, then the NN GEMM of each dense dx (an NT shape),
+/// which the trainer runs instead after transposing W (Runtime::transposed_dx).
+std::vector<GemmShape> timed_shapes(const std::vector<GemmShape>& shapes);
 
 /// Times candidates in one process, one after another. Each candidate that is faster than
 /// `best_seconds` and every candidate before it is then checked for exact GEMMs (gemm_mismatch),

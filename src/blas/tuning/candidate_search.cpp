@@ -54,6 +54,17 @@ std::string progress_bar(size_t done, size_t total, double spent, double budget)
 
 }  // namespace
 
+std::vector<GemmShape> timed_shapes(const std::vector<GemmShape>& shapes) {
+  std::vector<GemmShape> out = shapes;
+  for (const GemmShape& s : shapes)
+    if (!s.trans_a && s.trans_b) {
+      GemmShape nn = s;
+      nn.trans_b = false, nn.label += " as NN";
+      out.push_back(nn);
+    }
+  return out;
+}
+
 void measure_candidates(Runtime& rt, const std::vector<TuningCandidate>& candidates,
                         const std::vector<GemmShape>& shapes, double best_seconds, double budget_seconds,
                         const std::function<void(size_t)>& on_start,
@@ -63,7 +74,8 @@ void measure_candidates(Runtime& rt, const std::vector<TuningCandidate>& candida
   for (const auto& c : candidates)
     if (!before.count(c.kernel)) before[c.kernel] = current_parameters(rt, c.kernel);
   const auto routine = current_parameters(rt, "GemmRoutine");
-  detail::ShapeBuffers buffers(rt, shapes);
+  const std::vector<GemmShape> timed = timed_shapes(shapes);
+  detail::ShapeBuffers buffers(rt, timed);
   for (size_t i = 0; i < candidates.size() && since(start) < budget_seconds; ++i) {
     const TuningCandidate& c = candidates[i];
     if (on_start) on_start(i);
@@ -73,7 +85,8 @@ void measure_candidates(Runtime& rt, const std::vector<TuningCandidate>& candida
       apply_tuning(rt, only(c.kernel, c.params));
       apply_tuning(
           rt, only("GemmRoutine", {{"XGEMM_MIN_INDIRECT_SIZE", c.kernel == "Xgemm" ? 1 : kAlwaysDirect}}));
-      r.seconds = detail::time_shapes(rt, shapes, buffers);
+      r.shape_seconds = detail::time_each_shape(rt, timed, buffers);
+      for (size_t s = 0; s < shapes.size(); ++s) r.seconds += r.shape_seconds[s];
       if (r.seconds < best_seconds) {
         r.error = gemm_mismatch(rt, shapes);
         r.exact = r.error.empty();
@@ -81,6 +94,7 @@ void measure_candidates(Runtime& rt, const std::vector<TuningCandidate>& candida
       }
     } catch (const Error& e) {
       r.seconds = 0;
+      r.shape_seconds.clear();
       r.error = e.what();
     }
     if (on_result) on_result(r);
@@ -107,17 +121,20 @@ std::vector<TuningCandidate> tuning_shortlist(Runtime& rt, const std::string& ke
 
 namespace detail {
 
+CandidateMeasurer measurer_of(Runtime& rt, const TuneOptions& o) {
+  if (o.measure) return o.measure;
+  return [&rt, shapes = o.shapes](const std::vector<TuningCandidate>& list, double best, double budget,
+                                  const std::function<void(const CandidateResult&)>& on_result) {
+    measure_candidates(rt, list, shapes, best, budget, nullptr, on_result);
+  };
+}
+
 SearchResult search_kernel(Runtime& rt, const std::string& kernel, double seconds, const TuneOptions& o) {
   auto say = [&](const std::string& s) {
     if (o.progress) o.progress(s);
   };
   const auto start = Clock::now();
-  const CandidateMeasurer measure =
-      o.measure ? o.measure
-                : CandidateMeasurer([&](const std::vector<TuningCandidate>& list, double best, double budget,
-                                        const std::function<void(const CandidateResult&)>& on_result) {
-                    measure_candidates(rt, list, o.shapes, best, budget, nullptr, on_result);
-                  });
+  const CandidateMeasurer measure = measurer_of(rt, o);
   SearchResult best;
   best.seconds = std::numeric_limits<double>::infinity();
   std::set<std::map<std::string, size_t>> tried;
@@ -134,7 +151,7 @@ SearchResult search_kernel(Runtime& rt, const std::string& kernel, double second
       if (r.seconds > 0 && (r.exact || r.error.empty())) timed[list[r.index].params] = r.seconds;
       std::string verdict = r.seconds > 0 ? fmt::format("{:8.3f} ms", r.seconds * 1e3) : "  failed  ";
       if (r.exact && r.seconds < best.seconds) {
-        best.params = list[r.index].params, best.seconds = r.seconds;
+        best.params = list[r.index].params, best.seconds = r.seconds, best.shape_seconds = r.shape_seconds;
         verdict += "  exact, fastest so far";
       } else if (!r.error.empty()) {
         verdict += "  refused: " + r.error;

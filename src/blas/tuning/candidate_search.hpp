@@ -13,8 +13,12 @@ namespace anycl::detail {
 struct SearchResult {
   std::map<std::string, size_t> params;
   double seconds = 0;
-  size_t measured = 0;  // candidates timed
+  size_t measured = 0;               // candidates timed
+  std::vector<double> shape_seconds;  // the best set's CandidateResult::shape_seconds
 };
+
+/// How `options` has candidates measured: `options.measure`, or measure_candidates in this process.
+CandidateMeasurer measurer_of(Runtime& rt, const TuneOptions& options);
 
 /// Runs the stage's search with `options.measure` (or in this process). Throws Error naming the
 /// kernel when no candidate computed exact results.

@@ -9,6 +9,8 @@
 namespace anycl::detail {
 namespace {
 
+constexpr int kCallsPerTiming = 2;  // calls between two waits, so a small GEMM's time is not the wait's
+
 size_t largest_operand(const std::vector<GemmShape>& shapes) {
   size_t biggest = 1;
   for (const auto& s : shapes) biggest = std::max({biggest, s.m * s.k, s.k * s.n, s.m * s.n});
@@ -22,24 +24,34 @@ ShapeBuffers::ShapeBuffers(Runtime& rt, const std::vector<GemmShape>& shapes)
       b(rt, largest_operand(shapes) * sizeof(float), "tuning GEMM input B"),
       c(rt, largest_operand(shapes) * sizeof(float), "tuning GEMM output C") {}
 
-double time_shapes(Runtime& rt, const std::vector<GemmShape>& shapes, ShapeBuffers& buf, int repeats) {
+std::vector<double> time_each_shape(Runtime& rt, const std::vector<GemmShape>& shapes, ShapeBuffers& buf,
+                                    int repeats) {
   using Clock = std::chrono::steady_clock;
-  auto pass = [&] {
-    for (const auto& s : shapes)
-      gemm(rt, s.trans_a ? Trans::yes : Trans::no, s.trans_b ? Trans::yes : Trans::no, s.m, s.n, s.k, 1.f,
-           buf.a, 0, s.trans_a ? s.m : s.k, buf.b, 0, s.trans_b ? s.k : s.n, 0.f, buf.c, 0, s.n);
+  auto run = [&](const GemmShape& s) {
+    gemm(rt, s.trans_a ? Trans::yes : Trans::no, s.trans_b ? Trans::yes : Trans::no, s.m, s.n, s.k, 1.f, buf.a,
+         0, s.trans_a ? s.m : s.k, buf.b, 0, s.trans_b ? s.k : s.n, 0.f, buf.c, 0, s.n);
   };
-  pass();
+  for (const auto& s : shapes) run(s);  // compiles every kernel the shapes need
   rt.finish();
-  std::vector<double> t;
-  for (int r = 0; r < std::max(1, repeats); ++r) {
-    const auto t0 = Clock::now();
-    pass();
-    rt.finish();
-    t.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+  std::vector<double> out;
+  for (const auto& s : shapes) {
+    std::vector<double> t;
+    for (int r = 0; r < std::max(1, repeats); ++r) {
+      const auto t0 = Clock::now();
+      for (int i = 0; i < kCallsPerTiming; ++i) run(s);
+      rt.finish();
+      t.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / kCallsPerTiming);
+    }
+    std::sort(t.begin(), t.end());
+    out.push_back(t[t.size() / 2]);
   }
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+  return out;
+}
+
+double time_shapes(Runtime& rt, const std::vector<GemmShape>& shapes, ShapeBuffers& buf, int repeats) {
+  double sum = 0;
+  for (double t : time_each_shape(rt, shapes, buf, repeats)) sum += t;
+  return sum;
 }
 
 }  // namespace anycl::detail

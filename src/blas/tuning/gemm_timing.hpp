@@ -16,8 +16,12 @@ struct ShapeBuffers {
   DeviceBuffer a, b, c;
 };
 
-/// Seconds for one pass over every shape with CLBlast's current parameters: the median of
-/// `repeats` timed passes after one untimed pass (which compiles).
+/// Seconds per GEMM of each shape with CLBlast's current parameters: after one untimed pass (which
+/// compiles), the median of `repeats` timings of each shape on its own.
+std::vector<double> time_each_shape(Runtime& rt, const std::vector<GemmShape>& shapes, ShapeBuffers& buffers,
+                                    int repeats = 3);
+
+/// Seconds for one pass over every shape: the sum of time_each_shape.
 double time_shapes(Runtime& rt, const std::vector<GemmShape>& shapes, ShapeBuffers& buffers, int repeats = 3);
 
 }  // namespace anycl::detail

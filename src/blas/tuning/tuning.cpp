@@ -15,7 +15,6 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
-#include <tuple>
 
 #include "anycl/blas/blas.hpp"
 #include "anycl/error.hpp"
@@ -46,8 +45,6 @@ void check(clblast::StatusCode status, const std::string& call, const std::strin
   if (status != clblast::StatusCode::kSuccess) throw OpenCLError(int(status), call, where);
 }
 
-Trans to_trans(bool t) { return t ? Trans::yes : Trans::no; }
-
 // Median seconds of one call of `run` (after one untimed call, which compiles).
 template <typename Run>
 double median_seconds(Runtime& rt, Run&& run) {
@@ -62,14 +59,6 @@ double median_seconds(Runtime& rt, Run&& run) {
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
-}
-
-// Median seconds of one GEMM at `s`.
-double time_gemm(Runtime& rt, const GemmShape& s, DeviceBuffer& a, DeviceBuffer& b, DeviceBuffer& c) {
-  return median_seconds(rt, [&] {
-    gemm(rt, to_trans(s.trans_a), to_trans(s.trans_b), s.m, s.n, s.k, 1.f, a, 0, s.trans_a ? s.m : s.k, b, 0,
-         s.trans_b ? s.k : s.n, 0.f, c, 0, s.n);
-  });
 }
 
 // Median seconds of CLBlast's transpose of a dense layer's W (n×k), the first half of a transposed dx.
@@ -327,6 +316,21 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
     say(fmt::format("      the model's {} GEMMs with CLBlast's parameters as they were: {:.3f} ms per pass",
                     o.shapes.size(), t.seconds_before * 1e3));
   }
+  // The stages' winners' CandidateResult::shape_seconds; a stage kept from an earlier run has its set
+  // timed again (in a child process when the CLI measures there).
+  const size_t timed_count = timed_shapes(o.shapes).size();
+  std::map<std::string, std::vector<double>> winner_times;
+  auto stage_times = [&](const std::string& stage) {
+    std::vector<double>& times = winner_times[stage];
+    if (times.size() != timed_count)
+      detail::measurer_of(rt, o)({{stage, t.kernels.at(stage)}}, 0, 1e9,
+                                 [&](const CandidateResult& r) { times = r.shape_seconds; });
+    if (times.size() != timed_count)
+      throw Error(fmt::format("could not time the {} set at the model's shapes on {} — run `anycl tune "
+                              "--reset` and tune again",
+                              stage, rt.info().name));
+    return times;
+  };
   const char* how = o.quick ? "the shortlist" : "the shortlist, then neighbours of the best";
   for (const auto& [stage, seconds] : {std::pair<const char*, double>{"XgemmDirect", o.direct_seconds},
                                        std::pair<const char*, double>{"Xgemm", o.indirect_seconds}}) {
@@ -339,35 +343,30 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
     say(fmt::format("[{}/3] {} ({} kernel): {}, at most {:.0f} s…", number, stage,
                     number == 1 ? "direct" : "indirect", how, seconds));
     const auto t0 = Clock::now();
-    t.kernels[stage] = detail::search_kernel(rt, stage, seconds, o).params;
+    detail::SearchResult found = detail::search_kernel(rt, stage, seconds, o);
+    t.kernels[stage] = found.params;
+    winner_times[stage] = std::move(found.shape_seconds);
     finish_stage(stage, t0);
   }
 
   if (!wanted("GemmRoutine")) return t;
-  // The switch point and the dense layers' dx layout, chosen together: every shape is timed on both
-  // kernels, and each dense dx (an NT shape) also as the trainer runs it transposed (a CLBlast
-  // transpose of W, then a GEMM NN of the same sizes); then every threshold and layout is summed.
+  // The switch point and the dense layers' dx layout, chosen together from the two stages' winners'
+  // times per shape (each dense dx, an NT shape, also as the trainer runs it transposed: a CLBlast
+  // transpose of W, then a GEMM NN of the same sizes), summed for every threshold and layout. Nothing
+  // of CLBlast's GEMM is compiled here: each switch value is a new CLBlast program, minutes on a CPU.
   say("[3/3] direct/indirect switch and dense dx layout over the model's shapes…");
   const auto t0 = Clock::now();
-  apply_tuning(rt, t);
-  DeviceBuffer &a = buffers.a, &b = buffers.b, &c = buffers.c;
   const size_t n = o.shapes.size();
-  std::vector<GemmShape> as_nn = o.shapes;  // the NN GEMM a transposed dx runs instead of its NT one
+  const std::vector<double> direct_all = stage_times("XgemmDirect"), indirect_all = stage_times("Xgemm");
   std::vector<bool> dense_dx(n, false);
-  for (size_t i = 0; i < n; ++i)
-    if (!o.shapes[i].trans_a && o.shapes[i].trans_b) dense_dx[i] = true, as_nn[i].trans_b = false;
-  std::vector<double> direct(n), indirect(n), nn_direct(n), nn_indirect(n), transpose_w(n);
-  for (const auto& [sw, times, nn_times] :
-       {std::tuple<size_t, std::vector<double>*, std::vector<double>*>{kAlwaysDirect, &direct, &nn_direct},
-        {1, &indirect, &nn_indirect}}) {
-    apply_tuning(rt, only(kRoutine, {{kSwitch, sw}}));
-    for (size_t i = 0; i < n; ++i) {
-      (*times)[i] = time_gemm(rt, o.shapes[i], a, b, c);
-      if (dense_dx[i]) (*nn_times)[i] = time_gemm(rt, as_nn[i], a, b, c);
+  std::vector<double> direct(direct_all.begin(), direct_all.begin() + long(n)),
+      indirect(indirect_all.begin(), indirect_all.begin() + long(n)), nn_direct(n), nn_indirect(n),
+      transpose_w(n);
+  for (size_t i = 0, j = n; i < n; ++i)
+    if (!o.shapes[i].trans_a && o.shapes[i].trans_b) {
+      dense_dx[i] = true, nn_direct[i] = direct_all[j], nn_indirect[i] = indirect_all[j], ++j;
+      transpose_w[i] = time_transpose(rt, o.shapes[i].n, o.shapes[i].k);
     }
-  }
-  for (size_t i = 0; i < n; ++i)
-    if (dense_dx[i]) transpose_w[i] = time_transpose(rt, o.shapes[i].n, o.shapes[i].k);
   size_t best_switch = 1;
   bool use_transposed = false;
   double best_total = std::numeric_limits<double>::max();
@@ -384,7 +383,7 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
       if (total < best_total) best_total = total, best_switch = sw, use_transposed = transposed;
     }
   t.kernels[kRoutine] = {{kSwitch, best_switch}};
-  apply_tuning(rt, only(kRoutine, t.kernels[kRoutine]));
+  apply_tuning(rt, t);
   t.kernels[kDense] = {{kTransposedDx, use_transposed ? 1 : 0}};
   rt.set_transposed_dx(use_transposed);
   for (size_t i = 0; i < n; ++i) {
