@@ -96,7 +96,7 @@ TEST_CASE("candidates are timed, only the fastest so far is checked, and CLBlast
   const auto before = current("XgemmDirect"), routine = current("GemmRoutine");
   auto list = anycl::tuning_shortlist(rt, "XgemmDirect");
   list.push_back({"XgemmDirect", list.front().params});
-  list.back().params["WGD"] = 24;  // not a multiple of MDIMCD: breaks CLBlast's constraints, refused
+  list.back().params["WGD"] = 24;     // not a multiple of MDIMCD: breaks CLBlast's constraints, refused
   list.back().params["MDIMCD"] = 16;  // before anything compiles (whatever set is current)
   std::vector<size_t> started;
   std::vector<anycl::CandidateResult> results;
@@ -221,11 +221,10 @@ TEST_CASE("anycl tune --quick: a candidate still compiling when its stage's time
   CHECK_MESSAGE(r.output.find("sets not measured: the stage's") != std::string::npos, r.output);
   CHECK(r.output.find("tuned in ") != std::string::npos);
   std::string why;
-  const auto t = anycl::load_tuning(dir.file(std::filesystem::path(anycl::tuning_file_path(
-                                                                      anycl::test::runtime().info()))
-                                                 .filename()
-                                                 .string()),
-                                    &why);
+  const auto t = anycl::load_tuning(
+      dir.file(
+          std::filesystem::path(anycl::tuning_file_path(anycl::test::runtime().info())).filename().string()),
+      &why);
   REQUIRE_MESSAGE(t, why);
   CHECK(anycl::tuning_complete(*t));
 }

@@ -147,8 +147,11 @@ int run_tune(int argc, char** argv) {
   options.quick = args.has("--quick");
   // --quick: about 95 s of shortlists (what first-use tuning costs); a full tune: the shortlists, then
   // the neighbour search, for 8 minutes (MLP) or 16 (with a CNN). Each stage's time is a bound.
-  const double minutes =
-      args.get_double("--minutes", options.quick ? 95.0 / 60 : preset == "mlp" ? 8 : 16, 0.05, 24 * 60);
+  const double minutes = args.get_double("--minutes",
+                                         options.quick     ? 95.0 / 60
+                                         : preset == "mlp" ? 8
+                                                           : 16,
+                                         0.05, 24 * 60);
   options.direct_seconds = 60 * minutes * (options.quick ? 0.74 : 0.5);
   options.indirect_seconds = 60 * minutes * (options.quick ? 0.26 : 0.35);
   const DeviceInfo device = select_device_or_usage_error(args);

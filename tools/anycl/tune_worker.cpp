@@ -191,7 +191,8 @@ CandidateMeasurer child_measurer(const DeviceInfo& device, const std::vector<Gem
         // The stage's time is a bound, not a hint: a candidate still compiling when it is spent is
         // abandoned (one set can take minutes to compile on a CPU), once the stage has a result.
         const double spent = std::chrono::duration<double>(Clock::now() - start).count();
-        if (!asked_to_stop && spent > budget && best < 1e30) child.stop(SIGKILL), asked_to_stop = out_of_time = true;
+        if (!asked_to_stop && spent > budget && best < 1e30)
+          child.stop(SIGKILL), asked_to_stop = out_of_time = true;
       }
       waiter.join();
       take();

@@ -13,7 +13,7 @@ namespace anycl::detail {
 struct SearchResult {
   std::map<std::string, size_t> params;
   double seconds = 0;
-  size_t measured = 0;               // candidates timed
+  size_t measured = 0;                // candidates timed
   std::vector<double> shape_seconds;  // the best set's CandidateResult::shape_seconds
 };
 

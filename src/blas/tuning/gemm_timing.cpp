@@ -28,8 +28,8 @@ std::vector<double> time_each_shape(Runtime& rt, const std::vector<GemmShape>& s
                                     int repeats) {
   using Clock = std::chrono::steady_clock;
   auto run = [&](const GemmShape& s) {
-    gemm(rt, s.trans_a ? Trans::yes : Trans::no, s.trans_b ? Trans::yes : Trans::no, s.m, s.n, s.k, 1.f, buf.a,
-         0, s.trans_a ? s.m : s.k, buf.b, 0, s.trans_b ? s.k : s.n, 0.f, buf.c, 0, s.n);
+    gemm(rt, s.trans_a ? Trans::yes : Trans::no, s.trans_b ? Trans::yes : Trans::no, s.m, s.n, s.k, 1.f,
+         buf.a, 0, s.trans_a ? s.m : s.k, buf.b, 0, s.trans_b ? s.k : s.n, 0.f, buf.c, 0, s.n);
   };
   for (const auto& s : shapes) run(s);  // compiles every kernel the shapes need
   rt.finish();

@@ -326,9 +326,10 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
       detail::measurer_of(rt, o)({{stage, t.kernels.at(stage)}}, 0, 1e9,
                                  [&](const CandidateResult& r) { times = r.shape_seconds; });
     if (times.size() != timed_count)
-      throw Error(fmt::format("could not time the {} set at the model's shapes on {} — run `anycl tune "
-                              "--reset` and tune again",
-                              stage, rt.info().name));
+      throw Error(
+          fmt::format("could not time the {} set at the model's shapes on {} — run `anycl tune "
+                      "--reset` and tune again",
+                      stage, rt.info().name));
     return times;
   };
   const char* how = o.quick ? "the shortlist" : "the shortlist, then neighbours of the best";
