@@ -132,8 +132,9 @@ inline constexpr size_t kLargeGemm = size_t(1) << 28;
 /// that entry's sets for a model with these GEMM `shapes`, after the exact check, if CLBlast does
 /// not already hold them; otherwise changes nothing. Trainer calls it for every replica.
 void apply_model_tuning(Runtime& rt, const std::vector<GemmShape>& shapes);
-/// Every parameter set of `kernel` in the tuning database, whatever device it matches: the
-/// entries' own sets first, then their `candidate` lines (first-use tuning's shortlist).
+/// Every parameter set of `kernel` in the tuning database, whatever device it matches and even with
+/// ANYCL_TUNING_DATABASE=off: the entries' own and `large` sets first, then their `candidate` lines
+/// (first-use tuning's shortlist).
 std::vector<std::map<std::string, size_t>> database_parameter_sets(const std::string& kernel);
 /// `tuning` as a database entry for `device` (what `anycl tune --export` prints), to contribute.
 std::string database_entry(const GemmTuning& tuning, const DeviceInfo& device);

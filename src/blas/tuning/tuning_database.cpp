@@ -149,12 +149,13 @@ std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string*
 }
 
 std::vector<std::map<std::string, size_t>> database_parameter_sets(const std::string& kernel) {
+  // Not subject to ANYCL_TUNING_DATABASE=off, which stands in for a device no entry matches: such a
+  // device's first-use tuning is exactly where the known-good sets are wanted.
   std::vector<std::map<std::string, size_t>> own, more;
-  if (database_off()) return own;
   for (const auto& file : detail::embedded_tuning_database()) {
     const Entry e = parse_entry(file.name, file.source);
-    if (const auto it = e.tuning.kernels.find(kernel); it != e.tuning.kernels.end())
-      own.push_back(it->second);
+    for (const GemmTuning* sets : {&e.tuning, &e.large})
+      if (const auto it = sets->kernels.find(kernel); it != sets->kernels.end()) own.push_back(it->second);
     for (const auto& [name, params] : e.candidates)
       if (name == kernel) more.push_back(params);
   }
