@@ -139,6 +139,7 @@ TEST_CASE("a quick tune_gemm keeps exact sets, picks switch and dx layout, and r
   anycl::TuneOptions o;
   o.quick = true;
   o.shapes = kSmall;
+  o.direct_seconds = 10, o.indirect_seconds = 8;  // bounded as --quick is: cold compiles take seconds each
   std::vector<std::string> lines;
   o.progress = [&](const std::string& line) { lines.push_back(line); };
   const anycl::GemmTuning t = anycl::tune_gemm(rt, o);
