@@ -1,6 +1,6 @@
-// Dense forward (GEMM NN + bias/activation) and backward (fused activation-grad + bias
-// reduction, then dW = xᵀ·dz as GEMM TN and dx = dz·Wᵀ as GEMM NT, or as a transpose of W and a
-// GEMM NN where `anycl tune` measured that faster).
+// Dense forward (GEMM NN, or GEMV for one row at inference, then bias/activation) and backward
+// (fused activation-grad + bias reduction, then dW = xᵀ·dz as GEMM TN and dx = dz·Wᵀ as GEMM NT,
+// or as a transpose of W and a GEMM NN where `anycl tune` measured that faster).
 #include "anycl/nn/dense.hpp"
 
 #include <fmt/format.h>
@@ -114,6 +114,7 @@ void Dense::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor para
   dw_ = grads.rows(0, in_ * units_).reshaped({in_, units_});
   db_ = grads.rows(in_ * units_, units_);
   y_ = Tensor(rt, {max_batch, units_});
+  y_.fill(0.f);  // finite from the start: the one-row inference path (GEMV) reads it, scaled by 0
   dx_ = Tensor(rt, {max_batch, in_});
   if (rt.transposed_dx()) wt_ = Tensor(rt, {units_, in_});
   bias_act_ = std::make_unique<BiasActivation>(rt);
@@ -126,12 +127,16 @@ void Dense::initialize(uint64_t seed) {
 }
 
 // x:(batch,in) w:(in,out) y:(batch,out)
-Tensor Dense::forward(const Tensor& x, const StepContext&) {
+Tensor Dense::forward(const Tensor& x, const StepContext& ctx) {
   if (x.cols() != in_)
     throw ValidationError(
         fmt::format("Dense({}) expects {} input features, got {}", units_, in_, x.shape_string()));
   Tensor y = y_.rows(0, x.rows());
-  matmul(x, Trans::no, w_, Trans::no, y);
+  // One row at inference (batch-1 predict): GEMV, the same sums without a GEMM tile of padding rows.
+  if (x.rows() == 1 && !ctx.training)
+    matmul_row(x, w_, y);
+  else
+    matmul(x, Trans::no, w_, Trans::no, y);
   bias_act_->forward(y, b_, activation_);
   x_last_ = x;
   y_last_ = y;
