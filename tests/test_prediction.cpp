@@ -149,3 +149,30 @@ TEST_CASE("anycl_predict one row at a time gives the rows of one many-row call, 
   anycl_model_destroy(model);
   anycl_runtime_destroy(rt);
 }
+
+TEST_CASE("a one-row Dense at inference (fused kernel) gives the bits of that row in a batch") {
+  // Odd widths (the scalar tail of dense_row_forward), a narrow and a wide k, each activation
+  // (tanh and sigmoid where the width is whole vectors: bias_activation_forward's vector and scalar
+  // paths may differ there by an ulp, whatever the product).
+  auto& rt = anycl::test::runtime();
+  struct Case {
+    size_t in, units;
+    anycl::Activation act;
+  };
+  for (const Case c : {Case{5, 37, anycl::Activation::relu}, Case{300, 10, anycl::Activation::linear},
+                       Case{64, 48, anycl::Activation::tanh}, Case{33, 16, anycl::Activation::sigmoid}}) {
+    CAPTURE(c.in);
+    CAPTURE(c.units);
+    anycl::Sequential model(c.in);
+    model.dense(c.units, c.act).dense(3);
+    model.build(rt, 9);
+    model.initialize(7);
+    const std::vector<float> x = anycl::test::random_floats(9 * c.in, -2.f, 2.f, 5);
+    const std::vector<float> all = anycl::predict_outputs(model, x);
+    for (size_t r = 0; r < 9; ++r) {
+      const std::vector<float> one =
+          anycl::predict_outputs(model, std::vector<float>(x.begin() + r * c.in, x.begin() + (r + 1) * c.in));
+      CHECK(std::equal(one.begin(), one.end(), all.begin() + r * 3));
+    }
+  }
+}

@@ -81,30 +81,6 @@ void matmul(const Tensor& a, Trans ta, const Tensor& b, Trans tb, Tensor& c, flo
        b.cols(), beta, c_buffer, c.offset(), c.cols());
 }
 
-void matmul_row(const Tensor& x, const Tensor& w, Tensor& y) {
-  const size_t k = w.rows(), n = w.cols();
-  if (x.rows() != 1 || x.cols() != k || y.rows() != 1 || y.cols() != n)
-    throw ValidationError(
-        fmt::format("matmul_row shapes do not fit: x{} · w{} → y{} (x and y must be one row)",
-                    x.shape_string(), w.shape_string(), y.shape_string()));
-  Runtime& rt = y.runtime();
-  auto where = [&] {
-    return fmt::format("SGEMV T m={} n={} offsets={},{},{} on {}", k, n, w.offset(), x.offset(), y.offset(),
-                       rt.info().name);
-  };
-  if (n == 0 || k == 0) return;
-  cl_command_queue queue = rt.queue().get();
-  Profile* profile = rt.profile();
-  cl_event event = nullptr;
-  // Row-major w (k×n) transposed: each output is one column's dot product with x, summed over k in
-  // order as the GEMM's kernels sum it.
-  const auto status = clblast::Gemv<float>(clblast::Layout::kRowMajor, clblast::Transpose::kYes, k, n, 1.f,
-                                           w.mem(), w.offset(), n, x.mem(), x.offset(), 1, 0.f, y.mem(),
-                                           y.offset(), 1, &queue, profile ? &event : nullptr);
-  if (status != clblast::StatusCode::kSuccess) throw OpenCLError(int(status), "clblast::Gemv", where());
-  if (event) profile->record(event, fmt::format("SGEMV T {}x{}", k, n), "gemm");
-}
-
 void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, float alpha,
                           const DeviceBuffer& a, size_t a_offset, size_t lda, size_t a_stride,
                           const DeviceBuffer& b, size_t b_offset, size_t ldb, size_t b_stride, float beta,

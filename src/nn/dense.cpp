@@ -1,4 +1,4 @@
-// Dense forward (GEMM NN, or GEMV for one row at inference, then bias/activation) and backward
+// Dense forward (GEMM NN + bias/activation; one fused kernel for one row at inference) and backward
 // (fused activation-grad + bias reduction, then dW = xᵀ·dz as GEMM TN and dx = dz·Wᵀ as GEMM NT,
 // or as a transpose of W and a GEMM NN where `anycl tune` measured that faster).
 #include "anycl/nn/dense.hpp"
@@ -114,7 +114,6 @@ void Dense::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor para
   dw_ = grads.rows(0, in_ * units_).reshaped({in_, units_});
   db_ = grads.rows(in_ * units_, units_);
   y_ = Tensor(rt, {max_batch, units_});
-  y_.fill(0.f);  // finite from the start: the one-row inference path (GEMV) reads it, scaled by 0
   dx_ = Tensor(rt, {max_batch, in_});
   if (rt.transposed_dx()) wt_ = Tensor(rt, {units_, in_});
   bias_act_ = std::make_unique<BiasActivation>(rt);
@@ -132,12 +131,14 @@ Tensor Dense::forward(const Tensor& x, const StepContext& ctx) {
     throw ValidationError(
         fmt::format("Dense({}) expects {} input features, got {}", units_, in_, x.shape_string()));
   Tensor y = y_.rows(0, x.rows());
-  // One row at inference (batch-1 predict): GEMV, the same sums without a GEMM tile of padding rows.
-  if (x.rows() == 1 && !ctx.training)
-    matmul_row(x, w_, y);
-  else
+  // One row at inference (batch-1 predict): one fused kernel, the same bits without a GEMM tile of
+  // padding rows.
+  if (x.rows() == 1 && !ctx.training) {
+    bias_act_->forward_row(x, w_, b_, y, activation_);
+  } else {
     matmul(x, Trans::no, w_, Trans::no, y);
-  bias_act_->forward(y, b_, activation_);
+    bias_act_->forward(y, b_, activation_);
+  }
   x_last_ = x;
   y_last_ = y;
   return y;

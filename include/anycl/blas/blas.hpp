@@ -28,11 +28,6 @@ void gemm(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, double 
 void matmul(const Tensor& a, Trans ta, const Tensor& b, Trans tb, Tensor& c, float alpha = 1.f,
             float beta = 0.f);
 
-/// y(1,n) = x(1,k)·w(k,n) for one row x, as CLBlast's GEMV: the product matmul(x, no, w, no, y)
-/// gives, without a GEMM's tile of padding rows (2-6× faster at batch 1 on PoCL), for inference.
-/// GEMV reads y (scaled by beta = 0): y must hold finite values.
-void matmul_row(const Tensor& x, const Tensor& w, Tensor& y);
-
 /// `batch` single-precision GEMMs C_i = alpha·op(A_i)·op(B_i) + beta·C_i (row-major), A_i at
 /// a_offset + i·a_stride (a stride of 0 shares A), likewise B and C: CLBlast's GemmStridedBatched.
 void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, float alpha,
