@@ -2,6 +2,7 @@
 // exceptions become a status code plus the thread's last-error text, so none crosses anycl.h.
 #pragma once
 
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <string>
@@ -15,6 +16,9 @@
 
 struct anycl_runtime {
   std::unique_ptr<anycl::Runtime> rt;
+  // Unique among the runtimes this process makes: a model's cached build names its runtime by it,
+  // not by address (a new runtime may get a destroyed one's address, and the build would be stale).
+  uint64_t serial = 0;
 };
 
 struct anycl_model {
@@ -26,13 +30,13 @@ struct anycl_model {
   // it refers to, so it goes first.
   std::unique_ptr<anycl::Sequential> built;
   std::unique_ptr<anycl::Predictor> predictor;
-  const anycl_runtime* built_on = nullptr;
+  uint64_t built_on = 0;  // the runtime's serial
   size_t built_batch = 0;
   /// Drops the device copy (new weights, another runtime or a larger batch).
   void forget_built() {
     predictor.reset();
     built.reset();
-    built_on = nullptr;
+    built_on = 0;
     built_batch = 0;
   }
 };

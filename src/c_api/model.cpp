@@ -16,10 +16,10 @@ Sequential& built_model(anycl_model& model, const anycl_runtime& rt, size_t batc
     throw ValidationError(
         "the model has no weights yet — train it (anycl_train) or load a trained one (anycl_model_load) "
         "first");
-  if (!model.built || model.built_on != &rt || model.built_batch < batch) {
+  if (!model.built || model.built_on != rt.serial || model.built_batch < batch) {
     model.forget_built();
     model.built = instantiate(model.saved, *rt.rt, batch);
-    model.built_on = &rt;
+    model.built_on = rt.serial;
     model.built_batch = batch;
   }
   return *model.built;
