@@ -30,6 +30,32 @@ __kernel void bias_activation_forward(__global float* y, const uint y_off, __glo
   }
 }
 
+// y = act(x·W + bias) for ONE row x (inference at batch 1), the product fused with the bias and
+// activation: a GEMM would pad the row to a whole tile (MWG rows on PoCL: 1 of 128 used). Work-item
+// g forms outputs 16g..16g+15 as float16 multiply-adds over i in order from zero, so each output is
+// the same sum in the same order as CLBlast's GEMM and GEMV kernels form it (one multiply-add per
+// term), then adds the bias and activates as bias_activation_forward does on a one-row y: the bits
+// of a batch-N forward (tests/test_prediction.cpp checks them). x:(k) at x_off, W:(k,cols)
+// row-major at w_off, bias:(cols), y:(cols). 1.6 MB of W streams once; no local memory.
+__kernel void dense_row_forward(__global const float* x, const uint x_off, __global const float* w,
+                                const uint w_off, __global const float* bias, const uint bias_off,
+                                __global float* y, const uint y_off, const uint k, const uint cols,
+                                const int act) {
+  const size_t j0 = 16 * (size_t)get_global_id(0);
+  if (j0 >= cols) return;
+  if (j0 + 16 <= cols) {
+    float16 acc = (float16)(0.0f);
+    for (uint i = 0; i < k; ++i) acc += x[x_off + i] * vload16(0, w + w_off + (size_t)i * cols + j0);
+    vstore16(activate16(acc + vload16(0, bias + bias_off + j0), act), 0, y + y_off + j0);
+    return;
+  }
+  for (size_t j = j0; j < cols; ++j) {
+    float acc = 0.0f;
+    for (uint i = 0; i < k; ++i) acc += x[x_off + i] * w[w_off + (size_t)i * cols + j];
+    y[y_off + j] = activate(acc + bias[bias_off + j], act);
+  }
+}
+
 // dz = dy·act'(y) written over dy, and dbias[j] = Σ_rows dz — the bias gradient's reduction fused
 // into the same pass. A work-group of BC columns × BR row lanes: lane l sums rows l, l+BR, … of its
 // column (reads coalesced along the row), then the lanes' sums are added in a fixed tree, so the

@@ -72,6 +72,8 @@ std::vector<float> Tensor::download() const {
   return out;
 }
 
+void Tensor::download(float* data, size_t n) const { transfer(false, data, n, DType::f32, true); }
+
 std::vector<int32_t> Tensor::download_i32() const {
   std::vector<int32_t> out(size());
   transfer(false, out.data(), out.size(), DType::i32, true);

@@ -57,6 +57,45 @@ TEST_CASE("bias_activation_forward matches the reference on views with padding u
     }
 }
 
+TEST_CASE("dense_row_forward (one row: x·W + bias, activated) matches the reference, padding untouched") {
+  auto& rt = anycl::test::runtime();
+  anycl::BiasActivation op(rt);
+  unsigned seed = 300;
+  // Widths below, at and around the 16 outputs per work-item; k of 1 and above a GEMM tile.
+  for (Shape s : {Shape{1, 1}, Shape{3, 16}, Shape{7, 37}, Shape{130, 48}, Shape{784, 10}})
+    for (Activation act : kActs) {
+      const size_t k = s.rows, cols = s.cols;
+      const auto x = anycl::test::random_floats(k, -1.f, 1.f, seed++);
+      const auto w = anycl::test::random_floats(k * cols, -1.f, 1.f, seed++);
+      const auto b = anycl::test::random_floats(cols, -1.f, 1.f, seed++);
+      // Each operand a view at an offset into a larger buffer, as in a model's parameter vector.
+      std::vector<float> flat(5 + k + k * cols + cols + 5, kSentinel);
+      std::copy(x.begin(), x.end(), flat.begin() + 5);
+      std::copy(w.begin(), w.end(), flat.begin() + 5 + k);
+      std::copy(b.begin(), b.end(), flat.begin() + 5 + k + k * cols);
+      auto flat_t = anycl::Tensor::from_host(rt, {flat.size()}, flat);
+      anycl::Tensor y_all(rt, {3, cols});
+      y_all.fill(kSentinel);
+      anycl::Tensor y = y_all.rows(1, 1);
+      op.forward_row(flat_t.rows(5, k).reshaped({1, k}), flat_t.rows(5 + k, k * cols).reshaped({k, cols}),
+                     flat_t.rows(5 + k + k * cols, cols), y, act);
+
+      std::vector<float> ref_all(3 * cols, kSentinel);
+      for (size_t j = 0; j < cols; ++j) {
+        double sum = 0;
+        for (size_t i = 0; i < k; ++i) sum += double(x[i]) * double(w[i * cols + j]);
+        ref_all[cols + j] = float(sum);
+      }
+      anycl::reference::bias_activation_forward(ref_all.data() + cols, b.data(), 1, cols, act);
+      anycl::test::check_close(
+          y_all.download(), ref_all, 1e-4, 1e-5,
+          fmt::format("dense_row_forward {} (k {}, cols {})", anycl::to_string(act), k, cols));
+      anycl::test::check_close(flat_t.download(), flat, 0, 0, "operands unchanged");
+    }
+  anycl::Tensor x(rt, {2, 3}), w(rt, {3, 4}), b(rt, {4}), y(rt, {2, 4});
+  CHECK_THROWS_AS(op.forward_row(x, w, b, y, Activation::relu), anycl::ValidationError);  // two rows
+}
+
 TEST_CASE("bias_activation_backward matches the reference and writes only its dbias slice") {
   auto& rt = anycl::test::runtime();
   anycl::BiasActivation op(rt);

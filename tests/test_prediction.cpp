@@ -1,8 +1,10 @@
 // Prediction without labels: predict() gives the evaluator's probabilities bit for bit on
 // MNIST-like bytes, predict_outputs() the raw outputs, and class_report() the CLI's confusion
-// matrix. Also: more than 256 classes train (int32 class indices end to end).
+// matrix. Also: more than 256 classes train (int32 class indices end to end), and the C API's
+// cached predictor gives a row the same bits whether it comes alone or in a batch.
 #include <doctest/doctest.h>
 
+#include <anycl/anycl.h>
 #include <anycl/data/dataset.hpp>
 #include <anycl/error.hpp>
 #include <anycl/train/prediction.hpp>
@@ -104,4 +106,73 @@ TEST_CASE("more than 256 classes train from float features through the host Data
   CHECK(stats.accuracy >= 0.9);
   const auto predicted = anycl::predicted_classes(anycl::predict(model, x), k);
   CHECK(anycl::class_report(y, predicted, k).overall_accuracy() == doctest::Approx(stats.accuracy));
+}
+
+TEST_CASE("anycl_predict one row at a time gives the rows of one many-row call, bit for bit") {
+  // The reference MLP's shapes: a 1-row GEMM may run another CLBlast kernel than a 37-row one,
+  // and the C API keeps one Predictor per model (built for the largest batch seen so far).
+  anycl_runtime* rt = nullptr;
+  REQUIRE(anycl_runtime_create("", &rt) == ANYCL_OK);
+  anycl_model_options mo;
+  anycl_model_options_init(&mo);
+  mo.input_shape[0] = 784;
+  mo.outputs = 10;
+  anycl_model* model = nullptr;
+  REQUIRE(anycl_model_create(&mo, &model) == ANYCL_OK);
+  const size_t n = 300, d = 784, k = 10;  // 300 rows: two device batches (256 + 44) in one call
+  const std::vector<float> x = anycl::test::random_floats(n * d, 0.f, 1.f, 11);
+  std::vector<int32_t> labels(64);
+  for (size_t i = 0; i < labels.size(); ++i) labels[i] = int32_t(i % k);
+  anycl_dataset* data = nullptr;
+  REQUIRE(anycl_dataset_create_classes(x.data(), labels.size(), d, labels.data(), k, &data) == ANYCL_OK);
+  anycl_train_options to;
+  anycl_train_options_init(&to);
+  to.epochs = 1, to.batch = 32;
+  REQUIRE_MESSAGE(anycl_train(model, rt, data, nullptr, &to, nullptr, 0, nullptr, nullptr) == ANYCL_OK,
+                  anycl_last_error());
+
+  auto one_by_one = [&](size_t rows) {
+    std::vector<float> y(rows * k);
+    for (size_t r = 0; r < rows; ++r)
+      REQUIRE(anycl_predict(model, rt, &x[r * d], 1, &y[r * k], k) == ANYCL_OK);
+    return y;
+  };
+  const std::vector<float> first = one_by_one(37);  // the model built for batch 1
+  std::vector<float> all(n * k);
+  REQUIRE(anycl_predict(model, rt, x.data(), n, all.data(), all.size()) == ANYCL_OK);  // rebuilt for 256
+  CHECK(std::equal(first.begin(), first.end(), all.begin()));
+  CHECK(one_by_one(37) == first);  // batch 1 on the model built for 256
+  std::vector<float> middle(37 * k);
+  REQUIRE(anycl_predict(model, rt, &x[100 * d], 37, middle.data(), middle.size()) == ANYCL_OK);
+  CHECK(std::equal(middle.begin(), middle.end(), all.begin() + 100 * k));
+  anycl_dataset_destroy(data);
+  anycl_model_destroy(model);
+  anycl_runtime_destroy(rt);
+}
+
+TEST_CASE("a one-row Dense at inference (fused kernel) gives the bits of that row in a batch") {
+  // Odd widths (the scalar tail of dense_row_forward), a narrow and a wide k, each activation
+  // (tanh and sigmoid where the width is whole vectors: bias_activation_forward's vector and scalar
+  // paths may differ there by an ulp, whatever the product).
+  auto& rt = anycl::test::runtime();
+  struct Case {
+    size_t in, units;
+    anycl::Activation act;
+  };
+  for (const Case c : {Case{5, 37, anycl::Activation::relu}, Case{300, 10, anycl::Activation::linear},
+                       Case{64, 48, anycl::Activation::tanh}, Case{33, 16, anycl::Activation::sigmoid}}) {
+    CAPTURE(c.in);
+    CAPTURE(c.units);
+    anycl::Sequential model(c.in);
+    model.dense(c.units, c.act).dense(3);
+    model.build(rt, 9);
+    model.initialize(7);
+    const std::vector<float> x = anycl::test::random_floats(9 * c.in, -2.f, 2.f, 5);
+    const std::vector<float> all = anycl::predict_outputs(model, x);
+    for (size_t r = 0; r < 9; ++r) {
+      const std::vector<float> one =
+          anycl::predict_outputs(model, std::vector<float>(x.begin() + r * c.in, x.begin() + (r + 1) * c.in));
+      CHECK(std::equal(one.begin(), one.end(), all.begin() + r * 3));
+    }
+  }
 }

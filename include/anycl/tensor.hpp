@@ -46,6 +46,8 @@ class Tensor {
   void upload(const std::vector<float>& values) { upload(values.data(), values.size()); }
   /// Copies the tensor to the host (blocking).
   std::vector<float> download() const;
+  /// Copies the tensor's `n` floats (n must equal size()) into `data` (blocking).
+  void download(float* data, size_t n) const;
   /// Typed transfers for i32 and u8 tensors (blocking); ValidationError on a dtype mismatch.
   void upload(const std::vector<int32_t>& values);
   void upload(const std::vector<uint8_t>& values);

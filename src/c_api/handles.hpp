@@ -2,6 +2,7 @@
 // exceptions become a status code plus the thread's last-error text, so none crosses anycl.h.
 #pragma once
 
+#include <cstdint>
 #include <exception>
 #include <memory>
 #include <string>
@@ -11,19 +12,33 @@
 #include "anycl/data/dataset.hpp"
 #include "anycl/runtime.hpp"
 #include "anycl/train/model_file.hpp"
+#include "anycl/train/prediction.hpp"
 
 struct anycl_runtime {
   std::unique_ptr<anycl::Runtime> rt;
+  // Unique among the runtimes this process makes: a model's cached build names its runtime by it,
+  // not by address (a new runtime may get a destroyed one's address, and the build would be stale).
+  uint64_t serial = 0;
 };
 
 struct anycl_model {
   anycl::SavedModel saved;  // architecture, classes and (when has_weights) the current weights
   bool has_weights = false;
   // The model built on a device for predict/evaluate, kept while the runtime, batch and weights
-  // stay the same (so repeated batch-1 predictions do not rebuild it).
+  // stay the same (so repeated batch-1 predictions do not rebuild it), and its Predictor (input and
+  // output buffers, softmax kernel), made on the first anycl_predict. Declared after `built`, which
+  // it refers to, so it goes first.
   std::unique_ptr<anycl::Sequential> built;
-  const anycl_runtime* built_on = nullptr;
+  std::unique_ptr<anycl::Predictor> predictor;
+  uint64_t built_on = 0;  // the runtime's serial
   size_t built_batch = 0;
+  /// Drops the device copy (new weights, another runtime or a larger batch).
+  void forget_built() {
+    predictor.reset();
+    built.reset();
+    built_on = 0;
+    built_batch = 0;
+  }
 };
 
 struct anycl_dataset {
@@ -67,5 +82,7 @@ struct StatusError : std::exception {
 
 /// The model built on `rt` for batches up to `batch`, holding the current weights (cached).
 Sequential& built_model(anycl_model& model, const anycl_runtime& rt, size_t batch);
+/// The Predictor of that model (cached with it).
+Predictor& model_predictor(anycl_model& model, const anycl_runtime& rt, size_t batch);
 
 }  // namespace anycl::detail::c_api

@@ -16,13 +16,19 @@ Sequential& built_model(anycl_model& model, const anycl_runtime& rt, size_t batc
     throw ValidationError(
         "the model has no weights yet — train it (anycl_train) or load a trained one (anycl_model_load) "
         "first");
-  if (!model.built || model.built_on != &rt || model.built_batch < batch) {
-    model.built.reset();
+  if (!model.built || model.built_on != rt.serial || model.built_batch < batch) {
+    model.forget_built();
     model.built = instantiate(model.saved, *rt.rt, batch);
-    model.built_on = &rt;
+    model.built_on = rt.serial;
     model.built_batch = batch;
   }
   return *model.built;
+}
+
+Predictor& model_predictor(anycl_model& model, const anycl_runtime& rt, size_t batch) {
+  Sequential& built = built_model(model, rt, batch);
+  if (!model.predictor) model.predictor = std::make_unique<Predictor>(built);
+  return *model.predictor;
 }
 
 }  // namespace anycl::detail::c_api

@@ -1,5 +1,6 @@
 // Inference through the C API: predictions into a caller buffer and evaluation on a data set, on
-// the model built once per runtime (handles.hpp), so repeated small calls rebuild nothing.
+// the model and Predictor built once per runtime (handles.hpp), so repeated small calls rebuild,
+// allocate and copy nothing beyond the input's write and the output's read.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -27,9 +28,9 @@ anycl_status anycl_predict(anycl_model* model, anycl_runtime* runtime, const flo
     require(runtime, call, "runtime");
     require(x, call, "x");
     require(out, call, "out");
-    anycl::Sequential& built =
-        built_model(*model, *runtime, std::min(std::max<size_t>(count, 1), kPredictBatch));
-    const size_t d = built.input_features(), k = built.output_features();
+    anycl::Predictor& predictor =
+        model_predictor(*model, *runtime, std::min(std::max<size_t>(count, 1), kPredictBatch));
+    const size_t d = predictor.model().input_features(), k = predictor.model().output_features();
     if (count == 0) throw anycl::ValidationError("anycl_predict: count is 0 — pass at least one sample");
     if (count > out_capacity / k)
       throw anycl::ValidationError(fmt::format(
@@ -37,10 +38,8 @@ anycl_status anycl_predict(anycl_model* model, anycl_runtime* runtime, const flo
           out_capacity, count, k, count * k));
     if (count > std::numeric_limits<size_t>::max() / d)
       throw anycl::ValidationError(fmt::format("anycl_predict: {} samples × {} features overflow", count, d));
-    std::vector<float> inputs(x, x + count * d);
-    anycl::detail::check_finite(call, "x", inputs);
-    const std::vector<float> y = anycl::predict(built, inputs);
-    std::copy(y.begin(), y.end(), out);
+    anycl::detail::check_finite(call, "x", x, count * d);
+    predictor.run(x, count, out);  // one write, the forward pass, one blocking read per device batch
   });
 }
 

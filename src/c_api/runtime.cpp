@@ -1,5 +1,7 @@
 // Devices and runtimes through the C API: the device list as `anycl devices --json` text, and a
 // runtime (one device's context, queue and compiled kernels) from a device spec.
+#include <atomic>
+
 #include "anycl/device.hpp"
 #include "anycl/error.hpp"
 #include "c_api/handles.hpp"
@@ -25,6 +27,8 @@ anycl_status anycl_runtime_create(const char* device_spec, anycl_runtime** out) 
     options.device_spec = device_spec ? device_spec : "";
     auto handle = std::make_unique<anycl_runtime>();
     handle->rt = std::make_unique<anycl::Runtime>(options);
+    static std::atomic<uint64_t> next_serial{1};
+    handle->serial = next_serial++;
     *out = handle.release();
   });
 }

@@ -138,8 +138,7 @@ anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl
     // The weights reached (also after a stop) become the model's; a failure above left them as they were.
     model->saved.parameters = trainer.model().parameters().download();
     model->has_weights = true;
-    model->built.reset();
-    model->built_on = nullptr;
+    model->forget_built();
     const auto& done = trainer.history();
     for (size_t i = 0; history && i < done.size() && i < history_capacity; ++i) history[i] = to_c(done[i]);
     if (epochs_done) *epochs_done = done.size();

@@ -30,12 +30,15 @@ inline size_t checked_count(const char* call, size_t x_size, size_t d) {
   return x_size / d;
 }
 
-/// ValidationError naming the first value of `v` that is NaN or infinite.
-inline void check_finite(const char* call, const char* name, const std::vector<float>& v) {
-  for (size_t i = 0; i < v.size(); ++i)
+/// ValidationError naming the first of the `n` values at `v` that is NaN or infinite.
+inline void check_finite(const char* call, const char* name, const float* v, size_t n) {
+  for (size_t i = 0; i < n; ++i)
     if (!std::isfinite(v[i]))
       throw ValidationError(fmt::format(
           "{}: {}[{}] is {} — replace missing or infinite values before training", call, name, i, v[i]));
+}
+inline void check_finite(const char* call, const char* name, const std::vector<float>& v) {
+  check_finite(call, name, v.data(), v.size());
 }
 
 template <typename T>

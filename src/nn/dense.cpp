@@ -1,6 +1,6 @@
-// Dense forward (GEMM NN + bias/activation) and backward (fused activation-grad + bias
-// reduction, then dW = xᵀ·dz as GEMM TN and dx = dz·Wᵀ as GEMM NT, or as a transpose of W and a
-// GEMM NN where `anycl tune` measured that faster).
+// Dense forward (GEMM NN + bias/activation; one fused kernel for one row at inference) and backward
+// (fused activation-grad + bias reduction, then dW = xᵀ·dz as GEMM TN and dx = dz·Wᵀ as GEMM NT,
+// or as a transpose of W and a GEMM NN where `anycl tune` measured that faster).
 #include "anycl/nn/dense.hpp"
 
 #include <fmt/format.h>
@@ -126,13 +126,19 @@ void Dense::initialize(uint64_t seed) {
 }
 
 // x:(batch,in) w:(in,out) y:(batch,out)
-Tensor Dense::forward(const Tensor& x, const StepContext&) {
+Tensor Dense::forward(const Tensor& x, const StepContext& ctx) {
   if (x.cols() != in_)
     throw ValidationError(
         fmt::format("Dense({}) expects {} input features, got {}", units_, in_, x.shape_string()));
   Tensor y = y_.rows(0, x.rows());
-  matmul(x, Trans::no, w_, Trans::no, y);
-  bias_act_->forward(y, b_, activation_);
+  // One row at inference (batch-1 predict): one fused kernel, the same bits without a GEMM tile of
+  // padding rows.
+  if (x.rows() == 1 && !ctx.training) {
+    bias_act_->forward_row(x, w_, b_, y, activation_);
+  } else {
+    matmul(x, Trans::no, w_, Trans::no, y);
+    bias_act_->forward(y, b_, activation_);
+  }
   x_last_ = x;
   y_last_ = y;
   return y;

@@ -29,7 +29,8 @@ BiasActivation::BiasActivation(Runtime& rt)
     : rt_(rt),
       forward_(rt.kernel("activation", "bias_activation_forward")),
       backward_(rt.kernel("activation", "bias_activation_backward")),
-      channel_forward_(rt.kernel("activation", "channel_bias_activation_forward")) {
+      channel_forward_(rt.kernel("activation", "channel_bias_activation_forward")),
+      row_forward_(rt.kernel("activation", "dense_row_forward")) {
   // The backward kernel's work-group is BC columns × BR row lanes: 8 × 16 (activation.cl's default)
   // ran 128×512 in 0.05 ms on PoCL where 32 × 8 took 0.12 ms; a GPU gets rows read 32 floats wide.
   // A device that runs smaller groups gets it rebuilt with fewer lanes, then fewer columns.
@@ -58,6 +59,21 @@ void BiasActivation::forward(Tensor& y, const Tensor& bias, Activation act) {
   detail::set_args(forward_, y.mem(), u32(y.offset(), "offset"), bias.mem(), u32(bias.offset(), "offset"),
                    u32(y.rows(), "rows"), u32(y.cols(), "cols"), cl_int(act));
   detail::launch_1d(rt_, forward_, y.size(), 64, /*per_item=*/16);  // activation.cl's bias_activation_forward
+}
+
+void BiasActivation::forward_row(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
+                                 Activation act) {
+  const size_t k = w.rows(), cols = w.cols();
+  if (x.rows() != 1 || x.cols() != k || y.rows() != 1 || y.cols() != cols || bias.size() != cols)
+    throw ValidationError(fmt::format("dense_row_forward: x {} · w {} + bias {} → y {} do not fit (one row)",
+                                      x.shape_string(), w.shape_string(), bias.shape_string(),
+                                      y.shape_string()));
+  using detail::u32;
+  detail::set_args(row_forward_, x.mem(), u32(x.offset(), "offset"), w.mem(), u32(w.offset(), "offset"),
+                   bias.mem(), u32(bias.offset(), "offset"), y.mem(), u32(y.offset(), "offset"), u32(k, "k"),
+                   u32(cols, "cols"), cl_int(act));
+  // 16 outputs per work-item; small groups, so the few work-items of a layer spread over the cores.
+  detail::launch_1d(rt_, row_forward_, cols, 4, /*per_item=*/16);
 }
 
 void BiasActivation::backward(const Tensor& y, Tensor& dy, Tensor& dbias, Activation act) {

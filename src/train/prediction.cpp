@@ -1,5 +1,6 @@
-// Prediction without labels: host rows → device in batches of the model's max_batch → forward
-// (dropout off) → softmax for a classifier → host. And the per-class report of predictions.
+// Prediction without labels: host rows → device in batches of the model's max_batch (one write)
+// → forward (dropout off) → softmax for a classifier → host (one blocking read), with every buffer
+// and kernel made once per Predictor. And the per-class report of predictions.
 #include "anycl/train/prediction.hpp"
 
 #include <fmt/format.h>
@@ -12,55 +13,71 @@
 #include "anycl/ops/softmax_xent.hpp"
 
 namespace anycl {
+
+struct Predictor::State {
+  Tensor inputs, probs;                           // max_batch rows each
+  std::optional<SoftmaxCrossEntropy> softmax_op;  // its kernels are fetched once, here
+};
+
+Predictor::Predictor(Sequential& model, bool softmax) : model_(model), state_(std::make_unique<State>()) {
+  Runtime& rt = model.runtime();  // ValidationError before build()
+  state_->inputs = Tensor(rt, {model.max_batch(), model.input_features()});
+  if (!softmax) return;
+  state_->softmax_op.emplace(rt);
+  state_->probs = Tensor(rt, {model.max_batch(), model.output_features()});
+}
+
+Predictor::Predictor(Sequential& model)
+    : Predictor(model, make_loss(model.runtime(), model.loss())->predicts_classes()) {}
+
+Predictor::~Predictor() = default;
+
+void Predictor::run(const float* x, size_t rows, float* out) {
+  const size_t d = model_.input_features(), k = model_.output_features(), batch = model_.max_batch();
+  const StepContext ctx;  // training = false: dropout is the identity
+  for (size_t first = 0; first < rows; first += batch) {
+    const size_t n = std::min(batch, rows - first);
+    Tensor in = state_->inputs.rows(0, n);
+    // Not blocking: the in-order queue runs the copy before the forward pass, and the blocking
+    // read below returns only after both, while x is still the caller's.
+    in.upload(x + first * d, n * d, /*blocking=*/false);
+    Tensor result = model_.forward(in, ctx);
+    if (state_->softmax_op) {
+      Tensor probs = state_->probs.rows(0, n);
+      state_->softmax_op->probabilities(result, probs);
+      result = probs;
+    }
+    result.download(out + first * k, n * k);
+  }
+}
+
 namespace {
 
-// The model's outputs for every row of x, with a softmax per row when `softmax` is set.
-std::vector<float> run_batches(Sequential& model, const std::vector<float>& x, bool softmax) {
-  Runtime& rt = model.runtime();  // ValidationError before build()
+std::vector<float> run_predictor(Predictor& predictor, const std::vector<float>& x) {
+  const Sequential& model = predictor.model();
   const size_t d = model.input_features(), k = model.output_features();
   if (x.size() % d != 0)
     throw ValidationError(
         fmt::format("predict: x holds {} values, which is not a whole number of rows of the model's {} input "
                     "features — x must be m rows × {}, row-major",
                     x.size(), d, d));
-  const size_t m = x.size() / d, batch = model.max_batch();
-  std::vector<float> out;
-  if (m == 0) return out;
-  out.reserve(m * k);
-  Tensor inputs(rt, {std::min(batch, m), d}), probs;
-  std::optional<SoftmaxCrossEntropy> softmax_op;
-  if (softmax) {
-    softmax_op.emplace(rt);
-    probs = Tensor(rt, {std::min(batch, m), k});
-  }
-  const StepContext ctx;  // training = false: dropout is the identity
-  for (size_t first = 0; first < m; first += batch) {
-    const size_t rows = std::min(batch, m - first);
-    Tensor in = inputs.rows(0, rows);
-    in.upload(x.data() + first * d, rows * d);
-    const Tensor logits = model.forward(in, ctx);
-    Tensor result = logits;
-    if (softmax) {
-      result = probs.rows(0, rows);
-      softmax_op->probabilities(logits, result);
-    }
-    const std::vector<float> part = result.download();
-    out.insert(out.end(), part.begin(), part.end());
-  }
+  std::vector<float> out(x.size() / d * k);
+  predictor.run(x.data(), x.size() / d, out.data());
   return out;
 }
 
 }  // namespace
 
 std::vector<float> predict_outputs(Sequential& model, const std::vector<float>& x) {
-  return run_batches(model, x, /*softmax=*/false);
+  Predictor predictor(model, /*softmax=*/false);
+  return run_predictor(predictor, x);
 }
 
 std::vector<float> predict(Sequential& model, const std::vector<float>& x) {
   // A classifier (softmax cross-entropy) gives class probabilities; a regression model (MSE) its
   // raw outputs.
-  const bool classifier = make_loss(model.runtime(), model.loss())->predicts_classes();
-  return run_batches(model, x, /*softmax=*/classifier);
+  Predictor predictor(model);
+  return run_predictor(predictor, x);
 }
 
 std::vector<size_t> predicted_classes(const std::vector<float>& values, size_t classes) {

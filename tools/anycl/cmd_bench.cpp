@@ -23,6 +23,7 @@
 #include "bench_host_blas.hpp"
 #include "bench_host_mlp.hpp"
 #include "bench_parallel.hpp"
+#include "bench_predict.hpp"
 #include "bench_startup.hpp"
 #include "bench_table.hpp"
 #include "commands.hpp"
@@ -34,7 +35,7 @@ namespace anycl::cli {
 namespace {
 
 constexpr const char* kUsage =
-    "usage: anycl bench [gemm|bandwidth|latency|mlp|cnn|startup|all] [flags]\n"
+    "usage: anycl bench [gemm|bandwidth|latency|mlp|cnn|startup|predict|all] [flags]\n"
     "  Measures the selected device (median of repeats, warm-up excluded) beside host OpenBLAS.\n"
     "  gemm       SGEMM GFLOP/s at the reference model's shapes (--model mlp|cnn) and square sizes,\n"
     "             device and host\n"
@@ -44,6 +45,8 @@ constexpr const char* kUsage =
     "  cnn        reference CNN (mnist_cnn) training samples/s and per-layer times beside the host\n"
     "             (not part of all: minutes on a CPU; --limit default 1280)\n"
     "  startup    process start → first training step, cold caches and warm (runs anycl train)\n"
+    "  predict    batch-1 latency and throughput of the reference MLP and CNN through the C API,\n"
+    "             beside onnxruntime on the ONNX export (not part of all; own flags: bench predict --help)\n"
     "  --device SPEC       device (default: best, or $ANYCL_DEVICE)\n"
     "  --json              one JSON object instead of tables\n"
     "  --repeats N         timed repeats per figure (default 5; mlp: timed epochs, default 3)\n"
@@ -466,6 +469,8 @@ std::vector<size_t> parse_sizes(const std::string& text) {
 }  // namespace
 
 int run_bench(int argc, char** argv) {
+  if (argc > 2 && std::string(argv[2]) == "predict")
+    return run_bench_predict(argc, argv);  // flags of its own
   const Args args(argc, argv, 2,
                   {"--device", "--repeats", "--sizes", "--peak-gflops", "--data", "--limit", "--devices",
                    "--profile", "--model"},
@@ -473,10 +478,11 @@ int run_bench(int argc, char** argv) {
   if (args.has("--help")) return fmt::print("{}", kUsage), 0;
   std::string which = args.positional().empty() ? "all" : args.positional().front();
   if (args.positional().size() > 1) throw UsageError("unexpected argument '" + args.positional()[1] + "'");
+  if (which == "predict") throw UsageError("name predict first, then its flags: anycl bench predict [flags]");
   if (which != "all" && which != "gemm" && which != "bandwidth" && which != "latency" && which != "mlp" &&
       which != "startup" && which != "cnn")
     throw UsageError("unknown benchmark '" + which +
-                     "' — choose gemm, bandwidth, latency, mlp, cnn, startup or all");
+                     "' — choose gemm, bandwidth, latency, mlp, cnn, startup, predict or all");
   Settings s;
   s.repeats = int(args.get_int("--repeats", which == "mlp" || which == "cnn" ? 3 : 5, 1, 1000));
   s.peak_gflops = args.get_double("--peak-gflops", 0, 0, 1e9);

@@ -23,13 +23,16 @@ class BiasActivation {
   /// dy ← dy·act'(y) in place (act' taken from the output y); dbias = Σ_rows of the result.
   /// y,dy:(rows,cols) dbias:(cols)
   void backward(const Tensor& y, Tensor& dy, Tensor& dbias, Activation act);
+  /// y = act(x·w + bias) for one row x, fused (inference at batch 1: no GEMM tile of padding rows).
+  /// The same bits as a GEMM followed by forward(). x:(1,k) w:(k,cols) bias:(cols) y:(1,cols)
+  void forward_row(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, Activation act);
   /// Per channel over NCHW (convolutions): y:(batch, F·plane), bias:(F); y = act(y + bias[f]).
   /// (Its backward, which also reorders for the weight GEMMs, is ConvOps::output_backward.)
   void forward_channels(Tensor& y, const Tensor& bias, size_t plane, Activation act);
 
  private:
   Runtime& rt_;
-  compute::kernel forward_, backward_, channel_forward_;
+  compute::kernel forward_, backward_, channel_forward_, row_forward_;
   size_t columns_ = 8, lanes_ = 16;  // the backward kernel's work-group: columns × row lanes
 };
 

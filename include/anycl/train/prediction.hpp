@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "anycl/nn/sequential.hpp"
@@ -19,6 +20,32 @@ std::vector<float> predict_outputs(Sequential& model, const std::vector<float>& 
 /// Class probabilities for x (m × input_features): m × k softmax rows, k = output_features, on
 /// the device. No labels needed. ValidationError when x is not whole rows of the model's input.
 std::vector<float> predict(Sequential& model, const std::vector<float>& x);
+
+/// Prediction that allocates once: the input and output tensors and the softmax kernel for
+/// batches of up to the model's max_batch() rows, reused by every run() (the C API keeps one per
+/// model and runtime, so a batch-1 call is one write, the forward pass and one blocking read).
+/// predict() and predict_outputs() run through one, so results are the same bit for bit.
+class Predictor {
+ public:
+  /// For a built model; `softmax`: class probabilities (a classifier) or raw outputs.
+  Predictor(Sequential& model, bool softmax);
+  /// For a built model: probabilities when its loss predicts classes, raw outputs otherwise.
+  explicit Predictor(Sequential& model);
+  ~Predictor();
+  Predictor(const Predictor&) = delete;
+  Predictor& operator=(const Predictor&) = delete;
+
+  /// Writes the outputs for `rows` rows of x (rows × input_features floats, row-major) to `out`
+  /// (rows × output_features floats), in batches of at most max_batch() rows.
+  void run(const float* x, size_t rows, float* out);
+  /// The model it predicts with.
+  Sequential& model() const noexcept { return model_; }
+
+ private:
+  struct State;
+  Sequential& model_;
+  std::unique_ptr<State> state_;
+};
 
 /// The index of the largest value in each row of `values` (rows × classes).
 std::vector<size_t> predicted_classes(const std::vector<float>& values, size_t classes);
