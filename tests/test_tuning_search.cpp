@@ -280,4 +280,11 @@ TEST_CASE("anycl tune refuses a tuning path that is not a regular file, before t
   CHECK_MESSAGE(r.output.find(path) != std::string::npos, r.output);
   CHECK_MESSAGE(r.output.find("[1/3]") == std::string::npos, r.output);  // refused before any tuning
   CHECK(std::filesystem::is_directory(path));
+  // A cache folder that does not exist yet (a fresh machine) is made, not refused.
+  const std::string fresh = dir.file("fresh/cache");
+  const auto made = anycl::test::run_command(
+      fmt::format("ANYCL_CACHE_DIR={} {} tune --quick --minutes 0.1 --shapes 'NN16x16x16/a' 2>&1", fresh,
+                  anycl::test::anycl_cli()));
+  CHECK_MESSAGE(made.exit_code == 0, made.output);
+  CHECK(std::filesystem::is_regular_file(std::filesystem::path(fresh) / name));
 }

@@ -29,6 +29,8 @@ namespace {
 // through the atomic writer: after each stage when no complete tuning is there yet, else only once
 // the new one is complete (the earlier one stays in use until then).
 int tune_here(const DeviceInfo& device, const std::string& path, TuneOptions options) {
+  std::error_code ignored;  // anycl's own cache folder (save_tuning makes it too): a fresh machine lacks it
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
   check_output_file(path);  // a FIFO, folder or link there is refused now, not after minutes of tuning
   const auto existing = load_tuning(path);
   const bool continuing = existing && !tuning_complete(*existing);
