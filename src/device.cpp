@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "anycl/error.hpp"
+#include "driver_hints.hpp"
 #include "util/platform.hpp"
 
 namespace anycl {
@@ -113,12 +114,50 @@ bool matches_vendor(const DeviceInfo& d, const std::string& spec) {
   if (spec == "amd")
     return vendor.find("amd") != std::string::npos || vendor.find("advanced micro") != std::string::npos ||
            d.vendor_id == 0x1002;
-  const bool pocl = vendor.find("portable computing language") != std::string::npos ||
-                    lower(d.platform_version).find("pocl") != std::string::npos;
+  const bool pocl = detail::is_pocl_platform(d.vendor + " " + d.platform_name, d.platform_version);
   if (spec == "pocl") return pocl;
   // PoCL reports Intel's vendor id 0x8086 for any x86 CPU (AMD's too): not Intel's driver.
   if (spec == "intel") return !pocl && (vendor.find("intel") != std::string::npos || d.vendor_id == 0x8086);
   return false;
+}
+
+// Every device of every platform; `setup_hint` gets what a platform that offers no device says
+// about its driver's set-up (driver_hints.hpp), since a broken set-up can hide a driver's devices.
+std::vector<DeviceInfo> discover(std::string* setup_hint) {
+  cl_uint num_platforms = 0;
+  const cl_int status = clGetPlatformIDs(0, nullptr, &num_platforms);
+  if (status == CL_PLATFORM_NOT_FOUND_KHR || (status == CL_SUCCESS && num_platforms == 0))
+    throw DeviceError(kNoPlatformHint);
+  detail::check_cl(status, "clGetPlatformIDs");
+  std::vector<cl_platform_id> platforms(num_platforms);
+  detail::check_cl(clGetPlatformIDs(num_platforms, platforms.data(), nullptr), "clGetPlatformIDs");
+
+  std::vector<DeviceInfo> devices;
+  for (size_t p = 0; p < platforms.size(); ++p) {
+    cl_uint n = 0;
+    const cl_int st = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, nullptr, &n);
+    if (st == CL_DEVICE_NOT_FOUND || n == 0) {
+      // A platform with no device is not an error, but its driver's set-up may say why it has none.
+      if (setup_hint->empty())
+        *setup_hint = detail::driver_setup_hint(platform_string(platforms[p], CL_PLATFORM_NAME),
+                                                platform_string(platforms[p], CL_PLATFORM_VERSION));
+      continue;
+    }
+    detail::check_cl(st, "clGetDeviceIDs");
+    std::vector<cl_device_id> ids(n);
+    detail::check_cl(clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr),
+                     "clGetDeviceIDs");
+    for (size_t d = 0; d < ids.size(); ++d) {
+      devices.push_back(query(platforms[p], ids[d], p, d));
+      devices.back().index = devices.size() - 1;
+    }
+  }
+  if (devices.empty())
+    throw DeviceError(fmt::format("{} OpenCL platform(s) found but no device — {}", platforms.size(),
+                                  !setup_hint->empty() ? *setup_hint
+                                                       : "check that the driver supports this hardware, or "
+                                                         "install `pocl-opencl-icd` to use the CPU"));
+  return devices;
 }
 
 }  // namespace
@@ -137,33 +176,8 @@ const char* to_string(DeviceType type) noexcept {
 }
 
 std::vector<DeviceInfo> list_devices() {
-  cl_uint num_platforms = 0;
-  const cl_int status = clGetPlatformIDs(0, nullptr, &num_platforms);
-  if (status == CL_PLATFORM_NOT_FOUND_KHR || (status == CL_SUCCESS && num_platforms == 0))
-    throw DeviceError(kNoPlatformHint);
-  detail::check_cl(status, "clGetPlatformIDs");
-  std::vector<cl_platform_id> platforms(num_platforms);
-  detail::check_cl(clGetPlatformIDs(num_platforms, platforms.data(), nullptr), "clGetPlatformIDs");
-
-  std::vector<DeviceInfo> devices;
-  for (size_t p = 0; p < platforms.size(); ++p) {
-    cl_uint n = 0;
-    const cl_int st = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, nullptr, &n);
-    if (st == CL_DEVICE_NOT_FOUND || n == 0) continue;  // a platform with no device is not an error
-    detail::check_cl(st, "clGetDeviceIDs");
-    std::vector<cl_device_id> ids(n);
-    detail::check_cl(clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr),
-                     "clGetDeviceIDs");
-    for (size_t d = 0; d < ids.size(); ++d) {
-      devices.push_back(query(platforms[p], ids[d], p, d));
-      devices.back().index = devices.size() - 1;
-    }
-  }
-  if (devices.empty())
-    throw DeviceError(fmt::format("{} OpenCL platform(s) found but no device — {}", platforms.size(),
-                                  "check that the driver supports this hardware, or install "
-                                  "`pocl-opencl-icd` to use the CPU"));
-  return devices;
+  std::string setup_hint;
+  return discover(&setup_hint);
 }
 
 std::string describe_devices(const std::vector<DeviceInfo>& devices) {
@@ -178,7 +192,8 @@ std::string describe_devices(const std::vector<DeviceInfo>& devices) {
 std::string device_spec_from_env() { return detail::platform::get_env("ANYCL_DEVICE").value_or(""); }
 
 DeviceInfo select_device(const std::string& raw_spec) {
-  const std::vector<DeviceInfo> devices = list_devices();
+  std::string setup_hint;
+  const std::vector<DeviceInfo> devices = discover(&setup_hint);
   const std::string spec = lower(raw_spec);
   std::vector<DeviceInfo> matches;
   auto keep_if = [&](auto pred) {
@@ -206,8 +221,8 @@ DeviceInfo select_device(const std::string& raw_spec) {
   if (matches.empty())
     throw DeviceSpecError(fmt::format(
         "no OpenCL device matches '{}'. Devices found:\n{}Use an index (0), platform:device (0:0), "
-        "a type (gpu, cpu, accelerator), a vendor (nvidia, amd, intel, pocl) or part of a name",
-        raw_spec, describe_devices(devices)));
+        "a type (gpu, cpu, accelerator), a vendor (nvidia, amd, intel, pocl) or part of a name{}",
+        raw_spec, describe_devices(devices), setup_hint.empty() ? "" : ". Not listed: " + setup_hint));
   return *std::min_element(matches.begin(), matches.end(), better);
 }
 

@@ -14,6 +14,7 @@
 #include "blas/blas_programs.hpp"
 #include "blas/tuning/stored_tuning.hpp"
 #include "disk_cache.hpp"
+#include "driver_hints.hpp"
 #include "hash.hpp"
 #include "kernel_sources.hpp"
 
@@ -153,6 +154,9 @@ compute::program Runtime::build(const std::string& name, const std::string& opti
     } catch (const compute::opencl_error&) {
       build_log = "(no build log available)";
     }
+    // A driver that cannot build anything (PoCL without a writable cache) says little in its log.
+    const std::string hint = detail::driver_setup_hint(info_.platform_name, info_.platform_version);
+    if (!hint.empty()) build_log += (build_log.empty() || build_log.back() == '\n' ? "" : "\n") + hint;
     if (status == CL_BUILD_PROGRAM_FAILURE || status == CL_INVALID_BUILD_OPTIONS)
       throw BuildError(name + ".cl", options, info_.name, build_log);
     throw OpenCLError(status, "clBuildProgram", fmt::format("{}.cl on {}: {}", name, info_.name, build_log));

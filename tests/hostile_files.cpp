@@ -6,6 +6,7 @@
 
 #include "util/process.hpp"
 #ifndef _WIN32
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +21,19 @@ bool make_fifo(const std::string& path) {
   return false;
 #else
   return ::mkfifo(path.c_str(), 0600) == 0;
+#endif
+}
+
+bool wake_fifo_reader(const std::string& path) {
+#ifdef _WIN32
+  (void)path;
+  return false;
+#else
+  // O_NONBLOCK: with no reader the open fails at once (ENXIO) instead of waiting for one.
+  const int f = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (f < 0) return false;
+  ::close(f);
+  return true;
 #endif
 }
 

@@ -9,6 +9,9 @@ namespace anycl::test {
 
 /// Creates a FIFO at `path`; false where the file system has none (Windows).
 bool make_fifo(const std::string& path);
+/// Opens the FIFO `path` for writing and closes it again, so that a reader blocked opening it
+/// returns (and then reads the end of the data); true when a reader had it open. False on Windows.
+bool wake_fifo_reader(const std::string& path);
 /// A character device every system has: /dev/zero (POSIX) or NUL (Windows).
 std::string character_device();
 /// Whether this process may create symbolic links in `folder` (always on POSIX).

@@ -7,9 +7,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <filesystem>
+
+#include "data_files.hpp"
 #include "helpers.hpp"
 
 using anycl::test::anycl_cli;
+using anycl::test::contains_all;
+using anycl::test::Missing;
 using anycl::test::run_command;
 
 TEST_CASE("anycl devices --json parses and matches list_devices") {
@@ -81,4 +87,38 @@ TEST_CASE("a new process hits the cache: `anycl devices --verbose` compiles noth
   const auto second = anycl::test::run_command(cmd);
   REQUIRE_MESSAGE(second.exit_code == 0, second.output);
   CHECK_MESSAGE(second.output.find(", 0 compiled,") != std::string::npos, second.output);
+}
+
+// Issue 25: PoCL offers no device, or builds no program, when it cannot write its kernel cache;
+// anycl names the folder and what to do. As root every folder is writable, so the tests use a file
+// where PoCL wants a folder.
+TEST_CASE("an unwritable PoCL kernel-cache folder is named - with what to do") {
+  const auto devices = anycl::list_devices();
+  const bool pocl = std::any_of(devices.begin(), devices.end(), [](const anycl::DeviceInfo& d) {
+    return d.platform_name.find("Portable Computing Language") != std::string::npos;
+  });
+  if (!pocl) ANYCL_SKIP_TEST(Missing::installed_by_setup, "no PoCL device (pocl-opencl-icd)");
+  anycl::test::TempDir dir;
+  const std::string file = dir.file("not-a-folder");
+  anycl::test::write_file(file, {'x'});
+
+  // A folder under a file cannot be created: PoCL offers no device.
+  const std::string under_file = (std::filesystem::path(file) / "kcache").string();
+  auto r =
+      run_command(fmt::format("ANYCL_DEVICE=pocl POCL_CACHE_DIR='{}' {} devices", under_file, anycl_cli()));
+  CHECK(r.exit_code != 0);
+  CHECK_MESSAGE(contains_all(r.output, {"PoCL cannot write its kernel cache at '" + under_file + "'",
+                                        "set by POCL_CACHE_DIR", "'" + file + "' is a file, not a folder",
+                                        "set POCL_CACHE_DIR to a writable folder"}),
+                r.output);
+
+  // The file itself as the folder: PoCL offers its device but builds no program.
+  r = run_command(
+      fmt::format("ANYCL_DEVICE=pocl ANYCL_CACHE_DIR='{}' POCL_CACHE_DIR='{}' {} devices --verbose",
+                  dir.file("anycl-cache"), file, anycl_cli()));
+  CHECK(r.exit_code != 0);
+  CHECK_MESSAGE(
+      contains_all(r.output, {"failed to build", "PoCL cannot write its kernel cache at '" + file + "'",
+                              "is a file, not a folder", "set POCL_CACHE_DIR to a writable folder"}),
+      r.output);
 }

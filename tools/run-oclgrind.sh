@@ -2,8 +2,9 @@
 # CI: anycl's kernel tests and a short training run (128 images, batch 32) under Oclgrind, a
 # simulator of a GPU-like device that checks every access: data races, out-of-bounds accesses and
 # API misuse. Any report fails, as do a fatal simulator error and a failing test. About 4 minutes.
-# --uninitialized adds Oclgrind's uninitialised-value checks (not in CI: Oclgrind 21.10's own false
-# positives, docs/portability.md "Oclgrind"); its reports are listed for investigation.
+# --uninitialized adds Oclgrind's uninitialised-value checks on a training run over 12x12 crops of the
+# same images (a few minutes; not in CI yet: its reports are traced but not resolved,
+# docs/portability.md "Oclgrind"); its reports are listed for investigation.
 # Logs: build/oclgrind/. Installs oclgrind (Debian) when missing. CTest runs it as the test
 # oclgrind_kernel_checks (label oclgrind) with --no-setup: then a missing oclgrind skips (77),
 # or fails under CI=true.
@@ -37,11 +38,13 @@ unset ANYCL_DEVICE
 kernel_tests='*test_activation.cpp,*test_dropout.cpp,*test_softmax_xent.cpp,*test_gather.cpp,*test_init.cpp,*test_optimizer.cpp,*test_conv2d.cpp,*test_maxpool2d.cpp'
 # The training run's data: the first 128 training and 64 test images of the default data set (the
 # simulator checks every access, so the end-of-epoch evaluation of 10,000 test images would take hours).
-data=$out/data
-mkdir -p "$data"
-python3 - "${ANYCL_DATA:-/usr/share/datasets/fashion-mnist}" "$data" <<'PY'
+# The uninitialised-value pass trains on the same images cropped to their central 12x12 pixels: the
+# same kernels and GEMM kinds, a first layer 5x smaller (its full-size run took 19 minutes here).
+data=$out/data data_small=$out/data-12x12
+mkdir -p "$data" "$data_small"
+python3 - "${ANYCL_DATA:-/usr/share/datasets/fashion-mnist}" "$data" "$data_small" <<'PY'
 import gzip, os, struct, sys
-source, target = sys.argv[1], sys.argv[2]
+source, target, small = sys.argv[1:4]
 for split, count in (("train", 128), ("t10k", 64)):
     for kind in ("images-idx3-ubyte", "labels-idx1-ubyte"):
         name = f"{split}-{kind}"
@@ -53,11 +56,18 @@ for split, count in (("train", 128), ("t10k", 64)):
         for d in shape[1:]:
             row *= d
         shape[0] = count
-        head = raw[:4] + struct.pack(f">{dims}I", *shape)
         body = raw[4 + 4 * dims:4 + 4 * dims + count * row]
-        open(os.path.join(target, name), "wb").write(head + body)
+        open(os.path.join(target, name), "wb").write(raw[:4] + struct.pack(f">{dims}I", *shape) + body)
+        if dims == 3:  # images: the central 12x12
+            h, w = shape[1], shape[2]
+            top, left = (h - 12) // 2, (w - 12) // 2
+            body = b"".join(body[i * row + r * w + left:i * row + r * w + left + 12]
+                            for i in range(count) for r in range(top, top + 12))
+            shape = [count, 12, 12]
+        open(os.path.join(small, name), "wb").write(raw[:4] + struct.pack(f">{dims}I", *shape) + body)
 PY
 train=(build/tools/anycl train --data "$data" --batch 32 --layers 32 --epochs 1 --quiet --no-autotune)
+train_small=(build/tools/anycl train --data "$data_small" --batch 32 --layers 32 --epochs 1 --quiet --no-autotune)
 
 status=0
 run() {  # name, oclgrind flags…, --, command…: runs under Oclgrind, then sorts its reports
@@ -97,7 +107,7 @@ if [ $uninitialized = 1 ]; then
   # the known false positives (tools/oclgrind/*_repro.c) are not told apart from real ones here.
   export OCLGRIND_BUILD_OPTIONS=-cl-opt-disable ANYCL_CACHE_DIR=$PWD/$out/cache-opt-disable  # key omits it
   status_before=$status
-  run train-uninitialized --data-races --uninitialized --check-api -- "${train[@]}"
+  run train-uninitialized --data-races --uninitialized --check-api -- "${train_small[@]}"
   status=$status_before
 fi
 exit $status

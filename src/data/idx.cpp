@@ -2,24 +2,17 @@
 // stream (size unknown, so the buffer grows only as decompressed bytes actually arrive).
 #include "anycl/data/idx.hpp"
 
-#include <zlib.h>
-
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <memory>
+#include <utility>
 
 #include <fmt/format.h>
 
 #include "anycl/error.hpp"
-#include "anycl/util/bounded_read.hpp"
+#include "byte_source.hpp"
+#include "util/input_file.hpp"
 
 namespace anycl::data {
 namespace {
-
-namespace fs = std::filesystem;
 
 // No MNIST-style set comes near this; a header claiming more is corrupt, and refusing it here means
 // a hostile header cannot make us even try a huge allocation.
@@ -59,85 +52,17 @@ const char* type_name(uint8_t type) {
   }
 }
 
-struct FileClose {
-  void operator()(std::FILE* f) const noexcept { std::fclose(f); }
-};
-struct GzClose {
-  void operator()(gzFile f) const noexcept { gzclose(f); }
-};
-
-// Sequential bytes from either kind of file. read() returns fewer than asked only at the end of
-// the data; a zlib failure (corrupt or cut-off stream) throws with zlib's own message.
-class ByteSource {
- public:
-  ByteSource(const std::string& path, bool gzip) : path_(path) {
-    if (gzip) {
-      gz_.reset(gzopen(path.c_str(), "rb"));
-      if (!gz_) fail(path, fmt::format("cannot open: {}", std::strerror(errno)));
-      gzbuffer(gz_.get(), 1 << 17);  // fewer syscalls than zlib's 8 KiB default
-    } else {
-      file_.reset(std::fopen(path.c_str(), "rb"));
-      if (!file_) fail(path, fmt::format("cannot open: {}", std::strerror(errno)));
-    }
-  }
-
-  bool gzip() const { return gz_ != nullptr; }
-
-  size_t read(uint8_t* dst, size_t n) {
-    if (!gz_) {
-      size_t got = std::fread(dst, 1, n, file_.get());
-      if (got < n && std::ferror(file_.get()))
-        fail(path_, fmt::format("read error: {}", std::strerror(errno)));
-      return got;
-    }
-    size_t got = 0;
-    while (got < n) {
-      // gzread takes an unsigned length, hence the chunking.
-      unsigned ask = static_cast<unsigned>(std::min<size_t>(n - got, size_t{1} << 30));
-      int r = gzread(gz_.get(), dst + got, ask);
-      if (r > 0) {
-        got += static_cast<size_t>(r);
-        continue;
-      }
-      int err = Z_OK;
-      std::string msg = gzerror(gz_.get(), &err);
-      // zlib prefixes its message with the path, which ours already leads with.
-      if (msg.rfind(path_ + ": ", 0) == 0) msg.erase(0, path_.size() + 2);
-      // Z_BUF_ERROR is how zlib reports a stream that ends before its end-of-stream marker.
-      if (err == Z_BUF_ERROR)
-        fail(path_, fmt::format("gzip stream is truncated (zlib: {}) — {}", msg, kRedownload));
-      if (r < 0 || err != Z_OK)
-        fail(path_, fmt::format("gzip stream is corrupt (zlib: {}) — {}", msg, kRedownload));
-      break;  // clean end of the decompressed data
-    }
-    return got;
-  }
-
- private:
-  std::string path_;
-  std::unique_ptr<std::FILE, FileClose> file_;
-  std::unique_ptr<gzFile_s, GzClose> gz_;
-};
-
-// Existence and kind of `path` (checked on the opened file, which never blocks, so a FIFO is refused
-// rather than waited on), and its size: the plain-file body check needs it.
-uint64_t regular_file_size(const std::string& path) {
-  uint64_t size = 0;
+// Opens `path` once: its kind and size are checked on that handle, and every byte is read from it.
+// The size is needed by the plain-file body check.
+ByteSource open_idx(const std::string& path, uint64_t* file_size) {
+  detail::platform::File file;
   try {
-    size = check_input_file(path, "IDX file");
+    file = detail::open_input_file(path, UINT64_MAX, "IDX file", file_size);
   } catch (const DataError& e) {
     throw DataError(fmt::format("{} — pass --data DIR with the MNIST-format files", e.what()));
   }
-  if (size == 0) fail(path, "empty file (0 bytes) — " + std::string(kRedownload));
-  return size;
-}
-
-bool starts_with_gzip_magic(const std::string& path) {
-  std::unique_ptr<std::FILE, FileClose> f(std::fopen(path.c_str(), "rb"));
-  if (!f) fail(path, fmt::format("cannot open: {}", std::strerror(errno)));
-  uint8_t b[2] = {0, 0};
-  size_t got = std::fread(b, 1, 2, f.get());
-  return got == 2 && b[0] == 0x1f && b[1] == 0x8b;
+  if (*file_size == 0) fail(path, "empty file (0 bytes) — " + std::string(kRedownload));
+  return ByteSource(std::move(file), path);
 }
 
 // Checks magic, type and dimension count; returns the number of dimensions.
@@ -222,8 +147,8 @@ IdxHeader read_header(ByteSource& src, const std::string& path, uint64_t file_si
 }
 
 IdxArray read_impl(const std::string& path, size_t expected_dims) {
-  const uint64_t file_size = regular_file_size(path);
-  ByteSource src(path, starts_with_gzip_magic(path));
+  uint64_t file_size = 0;
+  ByteSource src = open_idx(path, &file_size);
   IdxArray out;
   out.dims = read_header(src, path, file_size, expected_dims).dims;
   const uint64_t payload = checked_payload(path, out.dims);
@@ -263,8 +188,8 @@ IdxArray read_impl(const std::string& path, size_t expected_dims) {
 IdxArray read_idx(const std::string& path) { return read_impl(path, 0); }
 
 IdxHeader read_idx_header(const std::string& path, size_t expected_dims) {
-  const uint64_t file_size = regular_file_size(path);
-  ByteSource src(path, starts_with_gzip_magic(path));
+  uint64_t file_size = 0;
+  ByteSource src = open_idx(path, &file_size);
   return read_header(src, path, file_size, expected_dims);
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "anycl/error.hpp"
+#include "input_file.hpp"
 #include "platform.hpp"
 
 namespace anycl {
@@ -30,8 +31,10 @@ std::string human_bytes(uint64_t n) {
   throw DataError(fmt::format("{}: {}", head, ec.message()));
 }
 
-detail::platform::File open_checked(const fs::path& path, uint64_t max_bytes, std::string_view what,
-                                    uint64_t* size) {
+}  // namespace
+
+detail::platform::File detail::open_input_file(const fs::path& path, uint64_t max_bytes,
+                                               std::string_view what, uint64_t* size) {
   std::error_code ec;
   detail::platform::File file = detail::platform::open_for_reading(path, ec);
   if (ec) open_failed(path, what, ec);
@@ -49,10 +52,12 @@ detail::platform::File open_checked(const fs::path& path, uint64_t max_bytes, st
   return file;
 }
 
+namespace {
+
 template <typename Bytes>
 Bytes read_impl(const fs::path& path, uint64_t max_bytes, std::string_view what) {
   uint64_t size = 0;
-  const detail::platform::File file = open_checked(path, max_bytes, what, &size);
+  const detail::platform::File file = detail::open_input_file(path, max_bytes, what, &size);
   Bytes bytes(static_cast<size_t>(size), '\0');
   std::error_code ec;
   const size_t got = detail::platform::read(file, bytes.data(), bytes.size(), ec);
@@ -82,7 +87,7 @@ std::string read_text_file_bounded(const fs::path& path, uint64_t max_bytes, std
 
 uint64_t check_input_file(const fs::path& path, std::string_view what) {
   uint64_t size = 0;
-  open_checked(path, UINT64_MAX, what, &size);
+  detail::open_input_file(path, UINT64_MAX, what, &size);
   return size;
 }
 

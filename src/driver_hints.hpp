@@ -1,0 +1,16 @@
+// What a driver's own set-up can get wrong beyond what an OpenCL status says, as text to add to an
+// error where the failure surfaces (no device, a program that does not build). Vendor-neutral
+// entry point; today only PoCL has a known cause: a kernel-cache folder it cannot write.
+#pragma once
+
+#include <string>
+
+namespace anycl::detail {
+
+/// Whether the OpenCL platform named `platform_name` (version `platform_version`) is PoCL.
+bool is_pocl_platform(const std::string& platform_name, const std::string& platform_version);
+/// A sentence naming what is wrong with the set-up of that platform's driver and what to do, or
+/// empty when nothing is found. Called only after a failure: it may probe the file system.
+std::string driver_setup_hint(const std::string& platform_name, const std::string& platform_version);
+
+}  // namespace anycl::detail
