@@ -262,14 +262,18 @@ std::string kernel_mismatch(Runtime& rt, const std::string& kernel,
   const auto before = current_parameters(rt, kernel), routine = current_parameters(rt, kRoutine);
   apply_tuning(rt, only(kernel, params));
   apply_tuning(rt, only(kRoutine, {{kSwitch, force_switch}}));
+  auto restore = [&] {
+    apply_tuning(rt, only(kRoutine, routine));
+    apply_tuning(rt, only(kernel, before));
+  };
   std::string wrong;
   try {
     wrong = gemm_mismatch(rt, shapes);
-  } catch (const Error& e) {
-    wrong = e.what();
+  } catch (...) {  // it could not run (a build failure, say): not a verdict on the parameters
+    restore();
+    throw;
   }
-  apply_tuning(rt, only(kRoutine, routine));
-  apply_tuning(rt, only(kernel, before));
+  restore();
   return wrong;
 }
 

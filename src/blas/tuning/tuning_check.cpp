@@ -58,7 +58,13 @@ void apply_checked_tuning(Runtime& rt, const GemmTuning& tuning, const DiskCache
   try {
     wrong = tuning_mismatch(rt, tuning);
   } catch (const Error& e) {
-    wrong = e.what();
+    // The check could not run (e.g. PoCL could not write its kernel cache): no verdict is kept, so
+    // the tuning is checked again at the next start instead of staying refused once that is fixed.
+    apply_tuning(rt, before);
+    throw ValidationError(fmt::format(
+        "CLBlast tuning not applied on {}: its exact check could not run ({}); it is checked again at the "
+        "next start",
+        rt.info().name, e.what()));
   }
   if (wrong.empty()) {
     if (cache)
