@@ -14,7 +14,9 @@ fi
 declared=$(grep -o -E 'ANYCL_C_API [^(]*\banycl_[a-z0-9_]+\(' "$header" | grep -o -E 'anycl_[a-z0-9_]+\($' | tr -d '(')
 missing=0
 for f in $declared; do
-  if ! echo "$defined" | grep -q -x "$f"; then
+  # A here-string, not a pipe: grep -q stops at the first match, and with pipefail the echo's SIGPIPE
+  # would report a symbol that is there as missing (it did, at random, under ASan).
+  if ! grep -q -x -F "$f" <<<"$defined"; then
     echo "check_exports: $f is declared in anycl.h but not exported by $lib" >&2
     missing=1
   fi
