@@ -26,6 +26,11 @@ namespace anycl::cli {
 namespace {
 
 constexpr const char* kMagic = "anycl-tune-candidates 1";
+#ifdef SIGKILL
+constexpr int kKill = SIGKILL;
+#else
+constexpr int kKill = 9;  // Windows has no SIGKILL: BackgroundProcess::stop terminates the process
+#endif
 
 std::string one_line(std::string s) {
   for (char& c : s)
@@ -192,7 +197,7 @@ CandidateMeasurer child_measurer(const DeviceInfo& device, const std::vector<Gem
         // abandoned (one set can take minutes to compile on a CPU), once the stage has a result.
         const double spent = std::chrono::duration<double>(Clock::now() - start).count();
         if (!asked_to_stop && spent > budget && best < 1e30)
-          child.stop(SIGKILL), asked_to_stop = out_of_time = true;
+          child.stop(kKill), asked_to_stop = out_of_time = true;
       }
       waiter.join();
       take();
