@@ -110,6 +110,13 @@ if [ ! -f "$WINEPREFIX/system.reg" ]; then
   echo "check-windows: creating the Wine prefix $WINEPREFIX" >&2
   /usr/lib/wine/wine64 wineboot --init >/dev/null 2>&1 || true
 fi
+# One wineserver for the build's test discovery and the whole test run. Without it each wine64
+# starts a server or joins one that exits a few seconds after its last client; a test starting in
+# that moment dies with "wine client error:0: recvmsg: Connection reset by peer" (a CI run failed
+# on it). -p keeps the server until -k.
+wineserver=$(command -v wineserver || echo /usr/lib/wine/wineserver)
+"$wineserver" -p
+trap '"$wineserver" -k 2>/dev/null || true' EXIT
 
 start=$SECONDS
 launcher=()
