@@ -113,8 +113,11 @@ fi
 # One wineserver for the build's test discovery and the whole test run. Without it each wine64
 # starts a server or joins one that exits a few seconds after its last client; a test starting in
 # that moment dies with "wine client error:0: recvmsg: Connection reset by peer" (a CI run failed
-# on it). -p keeps the server until -k.
+# on it). -p keeps the server until -k; it fails (2) while another server runs for this prefix,
+# such as the one wineboot left, so that one is stopped first and waited for.
 wineserver=$(command -v wineserver || echo /usr/lib/wine/wineserver)
+"$wineserver" -k 2>/dev/null || true
+"$wineserver" -w 2>/dev/null || true
 "$wineserver" -p
 trap '"$wineserver" -k 2>/dev/null || true' EXIT
 
