@@ -15,7 +15,9 @@ namespace {
 constexpr const char* kTiny = " bench predict --model mlp --count 5 --warmup 1 --batches 4 --repeats 1";
 }  // namespace
 
-TEST_CASE("anycl bench predict --json: anycl's figures through the C API, onnxruntime's beside them") {
+TEST_SUITE_BEGIN("cli");  // the anycl command as a child process (a CTest label: tests/CMakeLists.txt)
+
+TEST_CASE("anycl bench predict --json: anycl's figures through the C API and onnxruntime's beside them") {
   const auto r = run_command(anycl_cli() + kTiny + " --json 2>/dev/null");
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   const auto j = nlohmann::json::parse(r.output);
@@ -54,3 +56,5 @@ TEST_CASE("anycl bench predict refuses bad flags with usage errors") {
     CHECK_MESSAGE(r.exit_code == 2, flags, ": ", r.output);
   }
 }
+
+TEST_SUITE_END();

@@ -11,6 +11,8 @@
 
 using namespace anycl::test;
 
+TEST_SUITE_BEGIN("cli");  // the anycl command as a child process (a CTest label: tests/CMakeLists.txt)
+
 TEST_CASE(
     "anycl train stops when labels leave a class without a training sample - --classes states the count") {
   TempDir tmp;
@@ -45,3 +47,5 @@ TEST_CASE("anycl eval needs no training files") {
   r = run_command(fmt::format("{} eval --data {} --model {}/m.anycl", cli, d, d));
   CHECK_MESSAGE(r.exit_code == 0, r.output);
 }
+
+TEST_SUITE_END();

@@ -18,6 +18,8 @@ using anycl::test::contains_all;
 using anycl::test::Missing;
 using anycl::test::run_command;
 
+TEST_SUITE_BEGIN("cli");  // the anycl command as a child process (a CTest label: tests/CMakeLists.txt)
+
 TEST_CASE("anycl devices --json parses and matches list_devices") {
   const auto r = run_command(anycl_cli() + " devices --json 2>/dev/null");
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
@@ -122,3 +124,5 @@ TEST_CASE("an unwritable PoCL kernel-cache folder is named - with what to do") {
                               "is a file, not a folder", "set POCL_CACHE_DIR to a writable folder"}),
       r.output);
 }
+
+TEST_SUITE_END();

@@ -45,6 +45,8 @@ void expect_refused(const std::vector<std::pair<std::string, std::vector<std::st
 
 }  // namespace
 
+TEST_SUITE_BEGIN("cli");  // the anycl command as a child process (a CTest label: tests/CMakeLists.txt)
+
 TEST_CASE("FIFOs given as input files are refused at once naming the file") {
   TempDir dir;
   const std::string fifo = dir.file("input"), csv = dir.file("run.csv");
@@ -169,7 +171,7 @@ TEST_CASE("a run that fails before its first epoch keeps the earlier metrics fil
   CHECK(entries == 1);
 }
 
-TEST_CASE("messages name the real cause - links, cache folder, stdout, usage") {
+TEST_CASE("messages name the real cause - links - cache folder - stdout - usage") {
   TempDir dir;
   const std::string data = dir.file("data");
   fs::create_directory(data);
@@ -206,3 +208,5 @@ TEST_CASE("messages name the real cause - links, cache folder, stdout, usage") {
     CHECK_MESSAGE(contains_all(r.output, {"cachefile", "not a folder"}), r.output);
   }
 }
+
+TEST_SUITE_END();

@@ -81,6 +81,8 @@ bool have_mpi() {
 
 }  // namespace
 
+TEST_SUITE_BEGIN("cli");  // the anycl command as a child process (a CTest label: tests/CMakeLists.txt)
+
 TEST_CASE("two devices in one process follow single-device training") {
   anycl::test::TempDir dir;
   auto r = run_command(fmt::format("{} {} --metrics {}", anycl_cli(), kRun, dir.file("one.csv")));
@@ -158,7 +160,7 @@ TEST_CASE("two MPI ranks follow single-device training and only rank 0 writes") 
   CHECK(run_command(fmt::format("{} eval --model {}", anycl_cli(), dir.file("m.anycl"))).exit_code == 0);
 }
 
-TEST_CASE("a CNN trains the same on one device, two devices and two MPI ranks, and its model predicts") {
+TEST_CASE("a CNN trains the same on one device - two devices - two MPI ranks - and its model predicts") {
   // A small convolutional model (dropout on): --devices and --distributed take it unchanged.
   const std::string run =
       "train --limit 1024 --epochs 1 --layers conv4x3,pool2,dropout0.25,flatten,16 --optimizer adam --seed 5 "
@@ -277,3 +279,5 @@ TEST_CASE("two MPI ranks checkpoint and resume bit-identically and a missing che
   CHECK(r.exit_code != 124);  // 124: timeout had to stop a hung job
   CHECK_MESSAGE(r.output.find("cannot open checkpoint") != std::string::npos, r.output);
 }
+
+TEST_SUITE_END();

@@ -47,6 +47,8 @@ const std::string kSmallRun = "--limit 6000 --batch 50 --layers 64 --epochs 3 --
 
 }  // namespace
 
+TEST_SUITE_BEGIN("cli");  // the anycl command as a child process (a CTest label: tests/CMakeLists.txt)
+
 TEST_CASE("damaged data files exit 1 naming the file and leave no output files") {
   TempDir data, out;
   using anycl::test::idx_bytes;
@@ -272,3 +274,5 @@ TEST_CASE("two processes sharing a fresh kernel cache and tuning folder train as
   }
   CHECK(entries > 0);
 }
+
+TEST_SUITE_END();

@@ -79,6 +79,8 @@ nlohmann::json parallel_row(const std::string& output, double replicas) {
 
 }  // namespace
 
+TEST_SUITE_BEGIN("cli");  // the anycl command as a child process (a CTest label: tests/CMakeLists.txt)
+
 TEST_CASE("train with --split 3:1 and --split auto follows single-device training") {
   anycl::test::TempDir dir;
   auto r = run_command(fmt::format("{} {} --metrics {}", anycl_cli(), kRun, dir.file("one.csv")));
@@ -123,7 +125,7 @@ TEST_CASE("bad --split values exit 2 and say what is wrong") {
   });
 }
 
-TEST_CASE("bench mlp --devices 0,0 prints single-device and data-parallel figures with an efficiency") {
+TEST_CASE("bench mlp on two devices prints single-device and data-parallel figures with an efficiency") {
   auto r = run_command(fmt::format("{} {} --devices 0,0", anycl_cli(), kBench));
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   for (const char* text : {"one device alone", "data-parallel: 1 process(es) × 2 device(s)", "efficiency",
@@ -165,3 +167,5 @@ TEST_CASE("two MPI ranks bench and train with auto split and only rank 0 prints"
   CHECK(r.exit_code != 0);
   CHECK_MESSAGE(r.output.find("one per replica (2)") != std::string::npos, r.output);
 }
+
+TEST_SUITE_END();

@@ -18,7 +18,9 @@ const std::string kTestImages = "/usr/share/datasets/fashion-mnist/t10k-images-i
 
 }  // namespace
 
-TEST_CASE("train → save → eval → predict on Fashion-MNIST") {
+TEST_SUITE_BEGIN("cli");  // the anycl command as a child process (a CTest label: tests/CMakeLists.txt)
+
+TEST_CASE("train → save → eval → predict on Fashion-MNIST" * doctest::test_suite("cli-end-to-end")) {
   anycl::test::TempDir dir;
   const std::string model = dir.file("m.anycl"), csv = dir.file("run.csv"), jsonl = dir.file("run.jsonl");
   auto r = run_command(fmt::format("{} train --limit 600 --epochs 2 --layers 64 --save {} --metrics {}",
@@ -53,7 +55,8 @@ TEST_CASE("train → save → eval → predict on Fashion-MNIST") {
   CHECK(slurp(jsonl).find("\"val_acc\"") != std::string::npos);
 }
 
-TEST_CASE("train --max-steps stops early and reports the time from process start to the first step") {
+TEST_CASE("train --max-steps stops early and reports the time from process start to the first step" *
+          doctest::test_suite("cli-end-to-end")) {
   const auto r = run_command(anycl_cli() + " train --limit 1000 --epochs 2 --layers 32 --max-steps 3");
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   CHECK(r.output.find("stopped after 3 training steps (--max-steps)") != std::string::npos);
@@ -106,3 +109,5 @@ TEST_CASE("a missing data folder or model exits 1 naming the path") {
   CHECK(r.exit_code == 1);
   CHECK(std::filesystem::is_empty(dir.path()));
 }
+
+TEST_SUITE_END();

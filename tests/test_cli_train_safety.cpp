@@ -67,6 +67,8 @@ void write_old_style_checkpoint(const std::string& path, const anycl::Checkpoint
 
 }  // namespace
 
+TEST_SUITE_BEGIN("cli");  // the anycl command as a child process (a CTest label: tests/CMakeLists.txt)
+
 TEST_CASE("a failed plot costs neither the saved model nor leaves kernels running at exit") {
   TempDir dir;
   // Stopping inside the first epoch leaves no curve to plot: earlier versions plotted
@@ -83,7 +85,7 @@ TEST_CASE("a failed plot costs neither the saved model nor leaves kernels runnin
   }
 }
 
-TEST_CASE("SIGINT in the last epoch stops after the current step, not at the epoch's end") {
+TEST_CASE("SIGINT in the last epoch stops after the current step and not at the epoch's end") {
   TempDir dir;
   // One long epoch with a checkpoint every 200 steps. The first checkpoint's file says training is
   // under way at step 200; SIGINT then. The host may run only a few steps ahead of the device, so
@@ -106,7 +108,7 @@ TEST_CASE("SIGINT in the last epoch stops after the current step, not at the epo
   CHECK_MESSAGE(c.step_in_epoch < 300, "stopped at step ", c.step_in_epoch);
 }
 
-TEST_CASE("a checkpoint never chooses output paths or flags, however it was written") {
+TEST_CASE("a checkpoint never chooses output paths or flags however it was written") {
   TempDir dir;
   const std::string ck = dir.file("ck");
   auto r = run_command(fmt::format("{} train {} --epochs 1 --quiet --checkpoint {}", anycl_cli(), kTiny, ck));
@@ -130,7 +132,7 @@ TEST_CASE("a checkpoint never chooses output paths or flags, however it was writ
     CHECK_FALSE(fs::exists(dir.file(name)));
 }
 
-TEST_CASE("an exploding run keeps only a healthy checkpoint, which resumes with a lower rate") {
+TEST_CASE("an exploding run keeps only a healthy checkpoint which resumes with a lower rate") {
   TempDir dir;
   const std::string base =
       "--limit 2000 --batch 20 --layers 64,64 --activation linear --dropout 0 --optimizer sgd --epochs 2 "
@@ -155,3 +157,5 @@ TEST_CASE("an exploding run keeps only a healthy checkpoint, which resumes with 
   CHECK_MESSAGE(contains_all(r.output, {"diverged", "no checkpoint was written"}), r.output);
   CHECK_FALSE(fs::exists(none + "/checkpoint.anyclckpt"));
 }
+
+TEST_SUITE_END();
