@@ -116,9 +116,13 @@ fi
 # on it). -p keeps the server until -k; it fails (2) while another server runs for this prefix,
 # such as the one wineboot left, so that one is stopped first and waited for.
 wineserver=$(command -v wineserver || echo /usr/lib/wine/wineserver)
+# Then Wine's own services (services.exe, winedevice.exe, …) are started here with no terminal or
+# pipe: they live as long as the server, and started by the build's test discovery they would keep
+# its output pipe open, and CMake would wait for that pipe's end forever.
 "$wineserver" -k 2>/dev/null || true
 "$wineserver" -w 2>/dev/null || true
 "$wineserver" -p
+/usr/lib/wine/wine64 wineboot </dev/null >/dev/null 2>&1 || true
 trap '"$wineserver" -k 2>/dev/null || true' EXIT
 
 start=$SECONDS
