@@ -2,7 +2,7 @@
 # CI: anycl's kernel tests and a short training run (128 images, batch 32) under Oclgrind, a
 # simulator of a GPU-like device that checks every access: data races, out-of-bounds accesses and
 # API misuse; then a training run on 12x12 crops with Oclgrind's uninitialised-value checks.
-# Any report fails, as do a fatal simulator error and a failing test. About 6 minutes.
+# Any report fails, as do a fatal simulator error and a failing test. About 2.5 minutes of CPU time.
 # Logs: build/oclgrind/. Installs oclgrind (Debian) when missing. CTest runs it as the test
 # oclgrind_kernel_checks (label oclgrind) with --no-setup: then a missing oclgrind skips (77),
 # or fails under CI=true.
