@@ -17,9 +17,10 @@ set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 set(ENV{PKG_CONFIG_LIBDIR} "/usr/${ANYCL_MINGW_TRIPLE}/lib/pkgconfig")  # no host .pc files
 
-# Self-contained programs: libstdc++, libgcc and winpthread linked in, so Wine needs no mingw DLLs.
+# Self-contained programs and DLL: libstdc++, libgcc and winpthread linked in, so Wine (or a user)
+# needs no mingw DLLs beside anycl's own.
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-static")
-set(CMAKE_SHARED_LINKER_FLAGS_INIT "-static-libgcc -static-libstdc++")
+set(CMAKE_SHARED_LINKER_FLAGS_INIT "-static")
 # Tests (and doctest's test discovery at build time) run under Wine.
 find_program(ANYCL_WINE NAMES wine64 PATHS /usr/lib/wine NO_DEFAULT_PATH)
 if(ANYCL_WINE)

@@ -1,6 +1,10 @@
-/* The C API's GEMM-free part (anycl_core), as a C11 program: version check, status names and the
- * thread's last error, the device list as JSON, runtimes from device specs, data sets and their
- * input checks. Needs no CLBlast, so it also runs under Wine (tools/check-windows.sh). */
+/* The C API's GEMM-free part as a C11 program: version check, status names and the thread's last
+ * error, the device list as JSON, runtimes from device specs, data sets and their input checks.
+ * Built twice: c_api_core_test links anycl_core alone (no CLBlast); c_api_library_test
+ * (ANYCL_TEST_LIBRARY) links the library itself — libanycl.so, or anycl.dll through its import
+ * library — and adds building models. Neither calls GEMM, so both run under Wine
+ * (tools/check-windows.sh), where no clblast.dll exists: there ANYCL_TEST_NO_CLBLAST names the
+ * missing DLL and the library test checks that training fails with an error naming it. */
 #include <math.h>
 #include <stdint.h>
 
@@ -50,6 +54,92 @@ static void data_sets(void) {
   CHECK_STATUS(anycl_dataset_create_targets(x, 3, 2, inf_t, 1, &ds), ANYCL_ERROR_INVALID_ARGUMENT, "t[1]");
 }
 
+#ifdef ANYCL_TEST_LIBRARY
+/* Models are built from their description on the host (the layer registry): no device, no GEMM. */
+static void models(void) {
+  anycl_model_options mo;
+  anycl_model_options_init(&mo);
+  CHECK(mo.struct_size == sizeof mo && mo.dropout > 0.f);
+  mo.layers = "16,8";
+  mo.input_shape[0] = 4;
+  mo.outputs = 3;
+  anycl_model* model = NULL;
+  CHECK_STATUS(anycl_model_create(&mo, &model), ANYCL_OK, "");
+  size_t n = 0, length = 0;
+  CHECK_STATUS(anycl_model_input_size(model, &n), ANYCL_OK, "");
+  CHECK(n == 4);
+  CHECK_STATUS(anycl_model_output_size(model, &n), ANYCL_OK, "");
+  CHECK(n == 3);
+  char text[4096];
+  CHECK_STATUS(anycl_model_loss(model, text, sizeof text, &length), ANYCL_OK, "");
+  CHECK(strcmp(text, "softmax_cross_entropy") == 0);
+  int has_weights = 1;
+  CHECK_STATUS(anycl_model_has_weights(model, &has_weights), ANYCL_OK, "");
+  CHECK(has_weights == 0);
+  /* 4·16+16 + 16·8+8 + 8·3+3 parameters */
+  CHECK_STATUS(anycl_model_summary(model, text, sizeof text, &length), ANYCL_OK, "");
+  CHECK(strstr(text, "Dense") && strstr(text, "Total params: 243"));
+  CHECK_STATUS(anycl_model_save(model, "never-written.anycl"), ANYCL_ERROR_INVALID_ARGUMENT, "no weights");
+  anycl_model_destroy(model);
+  anycl_model_destroy(NULL);
+
+  mo.layers = "conv4x3,pool2,flatten,16";
+  mo.dropout = 0.f;
+  mo.input_shape[0] = 1;
+  mo.input_shape[1] = 8;
+  mo.input_shape[2] = 8;
+  mo.outputs = 2;
+  CHECK_STATUS(anycl_model_create(&mo, &model), ANYCL_OK, "");
+  CHECK_STATUS(anycl_model_summary(model, text, sizeof text, &length), ANYCL_OK, "");
+  CHECK(strstr(text, "Conv2D") && strstr(text, "MaxPooling2D"));
+  CHECK_STATUS(anycl_model_input_size(model, &n), ANYCL_OK, "");
+  CHECK(n == 64);
+  anycl_model_destroy(model);
+
+  anycl_model* bad = (anycl_model*)1;
+  mo.layers = "conv4x3,bogus";
+  CHECK_STATUS(anycl_model_create(&mo, &bad), ANYCL_ERROR_INVALID_ARGUMENT, "bogus");
+  CHECK(bad == NULL);
+  mo.layers = "16";
+  mo.loss = "hinge";
+  CHECK_STATUS(anycl_model_create(&mo, &bad), ANYCL_ERROR_INVALID_ARGUMENT, "hinge");
+  mo.loss = "mse";
+  mo.outputs = 0;
+  CHECK_STATUS(anycl_model_create(&mo, &bad), ANYCL_ERROR_INVALID_ARGUMENT, "outputs is 0");
+  CHECK_STATUS(anycl_model_load("no-such-folder/model.anycl", &bad), ANYCL_ERROR_DATA, "no-such-folder");
+  CHECK(bad == NULL);
+}
+
+/* Where CLBlast's DLL is missing (Windows, delay-loaded), the first GEMM fails with an error that
+ * names the DLL — twice, the same way — and the runtime and model stay usable. */
+static void gemm_without_clblast(anycl_runtime* rt, const char* dll) {
+  const float x[8] = {0, 1, 1, 0, 0, 0, 1, 1};
+  const int32_t y[4] = {0, 1, 0, 1};
+  anycl_dataset* data = NULL;
+  CHECK_STATUS(anycl_dataset_create_classes(x, 4, 2, y, 2, &data), ANYCL_OK, "");
+  anycl_model_options mo;
+  anycl_model_options_init(&mo);
+  mo.layers = "4";
+  mo.input_shape[0] = 2;
+  mo.outputs = 2;
+  anycl_model* model = NULL;
+  CHECK_STATUS(anycl_model_create(&mo, &model), ANYCL_OK, "");
+  anycl_train_options to;
+  anycl_train_options_init(&to);
+  to.epochs = 1;
+  to.batch = 2;
+  for (int i = 0; i < 2; ++i) {
+    CHECK_STATUS(anycl_train(model, rt, data, NULL, &to, NULL, 0, NULL, NULL), ANYCL_ERROR_INTERNAL, dll);
+    CHECK(strstr(anycl_last_error(), "PATH") != NULL);
+  }
+  int has_weights = 1;
+  CHECK_STATUS(anycl_model_has_weights(model, &has_weights), ANYCL_OK, "");
+  CHECK(has_weights == 0);
+  anycl_model_destroy(model);
+  anycl_dataset_destroy(data);
+}
+#endif
+
 static int devices_and_runtimes(void) {
   size_t length = 0;
   anycl_status s = anycl_devices_json(NULL, 0, &length);
@@ -70,6 +160,10 @@ static int devices_and_runtimes(void) {
   CHECK(length > 0 && strlen(name) == length);
   CHECK_STATUS(anycl_runtime_device_name(NULL, name, sizeof name, &length), ANYCL_ERROR_INVALID_ARGUMENT,
                "runtime is NULL");
+#ifdef ANYCL_TEST_LIBRARY
+  const char* missing_clblast = getenv("ANYCL_TEST_NO_CLBLAST");
+  if (missing_clblast && *missing_clblast) gemm_without_clblast(rt, missing_clblast);
+#endif
   anycl_runtime_destroy(rt);
   anycl_runtime_destroy(NULL);
   return 0;
@@ -78,6 +172,9 @@ static int devices_and_runtimes(void) {
 int main(void) {
   version_and_errors();
   data_sets();
+#ifdef ANYCL_TEST_LIBRARY
+  models();
+#endif
   const int skipped = devices_and_runtimes();
   if (skipped) return c_api_failures ? 1 : skipped;
   if (c_api_failures) fprintf(stderr, "%d check(s) failed\n", c_api_failures);

@@ -1,15 +1,38 @@
 #!/usr/bin/env bash
-# libanycl.so exports the C API and the public C++ API only (cmake/anycl.map): every dynamic symbol
-# it defines is an anycl_* C function or names anycl:: (demangled), and every function anycl.h
-# declares is exported. Usage: check_exports.sh LIBRARY HEADER
+# The shared library's exports. libanycl.so exports the C API and the public C++ API only
+# (cmake/anycl.map): every dynamic symbol it defines is an anycl_* C function or names anycl::
+# (demangled), and every function anycl.h declares is exported.
+# anycl.dll (mingw-w64, OBJDUMP given): every function anycl.h declares is in its export table, the
+# table fits a DLL (at most 65,535 entries), and the DLL needs no mingw-w64 runtime DLL (libstdc++,
+# libgcc, winpthread and zlib are linked in). It exports every global symbol of anycl's own objects
+# (GNU ld's default): Windows binds each import to one named DLL, so unlike ELF an extra export
+# cannot clash with an application's own copy of fmt or Boost.
+# Usage: check_exports.sh LIBRARY HEADER [OBJDUMP]
 set -euo pipefail
-lib=$1 header=$2
-defined=$(nm -D --defined-only "$lib" | awk '{print $NF}')
-stray=$(echo "$defined" | c++filt | grep -v -E '^anycl_|anycl::|^(_init|_fini|_edata|_end|__bss_start)$|@' || true)
-if [ -n "$stray" ]; then
-  echo "check_exports: $lib exports symbols outside anycl's API (cmake/anycl.map should hide them):" >&2
-  echo "$stray" | head -40 >&2
-  exit 1
+lib=$1 header=$2 objdump=${3:-}
+if [ -z "$objdump" ]; then
+  defined=$(nm -D --defined-only "$lib" | awk '{print $NF}')
+  stray=$(echo "$defined" | c++filt | grep -v -E '^anycl_|anycl::|^(_init|_fini|_edata|_end|__bss_start)$|@' || true)
+  if [ -n "$stray" ]; then
+    echo "check_exports: $lib exports symbols outside anycl's API (cmake/anycl.map should hide them):" >&2
+    echo "$stray" | head -40 >&2
+    exit 1
+  fi
+else
+  dump=$("$objdump" -p "$lib")
+  # The export table's name list: "\t[   0] +base[   1] 0000 name" lines after "[Ordinal/Name Pointer] Table".
+  defined=$(awk '/\[Ordinal\/Name Pointer\] Table/ {on = 1; next} on && /^\t\[ *[0-9]+\]/ {print $NF; next} on {on = 0}' <<<"$dump")
+  count=$(grep -c . <<<"$defined" || true)
+  if [ "$count" -eq 0 ] || [ "$count" -gt 65535 ]; then
+    echo "check_exports: $lib exports $count names (a DLL holds 1 to 65,535)" >&2
+    exit 1
+  fi
+  needs=$(awk '/^\tDLL Name: / {print $3}' <<<"$dump" | sort -u)
+  runtime=$(grep -i -E '^(libstdc\+\+|libgcc|libwinpthread|zlib|libz)' <<<"$needs" || true)
+  if [ -n "$runtime" ]; then
+    echo "check_exports: $lib needs mingw-w64 runtime DLLs that a user would not have: $runtime" >&2
+    exit 1
+  fi
 fi
 declared=$(grep -o -E 'ANYCL_C_API [^(]*\banycl_[a-z0-9_]+\(' "$header" | grep -o -E 'anycl_[a-z0-9_]+\($' | tr -d '(')
 missing=0
@@ -22,4 +45,9 @@ for f in $declared; do
   fi
 done
 [ "$missing" -eq 0 ] || exit 1
-echo "check_exports: $(echo "$declared" | wc -w) C API functions and $(echo "$defined" | wc -l) symbols in all, all anycl's"
+if [ -z "$objdump" ]; then
+  echo "check_exports: $(echo "$declared" | wc -w) C API functions and $(echo "$defined" | wc -l) symbols in all, all anycl's"
+else
+  echo "check_exports: $(echo "$declared" | wc -w) C API functions exported by $lib among $count names;" \
+       "it imports from: $(echo $needs)"
+fi

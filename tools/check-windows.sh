@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# CI: anycl for Windows. Cross-builds the library, the anycl command, the samples and both test
-# programs with mingw-w64 and -Werror (build-windows/), then runs under Wine every test that needs
-# no CLBlast — anycl_core_tests: runtime and device selection, kernel compilation and the disk
-# cache, every non-GEMM op against its host reference, data loading, the hostile-file tests — on
-# PoCL through Wine's opencl.dll (it forwards to the host's OpenCL loader). What needs CLBlast
-# (anycl_tests, the anycl command, the samples) is compiled and linked against an import library
-# for clblast.dll made from CLBlast's exported symbols, but not run: no clblast.dll exists here.
+# CI: anycl for Windows. Cross-builds with mingw-w64 and -Werror (build-windows/) the library as a
+# DLL (libanycl.dll and its import library libanycl.dll.a, clblast.dll linked delay-loaded), the
+# anycl command, the samples and the test programs, then runs under Wine, on PoCL through Wine's
+# opencl.dll (it forwards to the host's OpenCL loader), every test that needs no CLBlast:
+#  - anycl_core_tests (linked statically against the core's objects): runtime and device selection,
+#    kernel compilation and the disk cache, every non-GEMM op against its host reference, data
+#    loading, the hostile-file tests;
+#  - c_api_core (the C API's GEMM-free part, static) and c_api_library: the same C program plus
+#    building models, linked against libanycl.dll through its import library. libanycl.dll loads
+#    without clblast.dll (delay-loaded: no clblast.dll exists here) and the test checks that training,
+#    the first GEMM, fails with an anycl error naming clblast.dll;
+#  - dll_exports_the_c_api: the DLL's export table holds every function of anycl.h, and the DLL
+#    needs no mingw-w64 runtime DLL; the script also checks that clblast.dll is not a load-time import.
+# What needs CLBlast at run time (anycl_tests, the anycl command, the samples) is compiled and linked
+# against an import library for clblast.dll made from CLBlast's exported symbols, but not run.
 # Installs what it needs (as root); everything else stays under build-windows/.
-#   ANYCL_WINE_TESTS  a CTest -R regex to run a subset under Wine (default: all of anycl_core_tests)
+#   ANYCL_WINE_TESTS  a CTest -R regex to run a subset under Wine (default: all registered tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -129,11 +137,14 @@ start=$SECONDS
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
 log=$(mktemp)
+# zlib linked in from libz.a, as libstdc++ and winpthread are (the toolchain's -static): Wine has a
+# zlib1.dll of its own, a Windows machine has none.
 if ! { cmake -S . -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" \
          -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64-x86_64.cmake" -DCMAKE_FIND_ROOT_PATH="$prefix" \
          -DOpenCL_INCLUDE_DIR="$prefix/include" -DOpenCL_LIBRARY="$opencl_dll" \
          -DBoost_INCLUDE_DIR="$prefix/include" -DBoost_NO_SYSTEM_PATHS=ON \
-         -DANYCL_SHARED=OFF -DANYCL_WERROR=ON -DANYCL_WITH_ONNX=OFF -DANYCL_WITH_MPI=OFF \
+         -DZLIB_LIBRARY_RELEASE="/usr/$triple/lib/libz.a" \
+         -DANYCL_SHARED=ON -DANYCL_CLBLAST_DELAY_LOAD=ON -DANYCL_WERROR=ON -DANYCL_WITH_ONNX=OFF -DANYCL_WITH_MPI=OFF \
          -DANYCL_RUN_CLBLAST_TESTS=OFF &&
        cmake --build "$out" --parallel -- -k 0; } >"$log" 2>&1; then
   grep -E -B2 -A12 'error|Error' "$log" | head -100 >&2 || cat "$log" >&2
@@ -142,7 +153,17 @@ if ! { cmake -S . -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"
 fi
 rm -f "$log"
 echo "check-windows: built for Windows in $((SECONDS - start)) s: $(find "$out" -name '*.obj' | wc -l) object files" \
-     "(library, anycl.exe, samples, both test programs; -Werror)" >&2
+     "(libanycl.dll, anycl.exe, samples, test programs; -Werror)" >&2
+
+# libanycl.dll loads without clblast.dll: CLBlast is not in its import table (the DLLs Windows loads
+# with it). GNU ld leaves the delay-import directory entry empty, so objdump cannot list delay-loaded
+# DLLs; the test c_api_library shows the DLL loading here and failing only at the first GEMM.
+imports=$("$triple-objdump" -p "$out/libanycl.dll" | awk '/^\tDLL Name: / {print $3}' | sort -u)
+if grep -q -i -x 'clblast.dll' <<<"$imports"; then
+  echo "check-windows: libanycl.dll imports clblast.dll at load time (expected delay-loaded): $(echo $imports)" >&2
+  exit 1
+fi
+echo "check-windows: libanycl.dll imports $(echo $imports) at load time; clblast.dll on first use" >&2
 
 # --- the tests that need no CLBlast, under Wine --------------------------------------------------
 start=$SECONDS

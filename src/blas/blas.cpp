@@ -7,6 +7,7 @@
 #include "anycl/error.hpp"
 #include "anycl/profile.hpp"
 #include "blas/blas_programs.hpp"
+#include "blas/clblast_library.hpp"
 #include "blas/tuning/stored_tuning.hpp"
 
 namespace anycl {
@@ -30,6 +31,7 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
                        name(ta), name(tb), m, n, k, lda, ldb, ldc, a_off, b_off, c_off, rt.info().name);
   };
   if (m == 0 || n == 0) return;
+  detail::require_clblast(routine);
   const auto layout = clblast::Layout::kRowMajor;
   cl_command_queue queue = rt.queue().get();
   size_t temp_bytes = 0;
@@ -86,6 +88,7 @@ void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, s
                           const DeviceBuffer& b, size_t b_offset, size_t ldb, size_t b_stride, float beta,
                           DeviceBuffer& c, size_t c_offset, size_t ldc, size_t c_stride, size_t batch) {
   if (m == 0 || n == 0 || batch == 0) return;
+  detail::require_clblast("clblast::GemmStridedBatched");
   cl_command_queue queue = rt.queue().get();
   ++rt.counters().gemm_calls;
   Profile* profile = rt.profile();
@@ -108,6 +111,7 @@ void convgemm(Runtime& rt, size_t channels, size_t height, size_t width, size_t 
               const DeviceBuffer& kernels, size_t kernels_offset, DeviceBuffer& result,
               size_t result_offset) {
   if (batch == 0) return;
+  detail::require_clblast("clblast::Convgemm");
   cl_command_queue queue = rt.queue().get();
   ++rt.counters().gemm_calls;
   Profile* profile = rt.profile();
@@ -134,6 +138,7 @@ void transpose(const Tensor& a, Tensor& out) {
     throw ValidationError(
         fmt::format("transpose: a{} does not fit out{}", a.shape_string(), out.shape_string()));
   Runtime& rt = out.runtime();
+  detail::require_clblast("clblast::Omatcopy");
   cl_command_queue queue = rt.queue().get();
   ++rt.counters().transposes;
   Profile* profile = rt.profile();
@@ -159,7 +164,10 @@ void gemm_warmup(Runtime& rt, const std::vector<std::pair<Trans, Trans>>& transp
 
 namespace detail {
 bool install_release_clblast_programs_hook() {
-  last_runtime_hook() = []() noexcept { clblast::ClearCache(); };
+  // Without CLBlast (a delay-loaded clblast.dll that is missing) there is nothing to empty.
+  last_runtime_hook() = []() noexcept {
+    if (clblast_missing().empty()) clblast::ClearCache();
+  };
   return true;
 }
 }  // namespace detail

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "blas/clblast_library.hpp"
+
 namespace anycl::detail::clblast_params {
 
 /// Receives one parameter (name, value); `context` is the caller's.
@@ -31,12 +33,14 @@ inline void into_map(void* context, const char* name, size_t value) {
 inline clblast::StatusCode retrieve(cl_device_id device, const std::string& kernel,
                                     std::map<std::string, size_t>& params) {
   params.clear();
+  require_clblast("clblast::RetrieveParameters");
   return clblast::StatusCode(retrieve_raw(device, kernel.c_str(), &into_map, &params));
 }
 
 /// Overrides the single-precision parameters of `kernel` on `device`.
 inline clblast::StatusCode override_parameters(cl_device_id device, const std::string& kernel,
                                                const std::map<std::string, size_t>& params) {
+  require_clblast("clblast::OverrideParameters");
   std::vector<const char*> names;
   std::vector<size_t> values;
   for (const auto& [name, value] : params) names.push_back(name.c_str()), values.push_back(value);

@@ -10,6 +10,7 @@
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
 #include "anycl/runtime.hpp"
+#include "blas/clblast_library.hpp"
 #include "blas/clblast_params.hpp"
 #include "blas/tuning/tuning_check.hpp"
 #include "disk_cache.hpp"
@@ -49,6 +50,12 @@ std::string apply_stored_tuning(Runtime& rt, const DiskCache* cache,
   // Parameters from `anycl tune`; a missing file is normal, a bad one is logged and ignored.
   const std::string mode = platform::get_env("ANYCL_TUNING").value_or("");
   if (mode == "off" || mode == "0") return "";
+  // No CLBlast (a delay-loaded clblast.dll that is missing): the runtime still starts for everything
+  // but GEMM, whose first call says what is missing.
+  if (const std::string& why = clblast_missing(); !why.empty()) {
+    log("CLBlast tuning not applied: " + why);
+    return "";
+  }
   std::string path = tuning_file_path(rt.info());
   if (path.empty()) return "";
   std::string why;
