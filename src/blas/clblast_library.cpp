@@ -10,7 +10,7 @@ namespace anycl::detail {
 
 const std::string& clblast_missing() noexcept {
 #if defined(_WIN32) && defined(ANYCL_CLBLAST_DLL)
-  // The name the import library records (cmake/delay_import_library.cmake reads it), so this finds
+  // The name the import library records (cmake/clblast_delay_load.cmake reads it), so this finds
   // the file the delay-load helper would: the same name, the same search order.
   static const std::string why = []() -> std::string {
     try {
