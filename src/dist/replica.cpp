@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "anycl/error.hpp"
-#include "anycl/ops/gather.hpp"
 #include "anycl/profile.hpp"
 #include "anycl/train/evaluator.hpp"
+#include "ops/gather.hpp"
 #include "train/gather_source.hpp"
 
 namespace anycl {

@@ -1,7 +1,7 @@
 // SoftmaxCrossEntropyLoss over the fused softmax_xent op (src/ops/softmax_xent.cpp).
 #include "anycl/losses/softmax_cross_entropy.hpp"
 
-#include "anycl/ops/softmax_xent.hpp"
+#include "ops/softmax_xent.hpp"
 
 namespace anycl {
 

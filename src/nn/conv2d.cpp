@@ -18,9 +18,9 @@
 #include "anycl/blas/blas.hpp"
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
-#include "anycl/ops/activation.hpp"
-#include "anycl/ops/conv.hpp"
-#include "anycl/ops/init.hpp"
+#include "ops/activation.hpp"
+#include "ops/conv.hpp"
+#include "ops/init.hpp"
 
 namespace anycl {
 

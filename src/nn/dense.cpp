@@ -10,8 +10,8 @@
 #include "anycl/blas/blas.hpp"
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
-#include "anycl/ops/activation.hpp"
-#include "anycl/ops/init.hpp"
+#include "ops/activation.hpp"
+#include "ops/init.hpp"
 
 namespace anycl {
 

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "anycl/error.hpp"
-#include "anycl/ops/dropout.hpp"
+#include "ops/dropout.hpp"
 
 namespace anycl {
 

@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "anycl/error.hpp"
-#include "anycl/ops/pool.hpp"
+#include "ops/pool.hpp"
 
 namespace anycl {
 namespace {

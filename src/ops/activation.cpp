@@ -1,5 +1,5 @@
 // Launchers for cl_kernels/activation.cl.
-#include "anycl/ops/activation.hpp"
+#include "activation.hpp"
 
 #include "anycl/error.hpp"
 #include "kernel_call.hpp"

@@ -1,5 +1,5 @@
 // Launchers for cl_kernels/conv.cl.
-#include "anycl/ops/conv.hpp"
+#include "conv.hpp"
 
 #include "anycl/error.hpp"
 #include "kernel_call.hpp"

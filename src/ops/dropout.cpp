@@ -1,5 +1,5 @@
 // Launchers for cl_kernels/dropout.cl: the rate becomes an exact 24-bit threshold.
-#include "anycl/ops/dropout.hpp"
+#include "dropout.hpp"
 
 #include "anycl/error.hpp"
 #include "kernel_call.hpp"

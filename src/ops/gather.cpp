@@ -1,5 +1,5 @@
 // Launcher for cl_kernels/gather.cl: one program variant per (feature, target) type pair.
-#include "anycl/ops/gather.hpp"
+#include "gather.hpp"
 
 #include "kernel_call.hpp"
 

@@ -1,5 +1,5 @@
 // Launcher for cl_kernels/init.cl and the initialiser limits.
-#include "anycl/ops/init.hpp"
+#include "init.hpp"
 
 #include <cmath>
 

@@ -1,5 +1,5 @@
 // Launchers for cl_kernels/pool.cl.
-#include "anycl/ops/pool.hpp"
+#include "pool.hpp"
 
 #include "anycl/error.hpp"
 #include "kernel_call.hpp"

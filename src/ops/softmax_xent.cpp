@@ -1,5 +1,5 @@
 // Launcher for cl_kernels/softmax_xent.cl: one work-group whose size fits the device.
-#include "anycl/ops/softmax_xent.hpp"
+#include "softmax_xent.hpp"
 
 #include <algorithm>
 

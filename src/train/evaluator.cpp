@@ -7,9 +7,9 @@
 #include <numeric>
 
 #include "anycl/error.hpp"
-#include "anycl/ops/gather.hpp"
-#include "anycl/ops/softmax_xent.hpp"
 #include "gather_source.hpp"
+#include "ops/gather.hpp"
+#include "ops/softmax_xent.hpp"
 
 namespace anycl {
 

@@ -1,8 +1,8 @@
 // What the gather op reads of a split resident on the device: its buffers and how they are stored.
 #pragma once
 
-#include "anycl/ops/gather.hpp"
 #include "anycl/train/device_dataset.hpp"
+#include "ops/gather.hpp"
 
 namespace anycl::detail {
 

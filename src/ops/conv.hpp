@@ -6,8 +6,8 @@
 
 #include <cstddef>
 
+#include "activation.hpp"
 #include "anycl/nn/geometry.hpp"
-#include "anycl/ops/activation.hpp"
 #include "anycl/tensor.hpp"
 
 namespace anycl {
