@@ -5,6 +5,7 @@
 
 #include "anycl/nn/geometry.hpp"
 #include "anycl/tensor.hpp"
+#include "runtime_impl.hpp"
 
 namespace anycl {
 

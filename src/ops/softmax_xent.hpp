@@ -5,6 +5,7 @@
 
 #include "anycl/losses/targets_view.hpp"
 #include "anycl/tensor.hpp"
+#include "runtime_impl.hpp"
 
 namespace anycl {
 
