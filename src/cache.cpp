@@ -7,10 +7,10 @@
 #include <filesystem>
 
 #include "anycl/error.hpp"
-#include "anycl/ops/softmax_xent.hpp"
 #include "anycl/util/atomic_file.hpp"
 #include "anycl/util/bounded_read.hpp"
 #include "disk_cache.hpp"
+#include "ops/softmax_xent.hpp"
 #include "util/platform.hpp"
 
 namespace anycl {

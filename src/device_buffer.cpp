@@ -29,7 +29,7 @@ DeviceBuffer::DeviceBuffer(Runtime& rt, size_t bytes, const std::string& what, c
         what_, mib(bytes_), bytes_, d.name, mib(d.max_alloc_bytes)));
   cl_int status = CL_SUCCESS;
   const cl_mem_flags flags = CL_MEM_READ_WRITE | (src ? CL_MEM_COPY_HOST_PTR : 0);
-  mem_ = clCreateBuffer(rt.context().get(), flags, bytes_, const_cast<void*>(src), &status);
+  mem_ = clCreateBuffer(rt.context(), flags, bytes_, const_cast<void*>(src), &status);
   if (status != CL_SUCCESS || mem_ == nullptr) {
     mem_ = nullptr;
     throw DeviceError(fmt::format(
@@ -89,8 +89,8 @@ void DeviceBuffer::write(const void* src, size_t bytes, size_t offset, bool bloc
   check_range(bytes, offset, "a write");
   if (bytes == 0) return;
   if (blocking) ++rt_->counters().host_waits;
-  detail::check_cl(clEnqueueWriteBuffer(rt_->queue().get(), mem_, blocking ? CL_TRUE : CL_FALSE, offset,
-                                        bytes, src, 0, nullptr, nullptr),
+  detail::check_cl(clEnqueueWriteBuffer(rt_->queue(), mem_, blocking ? CL_TRUE : CL_FALSE, offset, bytes, src,
+                                        0, nullptr, nullptr),
                    "clEnqueueWriteBuffer",
                    fmt::format("{} ({} bytes at {}) on '{}'", what_, bytes, offset, rt_->info().name));
 }
@@ -99,29 +99,27 @@ void DeviceBuffer::read(void* dst, size_t bytes, size_t offset) const {
   check_range(bytes, offset, "a read");
   if (bytes == 0) return;
   ++rt_->counters().host_waits;
-  detail::check_cl(
-      clEnqueueReadBuffer(rt_->queue().get(), mem_, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr),
-      "clEnqueueReadBuffer",
-      fmt::format("{} ({} bytes at {}) on '{}'", what_, bytes, offset, rt_->info().name));
+  detail::check_cl(clEnqueueReadBuffer(rt_->queue(), mem_, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr),
+                   "clEnqueueReadBuffer",
+                   fmt::format("{} ({} bytes at {}) on '{}'", what_, bytes, offset, rt_->info().name));
 }
 
 cl_event DeviceBuffer::read_async(void* dst, size_t bytes, size_t offset) const {
   check_range(bytes, offset, "a read");
   cl_event done = nullptr;
-  detail::check_cl(
-      clEnqueueReadBuffer(rt_->queue().get(), mem_, CL_FALSE, offset, bytes, dst, 0, nullptr, &done),
-      "clEnqueueReadBuffer",
-      fmt::format("{} ({} bytes at {}) on '{}'", what_, bytes, offset, rt_->info().name));
+  detail::check_cl(clEnqueueReadBuffer(rt_->queue(), mem_, CL_FALSE, offset, bytes, dst, 0, nullptr, &done),
+                   "clEnqueueReadBuffer",
+                   fmt::format("{} ({} bytes at {}) on '{}'", what_, bytes, offset, rt_->info().name));
   return done;
 }
 
 void DeviceBuffer::fill(const void* pattern, size_t pattern_size, size_t offset, size_t bytes) const {
   check_range(bytes, offset, "a fill");
   if (bytes == 0) return;
-  detail::check_cl(clEnqueueFillBuffer(rt_->queue().get(), mem_, pattern, pattern_size, offset, bytes, 0,
-                                       nullptr, nullptr),
-                   "clEnqueueFillBuffer",
-                   fmt::format("{} ({} bytes at {}) on '{}'", what_, bytes, offset, rt_->info().name));
+  detail::check_cl(
+      clEnqueueFillBuffer(rt_->queue(), mem_, pattern, pattern_size, offset, bytes, 0, nullptr, nullptr),
+      "clEnqueueFillBuffer",
+      fmt::format("{} ({} bytes at {}) on '{}'", what_, bytes, offset, rt_->info().name));
 }
 
 }  // namespace anycl

@@ -1,6 +1,6 @@
 // Runtime start-up: device selection, context and queue, and compilation of every embedded
 // program through the disk cache (load binary → else build from source → store binary).
-#include "anycl/runtime.hpp"
+#include "runtime_impl.hpp"
 
 #include <fmt/format.h>
 
@@ -13,7 +13,6 @@
 #include "anycl/profile.hpp"
 #include "blas/blas_programs.hpp"
 #include "blas/tuning/stored_tuning.hpp"
-#include "disk_cache.hpp"
 #include "driver_hints.hpp"
 #include "hash.hpp"
 #include "kernel_sources.hpp"
@@ -61,25 +60,26 @@ Runtime::Runtime(const DeviceInfo& device, RuntimeOptions options) : options_(st
 }
 
 void Runtime::start() {
-  device_ = compute::device(info_.id, /*retain=*/true);
+  impl_ = std::make_unique<detail::RuntimeImpl>();
+  impl_->device = compute::device(info_.id, /*retain=*/true);
   cl_int status = CL_SUCCESS;
   cl_device_id id = info_.id;
   cl_context ctx = clCreateContext(nullptr, 1, &id, nullptr, nullptr, &status);
   detail::check_cl(status, "clCreateContext", info_.name);
-  context_ = compute::context(ctx, /*retain=*/false);
+  impl_->context = compute::context(ctx, /*retain=*/false);
   const cl_command_queue_properties props = options_.profiling ? CL_QUEUE_PROFILING_ENABLE : 0;
   cl_command_queue q = clCreateCommandQueue(ctx, id, props, &status);
   detail::check_cl(status, "clCreateCommandQueue", info_.name);
-  queue_ = compute::command_queue(q, /*retain=*/false);
+  impl_->queue = compute::command_queue(q, /*retain=*/false);
   if (options_.profiling) profile_ = std::make_unique<Profile>();
 
   const std::string cache_dir = detail::DiskCache::default_dir();
-  if (!cache_dir.empty()) cache_ = std::make_unique<detail::DiskCache>(cache_dir);
+  if (!cache_dir.empty()) impl_->cache = std::make_unique<detail::DiskCache>(cache_dir);
   stats_.cache_dir = cache_dir;
 
   apply_stored_tuning();
   const auto start = std::chrono::steady_clock::now();
-  for (const auto& name : program_names()) program(name);
+  for (const auto& name : program_names()) detail::program(*this, name);
   stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ++live_runtimes;
   started_ = true;
@@ -90,7 +90,7 @@ void Runtime::start() {
 // has nobody to tell, and the queue is released either way.
 // The last runtime to go also empties CLBlast's program cache (blas_programs.hpp).
 Runtime::~Runtime() {
-  if (queue_.get() != nullptr) clFinish(queue_.get());
+  if (impl_ && impl_->queue.get() != nullptr) clFinish(impl_->queue.get());
   profile_.reset();  // releases its events before the queue and context go
   if (started_ && --live_runtimes == 0)
     if (const detail::LastRuntimeHook hook = detail::last_runtime_hook()) hook();
@@ -103,40 +103,52 @@ std::vector<std::string> Runtime::program_names() const {
   return names;
 }
 
-const compute::program& Runtime::program(const std::string& name, const std::string& extra_options) {
+cl_context Runtime::context() const noexcept { return impl_->context.get(); }
+
+cl_command_queue Runtime::queue() const noexcept { return impl_->queue.get(); }
+
+const compute::program& detail::RuntimeImpl::program(Runtime& rt, const std::string& name,
+                                                     const std::string& extra_options) {
   const std::string options =
       extra_options.empty() ? kDefaultOptions : std::string(kDefaultOptions) + " " + extra_options;
   auto key = std::make_pair(name, options);
-  auto it = programs_.find(key);
-  if (it == programs_.end()) it = programs_.emplace(key, build(name, options)).first;
+  auto& programs = rt.impl_->programs;
+  auto it = programs.find(key);
+  if (it == programs.end()) it = programs.emplace(key, build(rt, name, options)).first;
   return it->second;
 }
 
-compute::kernel Runtime::kernel(const std::string& program_name, const std::string& kernel_name) {
+compute::kernel detail::kernel(Runtime& rt, const std::string& program_name, const std::string& kernel_name) {
   cl_int status = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(program(program_name).get(), kernel_name.c_str(), &status);
-  detail::check_cl(status, "clCreateKernel", fmt::format("{} (program {})", kernel_name, program_name));
+  cl_kernel k = clCreateKernel(program(rt, program_name).get(), kernel_name.c_str(), &status);
+  check_cl(status, "clCreateKernel", fmt::format("{} (program {})", kernel_name, program_name));
   return compute::kernel(k, /*retain=*/false);
 }
 
-compute::program Runtime::build(const std::string& name, const std::string& options) {
+compute::program detail::RuntimeImpl::build(Runtime& rt, const std::string& name,
+                                            const std::string& options) {
+  const DeviceInfo& info = rt.info_;
+  CompileStats& stats = rt.stats_;
+  DiskCache* cache = rt.impl_->cache.get();
+  const compute::context& context = rt.impl_->context;
+  auto log = [&rt](const std::string& line) { rt.log(line); };
   const auto t0 = std::chrono::steady_clock::now();
   const std::string source = full_source(detail::kernel_sources(), name);
-  uint64_t h = detail::device_hash(info_);
+  uint64_t h = detail::device_hash(info);
   for (const std::string* part : {&options, &source}) h = detail::fnv1a(*part, h);
   const std::string key = fmt::format("{}-{:016x}", name, h);
-  ++stats_.programs;
+  ++stats.programs;
   auto elapsed_ms = [&] {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   };
 
-  if (cache_) {
-    if (auto binary = cache_->get(key)) {
+  if (cache) {
+    if (auto binary = cache->get(key)) {
       try {
-        compute::program p = compute::program::create_with_binary(*binary, context_);
+        compute::program p = compute::program::create_with_binary(*binary, context);
         p.build(options);
-        ++stats_.cache_hits;
-        log(fmt::format("program {}: loaded from cache {} ({:.1f} ms)", name, cache_->path(key),
+        ++stats.cache_hits;
+        log(fmt::format("program {}: loaded from cache {} ({:.1f} ms)", name, cache->path(key),
                         elapsed_ms()));
         return p;
       } catch (const compute::opencl_error&) {
@@ -145,8 +157,8 @@ compute::program Runtime::build(const std::string& name, const std::string& opti
     }
   }
 
-  compute::program p = compute::program::create_with_source(source, context_);
-  const cl_int status = clBuildProgram(p.get(), 1, &info_.id, options.c_str(), nullptr, nullptr);
+  compute::program p = compute::program::create_with_source(source, context);
+  const cl_int status = clBuildProgram(p.get(), 1, &info.id, options.c_str(), nullptr, nullptr);
   if (status != CL_SUCCESS) {
     std::string build_log;
     try {
@@ -155,16 +167,16 @@ compute::program Runtime::build(const std::string& name, const std::string& opti
       build_log = "(no build log available)";
     }
     // A driver that cannot build anything (PoCL without a writable cache) says little in its log.
-    const std::string hint = detail::driver_setup_hint(info_.platform_name, info_.platform_version);
+    const std::string hint = detail::driver_setup_hint(info.platform_name, info.platform_version);
     if (!hint.empty()) build_log += (build_log.empty() || build_log.back() == '\n' ? "" : "\n") + hint;
     if (status == CL_BUILD_PROGRAM_FAILURE || status == CL_INVALID_BUILD_OPTIONS)
-      throw BuildError(name + ".cl", options, info_.name, build_log);
-    throw OpenCLError(status, "clBuildProgram", fmt::format("{}.cl on {}: {}", name, info_.name, build_log));
+      throw BuildError(name + ".cl", options, info.name, build_log);
+    throw OpenCLError(status, "clBuildProgram", fmt::format("{}.cl on {}: {}", name, info.name, build_log));
   }
-  ++stats_.cache_misses;
+  ++stats.cache_misses;
   std::string stored;
-  if (cache_)
-    stored = cache_->put(key, p.binary()) ? " and cached" : " (cache not writable: " + cache_->dir() + ")";
+  if (cache)
+    stored = cache->put(key, p.binary()) ? " and cached" : " (cache not writable: " + cache->dir() + ")";
   log(fmt::format("program {}: compiled from source{} ({:.1f} ms)", name, stored, elapsed_ms()));
   return p;
 }
@@ -177,14 +189,14 @@ DeviceBuffer& Runtime::workspace(size_t bytes) {
 
 cl_event Runtime::enqueue_marker(const char* what) {
   cl_event marker = nullptr;
-  detail::check_cl(clEnqueueMarkerWithWaitList(queue_.get(), 0, nullptr, &marker),
-                   "clEnqueueMarkerWithWaitList", what);
+  detail::check_cl(clEnqueueMarkerWithWaitList(queue(), 0, nullptr, &marker), "clEnqueueMarkerWithWaitList",
+                   what);
   return marker;
 }
 
 void Runtime::finish() {
   ++counters_.host_waits;
-  detail::check_cl(clFinish(queue_.get()), "clFinish", info_.name);
+  detail::check_cl(clFinish(queue()), "clFinish", info_.name);
 }
 
 void Runtime::apply_stored_tuning() {
@@ -192,7 +204,7 @@ void Runtime::apply_stored_tuning() {
   // CLBlast, so nothing to tune.
   if (!options_.apply_stored_tuning) return;
   if (const detail::StoredTuningHook hook = detail::stored_tuning_hook())
-    stats_.tuning_file = hook(*this, cache_.get(), [this](const std::string& line) { log(line); });
+    stats_.tuning_file = hook(*this, impl_->cache.get(), [this](const std::string& line) { log(line); });
 }
 
 void Runtime::log(const std::string& line) const {

@@ -94,7 +94,7 @@ void Tensor::fill(float value) {
   // A kernel rather than clEnqueueFillBuffer: Oclgrind 21.10 does not record what the latter writes
   // as initialised (tools/oclgrind/fill_buffer_repro.c), so its checks would flag every later read.
   Runtime& rt = runtime();
-  compute::kernel k = rt.kernel("init", "fill_value");
+  compute::kernel k = detail::kernel(rt, "init", "fill_value");
   detail::set_args(k, mem(), detail::u32(offset_, "offset"), detail::u32(size(), "size"), cl_float(value));
   detail::launch_1d(rt, k, size());
 }

@@ -3,11 +3,11 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <anycl/error.hpp>
-#include <anycl/ops/activation.hpp>
 
 #include <cmath>
 
 #include "helpers.hpp"
+#include "ops/activation.hpp"
 #include "reference/activation.hpp"
 
 using anycl::Activation;

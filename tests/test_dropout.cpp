@@ -3,11 +3,11 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <anycl/error.hpp>
-#include <anycl/ops/dropout.hpp>
 
 #include <cmath>
 
 #include "helpers.hpp"
+#include "ops/dropout.hpp"
 #include "reference/dropout.hpp"
 #include "reference/philox.hpp"
 

@@ -5,7 +5,6 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <anycl/error.hpp>
-#include <anycl/ops/gather.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -16,6 +15,7 @@
 #include <type_traits>
 
 #include "helpers.hpp"
+#include "ops/gather.hpp"
 #include "reference/gather.hpp"
 
 namespace compute = anycl::compute;

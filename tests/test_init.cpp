@@ -3,11 +3,11 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <anycl/error.hpp>
-#include <anycl/ops/init.hpp>
 
 #include <cmath>
 
 #include "helpers.hpp"
+#include "ops/init.hpp"
 #include "reference/init.hpp"
 
 using anycl::Init;

@@ -13,8 +13,6 @@
 #include "helpers.hpp"
 #include "reference/mse.hpp"
 
-namespace compute = anycl::compute;
-
 namespace {
 
 constexpr float kSentinel = -777.f;

@@ -14,6 +14,7 @@
 #include "helpers.hpp"
 #include "hostile_files.hpp"
 #include "kernel_sources.hpp"
+#include "runtime_impl.hpp"
 #include "util/platform.hpp"
 
 namespace fs = std::filesystem;
@@ -36,10 +37,10 @@ TEST_CASE("the runtime compiles every program and creates kernels") {
   anycl::Runtime rt(anycl::test::runtime().info());
   CHECK(rt.stats().programs == rt.program_names().size());
   CHECK(!rt.program_names().empty());
-  CHECK_NOTHROW(rt.kernel("init", "uniform_init"));
-  CHECK_THROWS_WITH_AS(rt.kernel("init", "no_such_kernel"), doctest::Contains("no_such_kernel"),
-                       anycl::OpenCLError);
-  CHECK_THROWS_AS(rt.program("no_such_program"), anycl::ValidationError);
+  CHECK_NOTHROW(anycl::detail::kernel(rt, "init", "uniform_init"));
+  CHECK_THROWS_WITH_AS(anycl::detail::kernel(rt, "init", "no_such_kernel"),
+                       doctest::Contains("no_such_kernel"), anycl::OpenCLError);
+  CHECK_THROWS_AS(anycl::detail::program(rt, "no_such_program"), anycl::ValidationError);
 }
 
 TEST_CASE("a second runtime hits the disk cache - corrupt entries are rebuilt and replaced") {
@@ -75,7 +76,7 @@ TEST_CASE("a second runtime hits the disk cache - corrupt entries are rebuilt an
   {
     anycl::Runtime rebuilt;
     CHECK(rebuilt.stats().cache_misses == programs);
-    CHECK_NOTHROW(rebuilt.kernel("init", "uniform_init"));
+    CHECK_NOTHROW(anycl::detail::kernel(rebuilt, "init", "uniform_init"));
   }
   anycl::Runtime after;
   CHECK(after.stats().cache_hits == programs);

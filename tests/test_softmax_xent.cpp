@@ -3,12 +3,12 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <anycl/error.hpp>
-#include <anycl/ops/softmax_xent.hpp>
 
 #include <cmath>
 #include <random>
 
 #include "helpers.hpp"
+#include "ops/softmax_xent.hpp"
 #include "reference/softmax_xent.hpp"
 
 namespace compute = anycl::compute;

@@ -1,33 +1,25 @@
 // The Runtime: one selected device with its context, in-order queue and compiled kernels.
 // Created once, passed by reference; there are no globals. Compiles every cl_kernels/*.cl
-// program at start-up, through an on-disk cache of program binaries.
+// program at start-up, through an on-disk cache of program binaries. What it holds beyond
+// anycl's own types (Boost.Compute's handles, the program and disk caches) stays in src/
+// (runtime_impl.hpp); an application reaches the device through the raw OpenCL handles.
 //
 //   anycl::Runtime rt;                       // best device, or $ANYCL_DEVICE
-//   auto k = rt.kernel("activation", "bias_relu_forward");
+//   clEnqueueBarrierWithWaitList(rt.queue(), 0, nullptr, nullptr);
 #pragma once
 
-// Boost.Compute's thread safety is anycl's private build setting (CMakeLists.txt): nothing here
-// changes how an application's own Boost.Compute code compiles.
-#include "anycl/opencl.hpp"  // first: the OpenCL target before Boost.Compute includes CL/cl.h
+#include "anycl/opencl.hpp"
 
-#include <boost/compute/command_queue.hpp>
-#include <boost/compute/context.hpp>
-#include <boost/compute/device.hpp>
-#include <boost/compute/kernel.hpp>
-#include <boost/compute/program.hpp>
-
+#include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <string>
-#include <utility>
+#include <vector>
 
 #include "anycl/device.hpp"
 #include "anycl/device_buffer.hpp"
 
 namespace anycl {
-
-namespace compute = boost::compute;
 
 /// How a Runtime starts.
 struct RuntimeOptions {
@@ -58,7 +50,7 @@ struct RuntimeCounters {
 
 class Profile;
 namespace detail {
-class DiskCache;
+struct RuntimeImpl;  // src/runtime_impl.hpp
 }
 
 class Runtime {
@@ -74,16 +66,13 @@ class Runtime {
 
   /// The selected device's properties.
   const DeviceInfo& info() const noexcept { return info_; }
-  /// The Boost.Compute handles (interoperate with raw cl_* through .get()).
-  const compute::device& device() const noexcept { return device_; }
-  /// The context and the in-order queue every op enqueues on.
-  compute::context& context() noexcept { return context_; }
-  compute::command_queue& queue() noexcept { return queue_; }
+  /// The raw OpenCL handles, for an application's own OpenCL (or Boost.Compute) code on the same
+  /// device: owned by the runtime and valid while it lives (clRetain* one to keep it longer).
+  cl_device_id device() const noexcept { return info_.id; }
+  /// The context, and the in-order queue every op enqueues on.
+  cl_context context() const noexcept;
+  cl_command_queue queue() const noexcept;
 
-  /// A new kernel object from a program compiled with the default options.
-  compute::kernel kernel(const std::string& program, const std::string& kernel_name);
-  /// A program compiled with the default options plus `extra_options` (compiled on first use).
-  const compute::program& program(const std::string& name, const std::string& extra_options = "");
   /// Names of the programs built from cl_kernels/ (every file but common.cl).
   std::vector<std::string> program_names() const;
 
@@ -106,18 +95,14 @@ class Runtime {
   void set_transposed_dx(bool on) noexcept { transposed_dx_ = on; }
 
  private:
-  void start();  // context, queue, cache, tuning and programs for info_
-  compute::program build(const std::string& name, const std::string& options);
+  friend struct detail::RuntimeImpl;  // compiles programs into impl_ (runtime.cpp)
+  void start();                       // context, queue, cache, tuning and programs for info_
   void apply_stored_tuning();
   void log(const std::string& line) const;
 
   RuntimeOptions options_;
   DeviceInfo info_;
-  compute::device device_;
-  compute::context context_;
-  compute::command_queue queue_;
-  std::map<std::pair<std::string, std::string>, compute::program> programs_;
-  std::unique_ptr<detail::DiskCache> cache_;
+  std::unique_ptr<detail::RuntimeImpl> impl_;  // before what holds device memory or events: freed last
   std::unique_ptr<Profile> profile_;
   CompileStats stats_;
   RuntimeCounters counters_;

@@ -33,7 +33,7 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
   if (m == 0 || n == 0) return;
   detail::require_clblast(routine);
   const auto layout = clblast::Layout::kRowMajor;
-  cl_command_queue queue = rt.queue().get();
+  cl_command_queue queue = rt.queue();
   size_t temp_bytes = 0;
   auto status = clblast::GemmTempBufferSize<T>(layout, to_clblast(ta), to_clblast(tb), m, n, k, a_off, lda,
                                                b_off, ldb, c_off, ldc, &queue, temp_bytes);
@@ -89,7 +89,7 @@ void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, s
                           DeviceBuffer& c, size_t c_offset, size_t ldc, size_t c_stride, size_t batch) {
   if (m == 0 || n == 0 || batch == 0) return;
   detail::require_clblast("clblast::GemmStridedBatched");
-  cl_command_queue queue = rt.queue().get();
+  cl_command_queue queue = rt.queue();
   ++rt.counters().gemm_calls;
   Profile* profile = rt.profile();
   cl_event event = nullptr;
@@ -112,7 +112,7 @@ void convgemm(Runtime& rt, size_t channels, size_t height, size_t width, size_t 
               size_t result_offset) {
   if (batch == 0) return;
   detail::require_clblast("clblast::Convgemm");
-  cl_command_queue queue = rt.queue().get();
+  cl_command_queue queue = rt.queue();
   ++rt.counters().gemm_calls;
   Profile* profile = rt.profile();
   cl_event event = nullptr;
@@ -139,7 +139,7 @@ void transpose(const Tensor& a, Tensor& out) {
         fmt::format("transpose: a{} does not fit out{}", a.shape_string(), out.shape_string()));
   Runtime& rt = out.runtime();
   detail::require_clblast("clblast::Omatcopy");
-  cl_command_queue queue = rt.queue().get();
+  cl_command_queue queue = rt.queue();
   ++rt.counters().transposes;
   Profile* profile = rt.profile();
   cl_event event = nullptr;

@@ -7,12 +7,17 @@
 #include "anycl/error.hpp"
 #include "anycl/profile.hpp"
 #include "anycl/train/evaluator.hpp"
+#include "ops/gather.hpp"
+#include "train/gather_source.hpp"
 
 namespace anycl {
 
 Replica::Replica(Runtime& rt, const ModelSpec& spec, const OptimizerConfig& optimizer, size_t max_rows,
                  uint64_t seed)
-    : rt_(rt), owned_model_(std::make_unique<Sequential>(spec)), seed_(seed), gather_(rt) {
+    : rt_(rt),
+      owned_model_(std::make_unique<Sequential>(spec)),
+      seed_(seed),
+      gather_(std::make_unique<GatherBatch>(rt)) {
   model_ = owned_model_.get();
   model_->build(rt, max_rows);
   model_->initialize(seed);
@@ -22,7 +27,11 @@ Replica::Replica(Runtime& rt, const ModelSpec& spec, const OptimizerConfig& opti
 }
 
 Replica::Replica(Sequential& model, Optimizer& optimizer, size_t max_rows, uint64_t seed)
-    : rt_(model.runtime()), model_(&model), optimizer_(&optimizer), seed_(seed), gather_(rt_) {
+    : rt_(model.runtime()),
+      model_(&model),
+      optimizer_(&optimizer),
+      seed_(seed),
+      gather_(std::make_unique<GatherBatch>(rt_)) {
   if (max_rows == 0 || max_rows > model.max_batch())
     throw ValidationError(fmt::format("batch {} must be in [1, {}] (the size the model was built for)",
                                       max_rows, model.max_batch()));
@@ -123,7 +132,7 @@ void Replica::compute_gradients(size_t first, size_t lo, size_t hi, size_t globa
   Profile* profile = rt_.profile();
   {
     const ProfileLabel label(profile, [] { return std::string("batch"); });
-    gather_.run(train_data().gather_source(), order_, first + lo, x, labels_);
+    gather_->run(detail::gather_source(train_data()), order_, first + lo, x, labels_);
   }
   StepContext ctx;
   ctx.training = true;

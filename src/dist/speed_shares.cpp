@@ -13,6 +13,7 @@
 
 #include "anycl/dist/replica.hpp"
 #include "anycl/error.hpp"
+#include "runtime_impl.hpp"
 
 namespace anycl {
 namespace {
@@ -25,7 +26,7 @@ std::vector<double> finish_times(const std::vector<std::unique_ptr<Replica>>& re
   std::vector<compute::event> markers;
   for (auto& r : replicas) {
     markers.emplace_back(r->runtime().enqueue_marker("speed probe"), false);
-    detail::check_cl(clFlush(r->runtime().queue().get()), "clFlush", "speed probe");
+    detail::check_cl(clFlush(r->runtime().queue()), "clFlush", "speed probe");
   }
   std::vector<double> seconds(replicas.size(), -1.0);
   for (size_t left = replicas.size(); left > 0;) {

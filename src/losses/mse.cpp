@@ -5,10 +5,18 @@
 #include "ops/kernel_call.hpp"
 
 namespace anycl {
-MeanSquaredError::MeanSquaredError(Runtime& rt) : rt_(rt), work_group_(0) {
+
+struct MeanSquaredError::Kernel {
+  size_t work_group = 0;
+  compute::kernel kernel;
+};
+
+MeanSquaredError::MeanSquaredError(Runtime& rt) : rt_(rt), kernel_(std::make_unique<Kernel>()) {
   // One work-group with 2·WG floats of local memory (loss and MAE partial sums).
-  kernel_ = detail::single_group_kernel(rt, "mse", "mse", 2, work_group_);
+  kernel_->kernel = detail::single_group_kernel(rt, "mse", "mse", 2, kernel_->work_group);
 }
+
+MeanSquaredError::~MeanSquaredError() = default;
 
 void MeanSquaredError::run(const Tensor& outputs, TargetsView targets, Tensor* grad, float grad_scale,
                            DeviceBuffer& metrics, size_t slot) {
@@ -27,11 +35,11 @@ void MeanSquaredError::run(const Tensor& outputs, TargetsView targets, Tensor* g
     throw ValidationError(fmt::format("mse: metrics slot {} beyond the buffer", slot));
   using detail::u32;
   const cl_mem g = grad ? grad->mem() : outputs.mem();  // never written when with_grad == 0
-  detail::set_args(kernel_, outputs.mem(), u32(outputs.offset(), "offset"), targets.buffer->mem(),
+  detail::set_args(kernel_->kernel, outputs.mem(), u32(outputs.offset(), "offset"), targets.buffer->mem(),
                    u32(targets.offset, "offset"), g, u32(grad ? grad->offset() : 0, "offset"),
                    u32(outputs.rows(), "rows"), u32(outputs.cols(), "outputs"), cl_float(grad_scale),
                    cl_int(grad != nullptr), metrics.mem(), u32(slot, "slot"));
-  detail::launch_1d(rt_, kernel_, work_group_, work_group_);
+  detail::launch_1d(rt_, kernel_->kernel, kernel_->work_group, kernel_->work_group);
 }
 
 }  // namespace anycl

@@ -18,6 +18,9 @@
 #include "anycl/blas/blas.hpp"
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
+#include "ops/activation.hpp"
+#include "ops/conv.hpp"
+#include "ops/init.hpp"
 
 namespace anycl {
 
@@ -141,6 +144,8 @@ Conv2D::Conv2D(size_t filters, size_t kernel, size_t stride, Padding padding, Ac
       init_(init) {
   check_config(filters, kernel, stride);
 }
+
+Conv2D::~Conv2D() = default;
 
 const LayerType& Conv2D::type() const { return conv2d_layer_type(); }
 

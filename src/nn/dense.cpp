@@ -10,6 +10,8 @@
 #include "anycl/blas/blas.hpp"
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
+#include "ops/activation.hpp"
+#include "ops/init.hpp"
 
 namespace anycl {
 
@@ -17,6 +19,8 @@ Dense::Dense(size_t units, Activation activation, Init init)
     : units_(units), activation_(activation), init_(init) {
   if (units == 0) throw ValidationError("a Dense layer needs at least one unit");
 }
+
+Dense::~Dense() = default;
 
 namespace {
 

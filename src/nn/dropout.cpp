@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "anycl/error.hpp"
+#include "ops/dropout.hpp"
 
 namespace anycl {
 
@@ -17,6 +18,8 @@ Dropout::Dropout(float rate) : rate_(rate) {
   if (!(rate >= 0.f && rate < 1.f))
     throw ValidationError(fmt::format("dropout rate must be in [0, 1), got {}", rate));
 }
+
+Dropout::~Dropout() = default;
 
 namespace {
 

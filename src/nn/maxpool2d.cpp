@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "anycl/error.hpp"
+#include "ops/pool.hpp"
 
 namespace anycl {
 namespace {
@@ -60,6 +61,8 @@ MaxPool2D::MaxPool2D(size_t size, size_t stride) : size_(size), stride_(stride) 
     throw ValidationError(fmt::format("a MaxPool2D needs size and stride in [1, {}], got size {}, stride {}",
                                       kMaxWindow, size, stride));
 }
+
+MaxPool2D::~MaxPool2D() = default;
 
 const LayerType& MaxPool2D::type() const { return maxpool2d_layer_type(); }
 

@@ -1,5 +1,5 @@
 // Launchers for cl_kernels/activation.cl.
-#include "anycl/ops/activation.hpp"
+#include "activation.hpp"
 
 #include "anycl/error.hpp"
 #include "kernel_call.hpp"
@@ -27,10 +27,10 @@ Activation parse_activation(const std::string& name) {
 
 BiasActivation::BiasActivation(Runtime& rt)
     : rt_(rt),
-      forward_(rt.kernel("activation", "bias_activation_forward")),
-      backward_(rt.kernel("activation", "bias_activation_backward")),
-      channel_forward_(rt.kernel("activation", "channel_bias_activation_forward")),
-      row_forward_(rt.kernel("activation", "dense_row_forward")) {
+      forward_(detail::kernel(rt, "activation", "bias_activation_forward")),
+      backward_(detail::kernel(rt, "activation", "bias_activation_backward")),
+      channel_forward_(detail::kernel(rt, "activation", "channel_bias_activation_forward")),
+      row_forward_(detail::kernel(rt, "activation", "dense_row_forward")) {
   // The backward kernel's work-group is BC columns × BR row lanes: 8 × 16 (activation.cl's default)
   // ran 128×512 in 0.05 ms on PoCL where 32 × 8 took 0.12 ms; a GPU gets rows read 32 floats wide.
   // A device that runs smaller groups gets it rebuilt with fewer lanes, then fewer columns.
@@ -43,9 +43,9 @@ BiasActivation::BiasActivation(Runtime& rt)
   while (columns_ * lanes_ > fits && columns_ > 1) columns_ /= 2;
   if (columns_ != 8 || lanes_ != 16) {
     cl_int status = CL_SUCCESS;
-    cl_kernel k =
-        clCreateKernel(rt.program("activation", fmt::format("-DBC={} -DBR={}", columns_, lanes_)).get(),
-                       "bias_activation_backward", &status);
+    cl_kernel k = clCreateKernel(
+        detail::program(rt, "activation", fmt::format("-DBC={} -DBR={}", columns_, lanes_)).get(),
+        "bias_activation_backward", &status);
     detail::check_cl(status, "clCreateKernel", "bias_activation_backward");
     backward_ = compute::kernel(k, false);
   }

@@ -1,5 +1,5 @@
 // Launchers for cl_kernels/conv.cl.
-#include "anycl/ops/conv.hpp"
+#include "conv.hpp"
 
 #include "anycl/error.hpp"
 #include "kernel_call.hpp"
@@ -8,10 +8,10 @@ namespace anycl {
 
 ConvOps::ConvOps(Runtime& rt)
     : rt_(rt),
-      im2col_(rt.kernel("conv", "im2col_batched")),
-      im2row_(rt.kernel("conv", "im2row_batched")),
-      col2im_(rt.kernel("conv", "col2im_batched")),
-      output_forward_(rt.kernel("conv", "conv_output_forward")),
+      im2col_(detail::kernel(rt, "conv", "im2col_batched")),
+      im2row_(detail::kernel(rt, "conv", "im2row_batched")),
+      col2im_(detail::kernel(rt, "conv", "col2im_batched")),
+      output_forward_(detail::kernel(rt, "conv", "conv_output_forward")),
       output_backward_(detail::single_group_kernel(rt, "conv", "conv_output_backward", 1, lanes_)) {}
 
 namespace {

@@ -1,5 +1,5 @@
 // Launchers for cl_kernels/dropout.cl: the rate becomes an exact 24-bit threshold.
-#include "anycl/ops/dropout.hpp"
+#include "dropout.hpp"
 
 #include "anycl/error.hpp"
 #include "kernel_call.hpp"
@@ -23,8 +23,8 @@ MaskArgs mask_args(const DropoutMask& m) {
 
 DropoutOp::DropoutOp(Runtime& rt)
     : rt_(rt),
-      forward_(rt.kernel("dropout", "dropout_forward")),
-      backward_(rt.kernel("dropout", "dropout_backward")) {}
+      forward_(detail::kernel(rt, "dropout", "dropout_forward")),
+      backward_(detail::kernel(rt, "dropout", "dropout_backward")) {}
 
 void DropoutOp::forward(const Tensor& x, Tensor& y, const DropoutMask& m) {
   if (x.shape() != y.shape())

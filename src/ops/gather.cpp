@@ -1,5 +1,5 @@
 // Launcher for cl_kernels/gather.cl: one program variant per (feature, target) type pair.
-#include "anycl/ops/gather.hpp"
+#include "gather.hpp"
 
 #include "kernel_call.hpp"
 
@@ -15,7 +15,7 @@ compute::kernel& GatherBatch::kernel(DType features, DType targets) {
   std::string options = features == DType::f32 ? "-DX_F32" : "";
   if (targets != DType::u8) options += targets == DType::f32 ? " -DT_F32" : " -DT_I32";
   cl_int status = CL_SUCCESS;
-  cl_kernel k = clCreateKernel(rt_.program("gather", options).get(), "gather_batch", &status);
+  cl_kernel k = clCreateKernel(detail::program(rt_, "gather", options).get(), "gather_batch", &status);
   detail::check_cl(status, "clCreateKernel",
                    fmt::format("gather_batch (program gather, options '{}')", options));
   return kernels_.emplace(std::make_pair(features, targets), compute::kernel(k, /*retain=*/false))

@@ -1,5 +1,5 @@
 // Launcher for cl_kernels/init.cl and the initialiser limits.
-#include "anycl/ops/init.hpp"
+#include "init.hpp"
 
 #include <cmath>
 
@@ -24,7 +24,7 @@ float init_limit(Init init, size_t fan_in, size_t fan_out) {
 }
 
 void uniform_init(Runtime& rt, Tensor& w, float limit, uint64_t seed, uint32_t stream) {
-  compute::kernel k = rt.kernel("init", "uniform_init");
+  compute::kernel k = detail::kernel(rt, "init", "uniform_init");
   using detail::u32;
   detail::set_args(k, w.mem(), u32(w.offset(), "offset"), u32(w.size(), "size"), cl_float(limit),
                    cl_uint(seed & 0xffffffffu), cl_uint(seed >> 32), cl_uint(stream));

@@ -12,7 +12,7 @@
 
 #include "anycl/error.hpp"
 #include "anycl/profile.hpp"
-#include "anycl/runtime.hpp"
+#include "runtime_impl.hpp"
 
 namespace anycl::detail {
 
@@ -63,7 +63,7 @@ inline compute::kernel single_group_kernel(Runtime& rt, const std::string& progr
   for (;;) {
     const std::string options = work_group == 256 ? "" : fmt::format("-DWG={}", work_group);
     cl_int status = CL_SUCCESS;
-    cl_kernel k = clCreateKernel(rt.program(program, options).get(), name.c_str(), &status);
+    cl_kernel k = clCreateKernel(detail::program(rt, program, options).get(), name.c_str(), &status);
     check_cl(status, "clCreateKernel", name);
     compute::kernel kernel(k, false);
     const size_t fits = kernel_work_group_size(rt, kernel);
@@ -79,8 +79,8 @@ void enqueue_range(Runtime& rt, compute::kernel& k, cl_uint dims, const size_t* 
                    Label&& label) {
   Profile* profile = rt.profile();
   cl_event event = nullptr;
-  const cl_int status = clEnqueueNDRangeKernel(rt.queue().get(), k.get(), dims, nullptr, global, local, 0,
-                                               nullptr, profile ? &event : nullptr);
+  const cl_int status = clEnqueueNDRangeKernel(rt.queue(), k.get(), dims, nullptr, global, local, 0, nullptr,
+                                               profile ? &event : nullptr);
   ++rt.counters().kernel_launches;
   if (event) profile->record(event, label(), "kernel");
   if (status != CL_SUCCESS) {

@@ -1,5 +1,5 @@
 // Launchers for cl_kernels/pool.cl.
-#include "anycl/ops/pool.hpp"
+#include "pool.hpp"
 
 #include "anycl/error.hpp"
 #include "kernel_call.hpp"
@@ -8,8 +8,8 @@ namespace anycl {
 
 MaxPoolOp::MaxPoolOp(Runtime& rt)
     : rt_(rt),
-      forward_(rt.kernel("pool", "maxpool_forward")),
-      backward_(rt.kernel("pool", "maxpool_backward")) {}
+      forward_(detail::kernel(rt, "pool", "maxpool_forward")),
+      backward_(detail::kernel(rt, "pool", "maxpool_backward")) {}
 
 void MaxPoolOp::forward(const Tensor& x, Tensor& y, Tensor& arg, const PoolGeometry& g) {
   using detail::u32;

@@ -1,5 +1,5 @@
 // Launcher for cl_kernels/softmax_xent.cl: one work-group whose size fits the device.
-#include "anycl/ops/softmax_xent.hpp"
+#include "softmax_xent.hpp"
 
 #include <algorithm>
 
@@ -10,8 +10,8 @@ namespace anycl {
 SoftmaxCrossEntropy::SoftmaxCrossEntropy(Runtime& rt) : rt_(rt), work_group_(0) {
   // One work-group with 2·WG floats of local memory (loss and correct-count partial sums).
   kernel_ = detail::single_group_kernel(rt, "softmax_xent", "softmax_xent", 2, work_group_);
-  softmax_ = rt.kernel("softmax_xent", "softmax_forward");
-  sum_ = rt.kernel("softmax_xent", "softmax_xent_sum");
+  softmax_ = detail::kernel(rt, "softmax_xent", "softmax_forward");
+  sum_ = detail::kernel(rt, "softmax_xent", "softmax_xent_sum");
 }
 
 void SoftmaxCrossEntropy::probabilities(const Tensor& logits, Tensor& probs) {

@@ -35,7 +35,7 @@ class Sgd final : public Optimizer {
         nesterov_(nesterov),
         name_(std::move(name)),
         velocity_(zeroed(rt, momentum > 0 ? n : 1)),
-        kernel_(rt.kernel("optimizer", "sgd_update")) {}
+        kernel_(detail::kernel(rt, "optimizer", "sgd_update")) {}
   void step(Tensor& params, const Tensor& grads) override {
     check_sizes(params, grads, n_);
     detail::set_args(kernel_, params.mem(), grads.mem(), velocity_.mem(), u32(n_, "parameters"),
@@ -66,7 +66,7 @@ class RmsProp final : public Optimizer {
         rho_(c.rho),
         epsilon_(c.epsilon),
         mean_square_(zeroed(rt, n)),
-        kernel_(rt.kernel("optimizer", "rmsprop_update")) {}
+        kernel_(detail::kernel(rt, "optimizer", "rmsprop_update")) {}
   void step(Tensor& params, const Tensor& grads) override {
     check_sizes(params, grads, n_);
     detail::set_args(kernel_, params.mem(), grads.mem(), mean_square_.mem(), u32(n_, "parameters"),
@@ -99,7 +99,7 @@ class Adam final : public Optimizer {
         adamw_(decoupled_decay),
         m_(zeroed(rt, n)),
         v_(zeroed(rt, n)),
-        kernel_(rt.kernel("optimizer", "adam_update")) {}
+        kernel_(detail::kernel(rt, "optimizer", "adam_update")) {}
   void step(Tensor& params, const Tensor& grads) override {
     check_sizes(params, grads, n_);
     const double t = double(iterations_ + 1);

@@ -7,6 +7,9 @@
 #include <numeric>
 
 #include "anycl/error.hpp"
+#include "gather_source.hpp"
+#include "ops/gather.hpp"
+#include "ops/softmax_xent.hpp"
 
 namespace anycl {
 
@@ -27,13 +30,15 @@ Evaluator::Evaluator(Sequential& model, size_t batch)
     : model_(model),
       batch_(std::min(batch, model.max_batch())),
       rt_(model.runtime()),
-      gather_(rt_),
-      loss_(rt_) {
+      gather_(std::make_unique<GatherBatch>(rt_)),
+      loss_(std::make_unique<SoftmaxCrossEntropy>(rt_)) {
   if (batch_ == 0) throw ValidationError("evaluation batch must be at least 1");
   x_ = Tensor(rt_, {batch_, model.input_features()});
   probs_ = Tensor(rt_, {batch_, model.output_features()});
   labels_ = DeviceBuffer(rt_, batch_ * sizeof(cl_int), "evaluation targets");
 }
+
+Evaluator::~Evaluator() = default;
 
 void Evaluator::check(const DeviceDataset& data) const {
   // The decision point for losses: until a regression loss (MSE) is wired in, float targets stop here.
@@ -72,8 +77,8 @@ EvalStats Evaluator::evaluate(const DeviceDataset& data) {
   for (size_t s = 0; s < steps; ++s) {
     const size_t first = s * batch_, rows = std::min(batch_, data.count() - first);
     Tensor x = x_.rows(0, rows);
-    gather_.run(data.gather_source(), order, first, x, labels_);
-    loss_.run(model_.forward(x, ctx), {&labels_, 0}, nullptr, 0.f, metrics_, s);
+    gather_->run(detail::gather_source(data), order, first, x, labels_);
+    loss_->run(model_.forward(x, ctx), {&labels_, 0}, nullptr, 0.f, metrics_, s);
   }
   const auto [loss, correct] = read_metric_sums(rt_, metrics_, steps);
   return {loss / double(data.count()), correct / double(data.count()), data.count()};
@@ -91,8 +96,8 @@ std::vector<float> Evaluator::probabilities(const DeviceDataset& data, size_t fi
   for (size_t done = 0; done < count; done += batch_) {
     const size_t rows = std::min(batch_, count - done);
     Tensor x = x_.rows(0, rows), probs = probs_.rows(0, rows);
-    gather_.run(data.gather_source(), order, first + done, x, labels_);
-    loss_.probabilities(model_.forward(x, ctx), probs);
+    gather_->run(detail::gather_source(data), order, first + done, x, labels_);
+    loss_->probabilities(model_.forward(x, ctx), probs);
     const std::vector<float> part = probs.download();
     out.insert(out.end(), part.begin(), part.end());
   }

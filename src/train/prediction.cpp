@@ -10,7 +10,7 @@
 
 #include "anycl/error.hpp"
 #include "anycl/losses/loss.hpp"
-#include "anycl/ops/softmax_xent.hpp"
+#include "ops/softmax_xent.hpp"
 
 namespace anycl {
 

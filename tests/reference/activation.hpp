@@ -2,7 +2,7 @@
 // value type: float mirrors the device, double serves finite differences.
 #pragma once
 
-#include <anycl/ops/activation.hpp>
+#include <anycl/nn/activation.hpp>
 
 #include <cmath>
 #include <cstddef>

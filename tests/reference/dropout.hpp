@@ -2,11 +2,10 @@
 // it must equal the device's bit for bit.
 #pragma once
 
-#include <anycl/ops/dropout.hpp>
-
 #include <cstddef>
 #include <cstdint>
 
+#include "ops/dropout.hpp"  // private (src/): DropoutMask
 #include "reference/philox.hpp"
 
 namespace anycl::reference {

@@ -2,7 +2,7 @@
 // the device for the same seed and stream.
 #pragma once
 
-#include <anycl/ops/init.hpp>
+#include <anycl/nn/init.hpp>
 
 #include <cmath>
 #include <cstddef>

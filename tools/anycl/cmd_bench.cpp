@@ -1,7 +1,14 @@
 // `anycl bench`: GEMM, bandwidth, latency and whole-training-step figures for the selected
 // device, each beside the host baseline where one exists (OpenBLAS), measured in the same run.
-// Warm-up runs are excluded; every figure is the median over repeats.
+// Warm-up runs are excluded; every figure is the median over repeats. The bandwidth and latency
+// micro-benchmarks use Boost.Compute over the runtime's raw OpenCL handles, as an application would.
+#include "anycl/opencl.hpp"  // first: the OpenCL target before Boost.Compute includes CL/cl.h
+
 #include <fmt/format.h>
+#include <boost/compute/buffer.hpp>
+#include <boost/compute/context.hpp>
+#include <boost/compute/kernel.hpp>
+#include <boost/compute/program.hpp>
 
 #include <chrono>
 #include <cmath>
@@ -72,6 +79,7 @@ __kernel void triad(__global float* a, __global const float* b, __global const f
 }
 )CL";
 
+namespace compute = boost::compute;
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -203,10 +211,11 @@ Table bench_bandwidth(Runtime& rt, const Settings& s) {
   t.columns = {"what", "MiB", "GB/s"};
   const size_t n = std::min<size_t>(size_t(16) << 20, rt.info().max_alloc_bytes / sizeof(float) / 2);
   const size_t bytes = n * sizeof(float);
-  cl_context ctx = rt.context().get();
-  cl_command_queue q = rt.queue().get();
-  compute::buffer a(rt.context(), bytes), b(rt.context(), bytes), c(rt.context(), bytes);
-  compute::program program = compute::program::create_with_source(kBenchKernels, rt.context());
+  cl_context ctx = rt.context();
+  cl_command_queue q = rt.queue();
+  const compute::context context(ctx);  // retains the runtime's context for as long as it lives
+  compute::buffer a(context, bytes), b(context, bytes), c(context, bytes);
+  compute::program program = compute::program::create_with_source(kBenchKernels, context);
   program.build();
   compute::kernel triad(program, "triad");
   const float scale = 3.f;
@@ -296,10 +305,11 @@ Table bench_latency(Runtime& rt, const Settings& s) {
   t.name = "latency";
   t.title = "Launch and synchronisation latency";
   t.columns = {"what", "value", "unit"};
-  compute::program program = compute::program::create_with_source(kBenchKernels, rt.context());
+  const compute::context context(rt.context());
+  compute::program program = compute::program::create_with_source(kBenchKernels, context);
   program.build();
   compute::kernel empty(program, "empty_kernel");
-  cl_command_queue q = rt.queue().get();
+  cl_command_queue q = rt.queue();
   const size_t one = 1;
   auto launch = [&] {
     detail::check_cl(clEnqueueNDRangeKernel(q, empty.get(), 1, nullptr, &one, &one, 0, nullptr, nullptr),
@@ -327,7 +337,7 @@ Table bench_latency(Runtime& rt, const Settings& s) {
   }
   t.rows.push_back({Cell::str("back-to-back empty kernels (1000, then finish)"),
                     Cell::num(median(rates) / 1e3, 1), Cell::str("k launches/s")});
-  compute::buffer small(rt.context(), 64);
+  compute::buffer small(context, 64);
   float value = 0;
   std::vector<double> reads;
   for (int i = 0; i < 50 * s.repeats; ++i) {

@@ -10,11 +10,12 @@
 
 #include "anycl/losses/loss.hpp"
 #include "anycl/nn/sequential.hpp"
-#include "anycl/ops/gather.hpp"
 #include "anycl/optim/optimizer.hpp"
 #include "anycl/train/device_dataset.hpp"
 
 namespace anycl {
+
+class GatherBatch;  // src/ops/gather.hpp
 
 class Replica {
  public:
@@ -87,7 +88,7 @@ class Replica {
   std::unique_ptr<DeviceDataset> owned_train_;
   const DeviceDataset* train_ = nullptr;
   uint64_t seed_;
-  GatherBatch gather_;
+  std::unique_ptr<GatherBatch> gather_;
   std::unique_ptr<Loss> loss_;  // the model's loss (softmax cross-entropy or mse)
   Tensor x_, dlogits_;
   DeviceBuffer labels_, metrics_, order_, probe_;

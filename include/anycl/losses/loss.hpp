@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "anycl/dtype.hpp"
-#include "anycl/ops/targets_view.hpp"
+#include "anycl/losses/targets_view.hpp"
 #include "anycl/tensor.hpp"
 
 namespace anycl {

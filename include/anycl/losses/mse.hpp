@@ -2,6 +2,8 @@
 // outputs of (y − t)²; the metric is the mean absolute error. Fused kernel: cl_kernels/mse.cl.
 #pragma once
 
+#include <memory>
+
 #include "anycl/losses/loss.hpp"
 
 namespace anycl {
@@ -10,6 +12,7 @@ class MeanSquaredError final : public Loss {
  public:
   /// Fetches the kernel once, with a work-group size the device allows.
   explicit MeanSquaredError(Runtime& rt);
+  ~MeanSquaredError() override;
   /// The Loss interface (loss.hpp): f32 targets of the output width; metric: Σ_rows mean |y − t|.
   /// grad = 2(y − t)/width · grad_scale.
   std::string name() const override { return "mse"; }
@@ -21,9 +24,9 @@ class MeanSquaredError final : public Loss {
            size_t slot) override;
 
  private:
+  struct Kernel;  // the compiled kernel and its work-group size (mse.cpp)
   Runtime& rt_;
-  size_t work_group_;
-  compute::kernel kernel_;
+  std::unique_ptr<Kernel> kernel_;
 };
 
 }  // namespace anycl

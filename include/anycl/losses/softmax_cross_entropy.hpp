@@ -2,15 +2,19 @@
 // is accuracy, and prediction applies the softmax.
 #pragma once
 
+#include <memory>
+
 #include "anycl/losses/loss.hpp"
-#include "anycl/ops/softmax_xent.hpp"
 
 namespace anycl {
+
+class SoftmaxCrossEntropy;  // src/ops/softmax_xent.hpp
 
 class SoftmaxCrossEntropyLoss final : public Loss {
  public:
   /// Fetches the kernel once.
-  explicit SoftmaxCrossEntropyLoss(Runtime& rt) : op_(rt) {}
+  explicit SoftmaxCrossEntropyLoss(Runtime& rt);
+  ~SoftmaxCrossEntropyLoss() override;
   /// The Loss interface (loss.hpp): i32 class index per row; metric: correct predictions.
   std::string name() const override { return "softmax_cross_entropy"; }
   DType target_dtype() const override { return DType::i32; }
@@ -18,14 +22,12 @@ class SoftmaxCrossEntropyLoss final : public Loss {
   std::string metric_name() const override { return "accuracy"; }
   bool predicts_classes() const override { return true; }
   void run(const Tensor& outputs, TargetsView targets, Tensor* grad, float grad_scale, DeviceBuffer& metrics,
-           size_t slot) override {
-    op_.run(outputs, targets, grad, grad_scale, metrics, slot);
-  }
+           size_t slot) override;
   /// probs = softmax(logits) row-wise (prediction).
-  void probabilities(const Tensor& logits, Tensor& probs) { op_.probabilities(logits, probs); }
+  void probabilities(const Tensor& logits, Tensor& probs);
 
  private:
-  SoftmaxCrossEntropy op_;
+  std::unique_ptr<SoftmaxCrossEntropy> op_;
 };
 
 }  // namespace anycl

@@ -5,11 +5,14 @@
 
 #include <memory>
 
+#include "anycl/nn/geometry.hpp"
 #include "anycl/nn/layer.hpp"
 #include "anycl/nn/registry.hpp"
-#include "anycl/ops/conv.hpp"
 
 namespace anycl {
+
+class BiasActivation;  // src/ops/activation.hpp
+class ConvOps;         // src/ops/conv.hpp
 
 enum class Padding { valid = 0, same = 1 };
 
@@ -22,6 +25,7 @@ class Conv2D final : public Layer {
   /// `filters` output channels, a square `kernel`, `stride`, valid or same padding.
   Conv2D(size_t filters, size_t kernel, size_t stride = 1, Padding padding = Padding::valid,
          Activation activation = Activation::relu, Init init = Init::glorot_uniform);
+  ~Conv2D() override;
   size_t filters() const noexcept { return filters_; }
   size_t kernel() const noexcept { return kernel_; }
   size_t stride() const noexcept { return stride_; }

@@ -9,10 +9,13 @@
 
 namespace anycl {
 
+class BiasActivation;  // src/ops/activation.hpp
+
 class Dense final : public Layer {
  public:
   /// A layer of `units` outputs with the activation fused into its bias kernel.
   Dense(size_t units, Activation activation = Activation::linear, Init init = Init::glorot_uniform);
+  ~Dense() override;
   /// Its configuration.
   size_t units() const noexcept { return units_; }
   Activation activation() const noexcept { return activation_; }

@@ -6,14 +6,17 @@
 
 #include "anycl/nn/layer.hpp"
 #include "anycl/nn/registry.hpp"
-#include "anycl/ops/dropout.hpp"
 
 namespace anycl {
+
+class DropoutOp;     // src/ops/dropout.hpp
+struct DropoutMask;  // src/ops/dropout.hpp
 
 class Dropout final : public Layer {
  public:
   /// rate in [0, 1).
   explicit Dropout(float rate);
+  ~Dropout() override;
   /// The drop rate.
   float rate() const noexcept { return rate_; }
   /// The Layer interface (layer.hpp); no parameters, identity when not training.

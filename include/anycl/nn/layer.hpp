@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
+#include "anycl/nn/activation.hpp"
+#include "anycl/nn/init.hpp"
 #include "anycl/nn/shape.hpp"
-#include "anycl/ops/activation.hpp"
-#include "anycl/ops/init.hpp"
 #include "anycl/tensor.hpp"
 
 namespace anycl {

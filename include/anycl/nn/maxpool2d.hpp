@@ -4,16 +4,19 @@
 
 #include <memory>
 
+#include "anycl/nn/geometry.hpp"
 #include "anycl/nn/layer.hpp"
 #include "anycl/nn/registry.hpp"
-#include "anycl/ops/pool.hpp"
 
 namespace anycl {
+
+class MaxPoolOp;  // src/ops/pool.hpp
 
 class MaxPool2D final : public Layer {
  public:
   /// A size×size window moved by `stride` (Keras: stride = size).
   explicit MaxPool2D(size_t size, size_t stride);
+  ~MaxPool2D() override;
   size_t size() const noexcept { return size_; }
   size_t stride() const noexcept { return stride_; }
   /// The geometry for a (C, H, W) input; ValidationError when it is not an image or is smaller than a window.

@@ -10,7 +10,6 @@
 
 #include "anycl/data/dataset.hpp"
 #include "anycl/dtype.hpp"
-#include "anycl/ops/gather.hpp"
 #include "anycl/runtime.hpp"
 
 namespace anycl {
@@ -47,10 +46,6 @@ class DeviceDataset {
   /// The device copies: features (count, features) and targets (count, target_width).
   const DeviceBuffer& feature_buffer() const noexcept { return features_buffer_; }
   const DeviceBuffer& target_buffer() const noexcept { return targets_buffer_; }
-  /// What the gather op reads.
-  GatherSource gather_source() const noexcept {
-    return {&features_buffer_, feature_type_, &targets_buffer_, target_type_, target_width_};
-  }
   /// The host class indices (for confusion matrices and checks); empty for float targets.
   const std::vector<int32_t>& host_labels() const noexcept { return host_labels_; }
 

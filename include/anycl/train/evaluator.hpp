@@ -2,14 +2,16 @@
 // device, or class probabilities brought back to the host.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "anycl/nn/sequential.hpp"
-#include "anycl/ops/gather.hpp"
-#include "anycl/ops/softmax_xent.hpp"
 #include "anycl/train/device_dataset.hpp"
 
 namespace anycl {
+
+class GatherBatch;          // src/ops/gather.hpp
+class SoftmaxCrossEntropy;  // src/ops/softmax_xent.hpp
 
 /// Loss and accuracy over a data set.
 struct EvalStats {
@@ -21,6 +23,9 @@ class Evaluator {
  public:
   /// Works in batches of `batch` rows (at most the model's max_batch).
   Evaluator(Sequential& model, size_t batch);
+  ~Evaluator();
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
   /// Mean cross-entropy and accuracy of the model on `data`; one host wait at the end.
   EvalStats evaluate(const DeviceDataset& data);
   /// Softmax probabilities for samples [first, first+count): (count, classes) row-major.
@@ -33,8 +38,8 @@ class Evaluator {
   Sequential& model_;
   size_t batch_;
   Runtime& rt_;
-  GatherBatch gather_;
-  SoftmaxCrossEntropy loss_;
+  std::unique_ptr<GatherBatch> gather_;
+  std::unique_ptr<SoftmaxCrossEntropy> loss_;
   Tensor x_, probs_;
   DeviceBuffer labels_, metrics_, order_;
   size_t order_count_ = 0;

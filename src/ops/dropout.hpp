@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "anycl/tensor.hpp"
+#include "runtime_impl.hpp"
 
 namespace anycl {
 

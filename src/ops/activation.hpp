@@ -1,18 +1,11 @@
 // Bias + activation fused forward and backward (cl_kernels/activation.cl).
 #pragma once
 
-#include <string>
-
+#include "anycl/nn/activation.hpp"
 #include "anycl/tensor.hpp"
+#include "runtime_impl.hpp"
 
 namespace anycl {
-
-enum class Activation { linear = 0, relu = 1, tanh = 2, sigmoid = 3 };
-
-/// "linear", "relu", "tanh" or "sigmoid".
-const char* to_string(Activation act) noexcept;
-/// Parses one of the names above; throws ValidationError naming the choices otherwise.
-Activation parse_activation(const std::string& name);
 
 class BiasActivation {
  public:

@@ -8,6 +8,7 @@
 
 #include "anycl/dtype.hpp"
 #include "anycl/tensor.hpp"
+#include "runtime_impl.hpp"
 
 namespace anycl {
 

@@ -3,8 +3,9 @@
 // the host reads metrics only when it wants to show them.
 #pragma once
 
-#include "anycl/ops/targets_view.hpp"
+#include "anycl/losses/targets_view.hpp"
 #include "anycl/tensor.hpp"
+#include "runtime_impl.hpp"
 
 namespace anycl {
 

@@ -1,10 +1,9 @@
-// Weight initialisation from the counter-based RNG (cl_kernels/init.cl): a seed gives the same
-// weights on every device.
+// The weight initialisers a layer can draw its parameters from, by the names model files and flags
+// use. (Defined beside their kernel's launcher, src/ops/init.cpp.)
 #pragma once
 
-#include <cstdint>
-
-#include "anycl/tensor.hpp"
+#include <cstddef>
+#include <string>
 
 namespace anycl {
 
@@ -18,8 +17,5 @@ const char* to_string(Init init) noexcept;
 /// The uniform limit of `init` for a (fan_in, fan_out) weight: √(6/(in+out)) (Glorot, as Keras'
 /// default) or √(6/in) (He).
 float init_limit(Init init, size_t fan_in, size_t fan_out);
-
-/// w[i] = (2u−1)·limit, u = uniform01(seed, step 0, stream, i). Enqueued, no wait.
-void uniform_init(Runtime& rt, Tensor& w, float limit, uint64_t seed, uint32_t stream);
 
 }  // namespace anycl

@@ -6,21 +6,12 @@
 
 #include <cstddef>
 
-#include "anycl/ops/activation.hpp"
+#include "activation.hpp"
+#include "anycl/nn/geometry.hpp"
 #include "anycl/tensor.hpp"
+#include "runtime_impl.hpp"
 
 namespace anycl {
-
-/// One 2-D convolution's geometry (square kernel; padding may be larger at the bottom/right).
-struct ConvGeometry {
-  size_t channels = 1, height = 1, width = 1;  // input (C, H, W)
-  size_t kernel = 1, stride = 1;               // KH = KW = kernel
-  size_t pad_top = 0, pad_left = 0;            // zeros before the image; the rest is implied by out_*
-  size_t out_h = 1, out_w = 1;
-  /// C·K·K: rows of one sample's column matrix; OH·OW: its columns.
-  size_t patch() const noexcept { return channels * kernel * kernel; }
-  size_t plane() const noexcept { return out_h * out_w; }
-};
 
 class ConvOps {
  public:

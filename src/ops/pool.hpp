@@ -3,16 +3,11 @@
 
 #include <cstddef>
 
+#include "anycl/nn/geometry.hpp"
 #include "anycl/tensor.hpp"
+#include "runtime_impl.hpp"
 
 namespace anycl {
-
-/// A pooling window's geometry over (C, H, W) planes (valid windows only).
-struct PoolGeometry {
-  size_t channels = 1, height = 1, width = 1;
-  size_t size = 2, stride = 2;
-  size_t out_h = 1, out_w = 1;
-};
 
 class MaxPoolOp {
  public:

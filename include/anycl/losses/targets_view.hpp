@@ -2,8 +2,9 @@
 // float values), as the gather step leaves them for the loss.
 #pragma once
 
+#include <cstddef>
+
 #include "anycl/device_buffer.hpp"
-#include "anycl/runtime.hpp"
 
 namespace anycl {
 
