@@ -8,7 +8,7 @@ include="$prefix/include/anycl"
 [ -f "$include/anycl.hpp" ] || { echo "check_installed_headers: no $include/anycl.hpp (install first)" >&2; exit 1; }
 status=0
 if boost=$(grep -r -n -E '#[[:space:]]*include[[:space:]]*[<"]boost/' "$include"); then
-  echo "check_installed_headers: installed headers include Boost (keep it in src/, e.g. src/runtime_impl.hpp):" >&2
+  echo "check_installed_headers: installed headers include Boost (keep it in src/, e.g. src/runtime/runtime_impl.hpp):" >&2
   echo "$boost" >&2
   status=1
 fi

@@ -18,9 +18,9 @@
 #include <thread>
 
 #include "data_files.hpp"
-#include "disk_cache.hpp"
 #include "helpers.hpp"
 #include "hostile_files.hpp"
+#include "runtime/disk_cache.hpp"
 #include "util/platform.hpp"
 
 using anycl::test::contains_all;

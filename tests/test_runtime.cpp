@@ -10,11 +10,11 @@
 #include <fstream>
 #include <optional>
 
-#include "disk_cache.hpp"
 #include "helpers.hpp"
 #include "hostile_files.hpp"
-#include "kernel_sources.hpp"
-#include "runtime_impl.hpp"
+#include "runtime/disk_cache.hpp"
+#include "runtime/kernel_sources.hpp"
+#include "runtime/runtime_impl.hpp"
 #include "util/platform.hpp"
 
 namespace fs = std::filesystem;

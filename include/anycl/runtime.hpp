@@ -50,7 +50,7 @@ struct RuntimeCounters {
 
 class Profile;
 namespace detail {
-struct RuntimeImpl;  // src/runtime_impl.hpp
+struct RuntimeImpl;  // src/runtime/runtime_impl.hpp
 }
 
 class Runtime {

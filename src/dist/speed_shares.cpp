@@ -13,7 +13,7 @@
 
 #include "anycl/dist/replica.hpp"
 #include "anycl/error.hpp"
-#include "runtime_impl.hpp"
+#include "runtime/runtime_impl.hpp"
 
 namespace anycl {
 namespace {

@@ -3,7 +3,7 @@
 
 #include "anycl/nn/activation.hpp"
 #include "anycl/tensor.hpp"
-#include "runtime_impl.hpp"
+#include "runtime/runtime_impl.hpp"
 
 namespace anycl {
 

@@ -9,7 +9,7 @@
 #include "activation.hpp"
 #include "anycl/nn/geometry.hpp"
 #include "anycl/tensor.hpp"
-#include "runtime_impl.hpp"
+#include "runtime/runtime_impl.hpp"
 
 namespace anycl {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "anycl/tensor.hpp"
-#include "runtime_impl.hpp"
+#include "runtime/runtime_impl.hpp"
 
 namespace anycl {
 

@@ -8,7 +8,7 @@
 
 #include "anycl/dtype.hpp"
 #include "anycl/tensor.hpp"
-#include "runtime_impl.hpp"
+#include "runtime/runtime_impl.hpp"
 
 namespace anycl {
 

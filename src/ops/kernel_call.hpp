@@ -12,7 +12,7 @@
 
 #include "anycl/error.hpp"
 #include "anycl/profile.hpp"
-#include "runtime_impl.hpp"
+#include "runtime/runtime_impl.hpp"
 
 namespace anycl::detail {
 

@@ -5,7 +5,7 @@
 
 #include "anycl/nn/geometry.hpp"
 #include "anycl/tensor.hpp"
-#include "runtime_impl.hpp"
+#include "runtime/runtime_impl.hpp"
 
 namespace anycl {
 

@@ -5,7 +5,7 @@
 
 #include "anycl/losses/targets_view.hpp"
 #include "anycl/tensor.hpp"
-#include "runtime_impl.hpp"
+#include "runtime/runtime_impl.hpp"
 
 namespace anycl {
 

@@ -21,7 +21,7 @@
 #include "bench_table.hpp"
 #include "child_process.hpp"
 #include "device_flag.hpp"
-#include "kernel_sources.hpp"
+#include "runtime/kernel_sources.hpp"
 #include "util/platform.hpp"
 
 namespace anycl::detail {

@@ -13,7 +13,7 @@
 #include "blas/clblast_library.hpp"
 #include "blas/clblast_params.hpp"
 #include "blas/tuning/tuning_check.hpp"
-#include "disk_cache.hpp"
+#include "runtime/disk_cache.hpp"
 #include "util/platform.hpp"
 
 namespace anycl::detail {

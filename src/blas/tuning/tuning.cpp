@@ -23,8 +23,8 @@
 #include "blas/tuning/candidate_search.hpp"
 #include "blas/tuning/gemm_timing.hpp"
 #include "blas/tuning/tuning_constraints.hpp"
-#include "disk_cache.hpp"
 #include "hash.hpp"
+#include "runtime/disk_cache.hpp"
 #include "train/atomic_file.hpp"
 
 namespace anycl {

@@ -9,8 +9,8 @@
 
 #include "anycl/error.hpp"
 #include "blas/clblast_params.hpp"
-#include "disk_cache.hpp"
 #include "hash.hpp"
+#include "runtime/disk_cache.hpp"
 
 namespace anycl::detail {
 namespace {

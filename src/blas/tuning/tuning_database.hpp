@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "kernel_sources.hpp"
+#include "runtime/kernel_sources.hpp"
 
 namespace anycl::detail {
 

@@ -9,8 +9,8 @@
 #include "anycl/error.hpp"
 #include "anycl/util/atomic_file.hpp"
 #include "anycl/util/bounded_read.hpp"
-#include "disk_cache.hpp"
 #include "ops/softmax_xent.hpp"
+#include "runtime/disk_cache.hpp"
 #include "util/platform.hpp"
 
 namespace anycl {

@@ -1,6 +1,6 @@
 // Runtime start-up: device selection, context and queue, and compilation of every embedded
 // program through the disk cache (load binary → else build from source → store binary).
-#include "runtime_impl.hpp"
+#include "runtime/runtime_impl.hpp"
 
 #include <fmt/format.h>
 
@@ -13,9 +13,9 @@
 #include "anycl/profile.hpp"
 #include "blas/blas_programs.hpp"
 #include "blas/tuning/stored_tuning.hpp"
-#include "driver_hints.hpp"
 #include "hash.hpp"
-#include "kernel_sources.hpp"
+#include "runtime/driver_hints.hpp"
+#include "runtime/kernel_sources.hpp"
 
 namespace anycl {
 namespace {

@@ -17,7 +17,7 @@
 #include <string>
 #include <utility>
 
-#include "disk_cache.hpp"
+#include "runtime/disk_cache.hpp"
 
 namespace anycl {
 

@@ -1,6 +1,6 @@
 // Cache entry format: "ANYCLBIN" | u32 version | u64 payload size | u64 FNV-1a of payload | payload,
 // little-endian as written by the host (entries are per-machine).
-#include "disk_cache.hpp"
+#include "runtime/disk_cache.hpp"
 
 #include <fmt/format.h>
 #include <cctype>

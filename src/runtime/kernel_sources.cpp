@@ -1,5 +1,5 @@
 // Chooses between the embedded kernel sources and a developer's $ANYCL_KERNEL_DIR.
-#include "kernel_sources.hpp"
+#include "runtime/kernel_sources.hpp"
 
 #include <fmt/format.h>
 

@@ -9,7 +9,7 @@
 #include <cstdlib>
 
 #include "anycl/error.hpp"
-#include "driver_hints.hpp"
+#include "runtime/driver_hints.hpp"
 #include "util/platform.hpp"
 
 namespace anycl {

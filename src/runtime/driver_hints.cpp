@@ -1,7 +1,7 @@
 // Driver set-up checks behind driver_hints.hpp. PoCL keeps compiled kernels in a folder of its own
 // and, when it cannot create or write that folder, offers no device or fails every program build
 // without saying why; here we find the folder as PoCL 3 chooses it and check it.
-#include "driver_hints.hpp"
+#include "runtime/driver_hints.hpp"
 
 #include <fmt/format.h>
 
