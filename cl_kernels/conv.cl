@@ -63,8 +63,8 @@ __kernel void col2im_batched(__global const float* col, __global float* dx, cons
                              const uint kw, const uint stride, const uint pad_top, const uint pad_left,
                              const uint out_h, const uint out_w) {
   const uint xx = get_global_id(0), line = get_global_id(1);
-  if (xx >= width || line >= batch * channels * height) return;
-  const uint y = line % height, bc = line / height, c = bc % channels, b = bc / channels;
+  const uint y = line % height, bc = line / height, c = bc % channels, b = bc / channels;  // row only: hoisted
+  if (xx >= width || b >= batch) return;
   const size_t p_count = (size_t)out_h * out_w, row = (size_t)batch * p_count;
   __global const float* base = col + b * p_count;
   float sum = 0.0f;
@@ -92,8 +92,8 @@ __kernel void conv_output_forward(__global const float* cf, __global float* y, c
                                   __global const float* bias, const uint bias_off, const uint batch,
                                   const uint filters, const uint plane, const int act) {
   const uint p = get_global_id(0), row = get_global_id(1);
-  if (p >= plane || row >= batch * filters) return;
-  const uint f = row % filters, b = row / filters;
+  const uint f = row % filters, b = row / filters;  // the row's alone, before any branch: hoisted
+  if (p >= plane || b >= batch) return;
   y[y_off + (size_t)row * plane + p] =
       activate(cf[((size_t)f * batch + b) * plane + p] + bias[bias_off + f], act);
 }
@@ -112,15 +112,17 @@ void conv_output_backward(__global const float* y, const uint y_off, __global co
   const uint lane = get_local_id(0);
   const size_t f = get_group_id(0), count = (size_t)batch * plane;
   float sum = 0.0f;
-  // Uniform loop bounds (the element is e0 + lane) let PoCL run the lanes as the vectorised inner loop.
-  for (size_t e0 = 0; e0 < count; e0 += WG) {
-    const size_t e = e0 + lane;
-    if (e < count) {
-      const uint b = (uint)e / plane;  // e < batch·plane, which the launcher checked fits 32 bits
-      const size_t i = ((size_t)b * filters + f) * plane + (e - (size_t)b * plane);
-      const float dz = dy[dy_off + i] * activate_grad_from_output(y[y_off + i], act);
-      dcf[f * count + e] = dz;
-      sum += dz;
+  // Samples outer, the plane's pixels across the lanes (uniform loop bounds: PoCL runs the lanes as
+  // the vectorised inner loop), so no element needs a division to find its sample.
+  for (uint b = 0; b < batch; ++b) {
+    const size_t in = ((size_t)b * filters + f) * plane, out = f * count + (size_t)b * plane;
+    for (uint p0 = 0; p0 < plane; p0 += WG) {
+      const uint p = p0 + lane;
+      if (p < plane) {
+        const float dz = dy[dy_off + in + p] * activate_grad_from_output(y[y_off + in + p], act);
+        dcf[out + p] = dz;
+        sum += dz;
+      }
     }
   }
   part[lane] = sum;

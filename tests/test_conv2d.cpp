@@ -96,10 +96,12 @@ TEST_CASE("Conv2D forward and backward match the host reference (both forward al
       }
 }
 
-TEST_CASE("Conv2D splits a small weight gradient over slices of whole samples, a large one not") {
+TEST_CASE(
+    "Conv2D splits a weight gradient of few output tiles over slices of whole samples, one of many not") {
   auto& rt = anycl::test::runtime();
-  const Case small{1, 28, 28, 32, 3, 1, Padding::valid, Activation::relu};   // the reference CNN's first
-  const Case large{32, 26, 26, 64, 3, 1, Padding::valid, Activation::relu};  // and second layers
+  const Case small{1, 28, 28, 32, 3, 1, Padding::valid, Activation::relu};    // the reference CNN's first
+  const Case second{32, 26, 26, 64, 3, 1, Padding::valid, Activation::relu};  // and second layers
+  const Case wide{64, 12, 12, 256, 3, 1, Padding::valid, Activation::relu};   // 4 × 9 tiles of 64×64
   const anycl::Conv2D shape_of(small.filters, small.kernel);
   const auto b = build(rt, small, 128, std::vector<float>(shape_of.parameter_count({1, 28, 28}), 0.f));
   CHECK(b->layer.dw_slices(128) == 16);
@@ -107,9 +109,12 @@ TEST_CASE("Conv2D splits a small weight gradient over slices of whole samples, a
   CHECK(b->layer.dw_slices(40) == 10);  // the largest divisor up to 16
   CHECK(b->layer.dw_slices(17) == 1);   // a prime batch: one GEMM
   CHECK(b->layer.dw_slices(1) == 1);
-  const anycl::Conv2D large_shape(large.filters, large.kernel);
-  const auto l = build(rt, large, 4, std::vector<float>(large_shape.parameter_count({32, 26, 26}), 0.f));
-  CHECK(l->layer.dw_slices(4) == 1);
+  const anycl::Conv2D second_shape(second.filters, second.kernel);
+  const auto s2 = build(rt, second, 4, std::vector<float>(second_shape.parameter_count({32, 26, 26}), 0.f));
+  CHECK(s2->layer.dw_slices(4) == 4);  // 64×288: five tiles
+  const anycl::Conv2D wide_shape(wide.filters, wide.kernel);
+  const auto w = build(rt, wide, 4, std::vector<float>(wide_shape.parameter_count({64, 12, 12}), 0.f));
+  CHECK(w->layer.dw_slices(4) == 1);
 }
 
 // L = Σ r·y(x, W, b): the device's gradients against central differences of the double reference.

@@ -5,9 +5,9 @@
 // from x by im2row, so the GEMM is NN) and dcol = Wᵀ·dz (into col's buffer),
 // one GEMM each for the whole batch (the batch is the GEMMs' inner or outer size, which keeps
 // CLBlast on its fast, large-matrix kernel), and col2im for dx — no atomics, so reruns are
-// bit-identical. A small dW (the first layer's 32×9) is one output tile with the batch as its inner
-// size: one work-group would run it all, so it is split over slices of whole samples (a strided-
-// batched GEMM) and the slices summed in order by a second GEMM with a row of ones.
+// bit-identical. A dW of few output tiles (the first layer's 32×9, the second's 64×288) has the
+// batch as its inner size: a few work-groups would run it all, so it is split over slices of whole
+// samples (a strided-batched GEMM) and the slices summed in order by a second GEMM with a row of ones.
 #include "anycl/nn/conv2d.hpp"
 
 #include <fmt/format.h>
@@ -35,13 +35,20 @@ Padding parse_padding(const std::string& text) {
 namespace {
 
 constexpr size_t kMaxFilters = 65536, kMaxKernel = 64, kMaxStride = 64;
-// The weight gradient is split over slices of the batch when dW has at most this many elements
-// (its GEMM then has one or two output tiles and a long inner size), into at most this many.
-constexpr size_t kSplitDwMaxOutputs = 4096, kSplitDwMaxSlices = 16;
+// The weight gradient dW:(F, C·K·K) is one GEMM whose inner size is the whole batch's pixels; with
+// few output tiles (the first layer's 32×9 is one, the reference CNN's 64×288 five) a CPU device's
+// cores have too few work-groups to share, so it is split over slices of whole samples, at most
+// this many, when it has fewer than this many 64×64 tiles (conv 2 on PoCL: 86 → 73 ms a step).
+constexpr size_t kSplitDwTile = 64, kSplitDwMaxTiles = 32, kSplitDwMaxSlices = 16;
 
-// Slices of whole samples for a weight gradient of `outputs` elements at `batch` rows.
-size_t split_dw_slices(size_t outputs, size_t batch) noexcept {
-  if (outputs > kSplitDwMaxOutputs) return 1;
+bool split_dw(size_t filters, size_t patch) noexcept {
+  return ((filters + kSplitDwTile - 1) / kSplitDwTile) * ((patch + kSplitDwTile - 1) / kSplitDwTile) <
+         kSplitDwMaxTiles;
+}
+
+// Slices of whole samples for the weight gradient of `filters` × `patch` at `batch` rows.
+size_t split_dw_slices(size_t filters, size_t patch, size_t batch) noexcept {
+  if (!split_dw(filters, patch)) return 1;
   size_t slices = std::min(kSplitDwMaxSlices, batch);
   while (slices > 1 && batch % slices != 0) --slices;
   return slices;
@@ -208,16 +215,14 @@ size_t Conv2D::activation_floats(const Shape& input) const {
       checked_mul(col, 2, "a Conv2D's activations"), "a Conv2D's activations");
 }
 
-size_t Conv2D::dw_slices(size_t batch) const noexcept {
-  return split_dw_slices(filters_ * g_.patch(), batch);
-}
+size_t Conv2D::dw_slices(size_t batch) const noexcept { return split_dw_slices(filters_, g_.patch(), batch); }
 
 std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, bool need_dx) const {
   const ConvGeometry g = geometry(input);
   const size_t columns = checked_mul(batch, g.plane(), "a Conv2D's column matrix");
   // cf = W·col (NN); dW = dz·colᵀ (NN over im2row's colᵀ), per slice of the batch and then summed
   // when split; dcol = Wᵀ·dz (TN)
-  const size_t outputs = filters_ * g.patch(), slices = split_dw_slices(outputs, batch);
+  const size_t outputs = filters_ * g.patch(), slices = split_dw_slices(filters_, g.patch(), batch);
   std::vector<GemmShape> shapes{{"fwd", false, false, filters_, columns, g.patch()},
                                 {"dW", false, false, filters_, g.patch(), columns / slices}};
   if (slices > 1) shapes.push_back({"dW sum", false, false, 1, outputs, slices});
@@ -241,8 +246,7 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   cf_ = Tensor(rt, {filters_, max_batch * g_.plane()});
   // Room for the most slices any batch up to max_batch can take (a smaller batch may split where
   // max_batch itself does not, e.g. a last batch of 8 under a maximum of 17).
-  const size_t most_slices =
-      filters_ * g_.patch() <= kSplitDwMaxOutputs ? std::min(kSplitDwMaxSlices, max_batch) : 1;
+  const size_t most_slices = split_dw(filters_, g_.patch()) ? std::min(kSplitDwMaxSlices, max_batch) : 1;
   if (most_slices > 1) {
     dw_parts_ = Tensor(rt, {most_slices, filters_, g_.patch()});
     ones_ = Tensor(rt, {most_slices});

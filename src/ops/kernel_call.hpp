@@ -116,13 +116,15 @@ inline void launch_2d(Runtime& rt, compute::kernel& k, size_t nx, size_t ny, siz
 }
 
 /// Enqueues `k` over nx × ny work-items in work-groups of about 256: the whole (padded) row width
-/// by as many rows as fit, so short rows (an image row of 24 pixels) still make large groups — a
-/// CPU device pays per work-group. Kernels bound-check both x and y. No wait.
+/// (or an equal part of a wider one) by as many rows as fit, so short rows (an image row of 24 pixels) still
+/// make large groups — a CPU device pays per work-group. Kernels bound-check both x and y. No wait.
 inline void launch_row_blocks(Runtime& rt, compute::kernel& k, size_t nx, size_t ny) {
   if (nx == 0 || ny == 0) return;
   const size_t most =
       std::max<size_t>(1, std::min(rt.info().max_work_group_size, kernel_work_group_size(rt, k)));
-  const size_t local_x = std::min({round_up(nx, 8), size_t(256), most});
+  // A row wider than 256 is split into equal parts (288 → 2 × 144, not 256 + a mostly idle 256).
+  const size_t parts = (nx + 255) / 256;
+  const size_t local_x = std::min({round_up((nx + parts - 1) / parts, 8), size_t(256), most});
   const size_t local_y = std::max<size_t>(1, std::min(size_t(256), most) / local_x);
   const size_t global[2] = {round_up(nx, local_x), round_up(ny, local_y)}, local[2] = {local_x, local_y};
   enqueue_range(rt, k, 2, global, local, [&] { return fmt::format("{} {}x{}", k.name(), ny, nx); });
