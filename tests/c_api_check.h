@@ -33,6 +33,31 @@ static int c_api_failures = 0;
     }                                                                                                    \
   } while (0)
 
+/* A model of `layers` on flat inputs of `inputs` features with `outputs` outputs, no dropout, and
+ * `loss` (NULL: the default); NULL after a failed CHECK. */
+static inline anycl_model* flat_model(const char* layers, const char* loss, size_t inputs, size_t outputs) {
+  anycl_model_options mo;
+  anycl_model_options_init(&mo);
+  mo.layers = layers;
+  if (loss) mo.loss = loss;
+  mo.dropout = 0.f;
+  mo.input_shape[0] = inputs;
+  mo.outputs = outputs;
+  anycl_model* model = NULL;
+  CHECK_STATUS(anycl_model_create(&mo, &model), ANYCL_OK, "");
+  return model;
+}
+
+/* Training options with `epochs`, `batch` and `optimizer` (NULL: the default); the rest default. */
+static inline anycl_train_options train_options(size_t epochs, size_t batch, const char* optimizer) {
+  anycl_train_options to;
+  anycl_train_options_init(&to);
+  to.epochs = epochs;
+  to.batch = batch;
+  if (optimizer) to.optimizer = optimizer;
+  return to;
+}
+
 /* 77 (skipped) when no OpenCL device exists, unless CI=true, where that is a failure. */
 static int skip_or_fail(const char* why) {
   const char* ci = getenv("CI");

@@ -36,14 +36,7 @@ static void classifier(anycl_runtime* rt, const char* folder) {
   anycl_dataset* data = NULL;
   CHECK_STATUS(anycl_dataset_create_classes(x, kSamples, 2, y, 2, &data), ANYCL_OK, "");
 
-  anycl_model_options mo;
-  anycl_model_options_init(&mo);
-  mo.layers = "32,32";
-  mo.dropout = 0.f;
-  mo.input_shape[0] = 2;
-  mo.outputs = 2;
-  anycl_model* model = NULL;
-  CHECK_STATUS(anycl_model_create(&mo, &model), ANYCL_OK, "");
+  anycl_model* model = flat_model("32,32", NULL, 2, 2);
   size_t in = 0, out = 0;
   CHECK_STATUS(anycl_model_input_size(model, &in), ANYCL_OK, "");
   CHECK_STATUS(anycl_model_output_size(model, &out), ANYCL_OK, "");
@@ -52,11 +45,7 @@ static void classifier(anycl_runtime* rt, const char* folder) {
   CHECK_STATUS(anycl_predict(model, rt, x, 4, probs, 8), ANYCL_ERROR_INVALID_ARGUMENT, "no weights");
   CHECK_STATUS(anycl_model_save(model, "never-written.anycl"), ANYCL_ERROR_INVALID_ARGUMENT, "no weights");
 
-  anycl_train_options to;
-  anycl_train_options_init(&to);
-  to.epochs = 40;
-  to.batch = 32;
-  to.optimizer = "adam";
+  anycl_train_options to = train_options(40, 32, "adam");
   to.lr = 0.01f;
   anycl_epoch history[40];
   size_t done = 0;
@@ -151,19 +140,8 @@ static void regression(anycl_runtime* rt) {
   }
   anycl_dataset* data = NULL;
   CHECK_STATUS(anycl_dataset_create_targets(x, kSamples, 1, t, 1, &data), ANYCL_OK, "");
-  anycl_model_options mo;
-  anycl_model_options_init(&mo);
-  mo.layers = "none";
-  mo.loss = "mse";
-  mo.input_shape[0] = 1;
-  mo.outputs = 1;
-  anycl_model* model = NULL;
-  CHECK_STATUS(anycl_model_create(&mo, &model), ANYCL_OK, "");
-  anycl_train_options to;
-  anycl_train_options_init(&to);
-  to.epochs = 60;
-  to.batch = 32;
-  to.optimizer = "adam";
+  anycl_model* model = flat_model("none", "mse", 1, 1);
+  anycl_train_options to = train_options(60, 32, "adam");
   to.lr = 0.05f;
   anycl_epoch last[60];
   CHECK_STATUS(anycl_train(model, rt, data, NULL, &to, last, 60, NULL, NULL), ANYCL_OK, "");

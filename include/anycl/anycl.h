@@ -43,7 +43,7 @@ typedef enum anycl_status {
   ANYCL_ERROR_DATA = 5,             /* a file is missing, malformed or inconsistent */
   ANYCL_ERROR_NUMERICAL = 6,        /* training diverged (NaN or infinite loss or weights) */
   ANYCL_ERROR_OUT_OF_MEMORY = 7,    /* host memory ran out */
-  ANYCL_ERROR_UNSUPPORTED = 8,      /* this build lacks the feature (e.g. ONNX export) */
+  ANYCL_ERROR_UNSUPPORTED = 8,      /* this build lacks the feature (ONNX export; clblast.dll for GEMM) */
   ANYCL_ERROR_VERSION = 9,          /* the library is older than the header the caller was built with */
   ANYCL_ERROR_BUFFER_TOO_SMALL = 10, /* a caller buffer is too small; the needed size is returned */
   ANYCL_ERROR_INTERNAL = 11         /* any other failure */

@@ -65,6 +65,13 @@ class DataError : public Error {
   using Error::Error;
 };
 
+/// This build or installation lacks a component the call needs (CLBlast's DLL where it is
+/// delay-loaded, for any GEMM); the message names it and how to add it.
+class UnsupportedError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Training diverged: the loss (or the weights) became NaN or infinite.
 class NumericalError : public Error {
  public:

@@ -30,7 +30,8 @@ const std::string& clblast_missing() noexcept {
 }
 
 void require_clblast(const char* call) {
-  if (const std::string& why = clblast_missing(); !why.empty()) throw Error(std::string(call) + ": " + why);
+  if (const std::string& why = clblast_missing(); !why.empty())
+    throw UnsupportedError(std::string(call) + ": " + why);
 }
 
 }  // namespace anycl::detail

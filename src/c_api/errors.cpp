@@ -41,6 +41,8 @@ anycl_status from_current_exception() {
     return fail(ANYCL_ERROR_DATA, e.what());
   } catch (const NumericalError& e) {
     return fail(ANYCL_ERROR_NUMERICAL, e.what());
+  } catch (const UnsupportedError& e) {
+    return fail(ANYCL_ERROR_UNSUPPORTED, e.what());
   } catch (const std::bad_alloc&) {
     return fail(ANYCL_ERROR_OUT_OF_MEMORY, "out of host memory — use fewer or smaller samples or batches");
   } catch (const std::exception& e) {
