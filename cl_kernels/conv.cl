@@ -63,7 +63,7 @@ __kernel void col2im_batched(__global const float* col, __global float* dx, cons
                              const uint kw, const uint stride, const uint pad_top, const uint pad_left,
                              const uint out_h, const uint out_w) {
   const uint xx = get_global_id(0), line = get_global_id(1);
-  const uint y = line % height, bc = line / height, c = bc % channels, b = bc / channels;  // row only: hoisted
+  const uint y = line % height, bc = line / height, c = bc % channels, b = bc / channels;
   if (xx >= width || b >= batch) return;
   const size_t p_count = (size_t)out_h * out_w, row = (size_t)batch * p_count;
   __global const float* base = col + b * p_count;
@@ -92,7 +92,7 @@ __kernel void conv_output_forward(__global const float* cf, __global float* y, c
                                   __global const float* bias, const uint bias_off, const uint batch,
                                   const uint filters, const uint plane, const int act) {
   const uint p = get_global_id(0), row = get_global_id(1);
-  const uint f = row % filters, b = row / filters;  // the row's alone, before any branch: hoisted
+  const uint f = row % filters, b = row / filters;
   if (p >= plane || b >= batch) return;
   y[y_off + (size_t)row * plane + p] =
       activate(cf[((size_t)f * batch + b) * plane + p] + bias[bias_off + f], act);

@@ -150,29 +150,28 @@ TEST_CASE(
     anycl::apply_tuning(shared, before);
   }
   {  // a runtime on the database switches sets with the model, and back
-    const anycl::DeviceInfo here = device;
     anycl::test::TempDir dir;
     ScopedEnv cache("ANYCL_CACHE_DIR", dir.path());
-    // CLBlast's parameters before any runtime here applied the database (the shared runtime's), restored
+    // CLBlast's parameters before any runtime device applied the database (the shared runtime's), restored
     // after.
     const anycl::GemmTuning before =
-        clblast_now(anycl::test::runtime(), *anycl::database_tuning(here, nullptr, nullptr, &cnn));
-    anycl::Runtime rt(here);
+        clblast_now(anycl::test::runtime(), *anycl::database_tuning(device, nullptr, nullptr, &cnn));
+    anycl::Runtime rt(device);
     auto routine = [&] {
       std::map<std::string, size_t> p;
-      REQUIRE(anycl::detail::clblast_params::retrieve(here.id, "GemmRoutine", p) ==
+      REQUIRE(anycl::detail::clblast_params::retrieve(device.id, "GemmRoutine", p) ==
               clblast::StatusCode::kSuccess);
       return p;
     };
     anycl::apply_model_tuning(rt, cnn);
-    CHECK(routine() == anycl::database_tuning(here, nullptr, nullptr, &cnn)->kernels.at("GemmRoutine"));
+    CHECK(routine() == anycl::database_tuning(device, nullptr, nullptr, &cnn)->kernels.at("GemmRoutine"));
     anycl::apply_model_tuning(rt, mlp);
-    CHECK(routine() == anycl::database_tuning(here)->kernels.at("GemmRoutine"));
+    CHECK(routine() == anycl::database_tuning(device)->kernels.at("GemmRoutine"));
     {
       ScopedEnv off("ANYCL_TUNING", "off");
-      anycl::Runtime plain(here);  // no database tuning applied: apply_model_tuning leaves CLBlast alone
+      anycl::Runtime plain(device);  // no database tuning applied: apply_model_tuning leaves CLBlast alone
       anycl::apply_model_tuning(plain, cnn);
-      CHECK(routine() == anycl::database_tuning(here)->kernels.at("GemmRoutine"));
+      CHECK(routine() == anycl::database_tuning(device)->kernels.at("GemmRoutine"));
     }
     anycl::apply_tuning(anycl::test::runtime(), before);
   }
