@@ -3,10 +3,14 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <anycl/blas/blas.hpp>
+#include <anycl/blas/tuning.hpp>
 #include <anycl/error.hpp>
 
 #include <cmath>
+#include <map>
+#include <string>
 
+#include "blas/clblast_params.hpp"
 #include "helpers.hpp"
 #include "reference/gemm.hpp"
 
@@ -69,6 +73,32 @@ TEST_CASE("gemm applies alpha and beta") {
       check_gemm(ta, tb, {33, 17, 9}, 2.f, -1.f, 7);
       check_gemm(ta, tb, {33, 17, 9}, -0.5f, 3.f, 8);
     }
+}
+
+// The GEMM layer asks CLBlast for its indirect kernel in column-major order with the operands swapped
+// and for its direct kernel row-major (src/blas/blas.cpp): both paths, every transpose, offsets,
+// padded leading dimensions, alpha and beta.
+TEST_CASE("gemm is exact on CLBlast's indirect kernel (asked column-major) and on its direct one") {
+  auto& rt = anycl::test::runtime();
+  std::map<std::string, size_t> before;
+  REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "GemmRoutine", before) ==
+          clblast::StatusCode::kSuccess);
+  for (const size_t from : {size_t{1}, size_t{1} << 20}) {  // always indirect, then always direct
+    anycl::GemmTuning routine;
+    routine.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", from}};
+    anycl::apply_tuning(rt, routine);
+    CAPTURE(from);
+    unsigned seed = 40;
+    for (Case s : {Case{7, 31, 65}, Case{65, 33, 17}, Case{128, 10, 512}})
+      for (Trans ta : kTrans)
+        for (Trans tb : kTrans) {
+          check_gemm(ta, tb, s, 1.f, 0.f, seed++);
+          check_gemm(ta, tb, s, -0.5f, 2.f, seed++);
+        }
+  }
+  anycl::GemmTuning restore;
+  restore.kernels["GemmRoutine"] = before;
+  anycl::apply_tuning(rt, restore);
 }
 
 TEST_CASE("gemm with beta 0 ignores NaN already in C") {

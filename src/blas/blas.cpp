@@ -4,10 +4,15 @@
 #include <clblast.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+#include <string>
+
 #include "anycl/error.hpp"
 #include "anycl/profile.hpp"
 #include "blas/blas_programs.hpp"
 #include "blas/clblast_library.hpp"
+#include "blas/clblast_params.hpp"
 #include "blas/tuning/stored_tuning.hpp"
 
 namespace anycl {
@@ -22,6 +27,22 @@ clblast::Transpose to_clblast(Trans t) {
 }
 const char* name(Trans t) { return t == Trans::yes ? "T" : "N"; }
 
+// Whether CLBlast runs an m×n×k GEMM on its indirect kernel (m·n·k from XGEMM_MIN_INDIRECT_SIZE³
+// on, as CLBlast 1.5 decides), asked of CLBlast once per runtime and tuning.
+bool goes_indirect(Runtime& rt, size_t m, size_t n, size_t k) {
+  uint64_t from = rt.gemm_indirect_from();
+  if (from == 0) {
+    std::map<std::string, size_t> params;
+    if (detail::clblast_params::retrieve(rt.info().id, "GemmRoutine", params) !=
+        clblast::StatusCode::kSuccess)
+      return false;  // row-major, as CLBlast is asked without this choice
+    const uint64_t size = std::min<uint64_t>(params["XGEMM_MIN_INDIRECT_SIZE"], uint64_t{1} << 21);
+    from = std::max<uint64_t>(size * size * size, 1);
+    rt.set_gemm_indirect_from(from);
+  }
+  return uint64_t(m) * n * k >= from;
+}
+
 template <typename T>
 void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, T alpha,
                const DeviceBuffer& a, size_t a_off, size_t lda, const DeviceBuffer& b, size_t b_off,
@@ -32,20 +53,33 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
   };
   if (m == 0 || n == 0) return;
   detail::require_clblast(routine);
-  const auto layout = clblast::Layout::kRowMajor;
+  // Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ over the same memory. CLBlast's
+  // indirect kernel wants C column-major: asked row-major, it computes C into a temporary and
+  // transposes it back; asked column-major with A and B swapped, it writes C in place and
+  // transposes at most one input less (MLP on PoCL: `anycl bench gemm` 8 GEMMs of a step ~15–25 %
+  // faster, docs/benchmarks.md). Its direct kernel copies nothing either way, and its tuned sets
+  // are oriented to the row-major call, so that call stays.
+  const bool swap = goes_indirect(rt, m, n, k);
+  const auto layout = swap ? clblast::Layout::kColMajor : clblast::Layout::kRowMajor;
+  const Trans first = swap ? tb : ta, second = swap ? ta : tb;
+  const size_t rows = swap ? n : m, cols = swap ? m : n;
+  const DeviceBuffer& x = swap ? b : a;
+  const DeviceBuffer& y = swap ? a : b;
+  const size_t x_off = swap ? b_off : a_off, ldx = swap ? ldb : lda;
+  const size_t y_off = swap ? a_off : b_off, ldy = swap ? lda : ldb;
   cl_command_queue queue = rt.queue();
   size_t temp_bytes = 0;
-  auto status = clblast::GemmTempBufferSize<T>(layout, to_clblast(ta), to_clblast(tb), m, n, k, a_off, lda,
-                                               b_off, ldb, c_off, ldc, &queue, temp_bytes);
+  auto status = clblast::GemmTempBufferSize<T>(layout, to_clblast(first), to_clblast(second), rows, cols, k,
+                                               x_off, ldx, y_off, ldy, c_off, ldc, &queue, temp_bytes);
   if (status != clblast::StatusCode::kSuccess)
     throw OpenCLError(int(status), "clblast::GemmTempBufferSize", where());
   ++rt.counters().gemm_calls;
   cl_mem temp = temp_bytes ? rt.workspace(temp_bytes).mem() : nullptr;
   Profile* profile = rt.profile();
   cl_event event = nullptr;
-  status =
-      clblast::Gemm<T>(layout, to_clblast(ta), to_clblast(tb), m, n, k, alpha, a.mem(), a_off, lda, b.mem(),
-                       b_off, ldb, beta, c.mem(), c_off, ldc, &queue, profile ? &event : nullptr, temp);
+  status = clblast::Gemm<T>(layout, to_clblast(first), to_clblast(second), rows, cols, k, alpha, x.mem(),
+                            x_off, ldx, y.mem(), y_off, ldy, beta, c.mem(), c_off, ldc, &queue,
+                            profile ? &event : nullptr, temp);
   if (status != clblast::StatusCode::kSuccess) throw OpenCLError(int(status), "clblast::Gemm", where());
   // CLBlast's event is its last kernel's: the whole call where it runs one kernel (the direct path).
   if (event)
