@@ -2,7 +2,7 @@
 # CI: an ASan+UBSan build with clang (build-asan/) that runs the unit tests on PoCL, then the
 # libFuzzer targets (IDX reader, model/checkpoint decoders) for a bounded time each over the seed
 # corpora in tests/fuzz/corpus. One instrumented library serves both. Installs what it needs.
-#   ANYCL_FUZZ_SECONDS  seconds per fuzzer (default 60)
+#   ANYCL_FUZZ_SECONDS  seconds per fuzzer (default 30: CI's time budget; the seeds run first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/setup.sh  # the packages the library needs (and a Release build CI needs anyway)
@@ -56,7 +56,7 @@ exclude=${ANYCL_ASAN_EXCLUDE:-install_to_prefix|installed_headers|embed_sample|e
 # run-tests.sh are the ones that fail on a missing component.
 (cd build-asan && env -u CI ctest -LE oclgrind --output-on-failure --timeout 900 -j "$(nproc)" -E "$exclude" --repeat until-pass:3)
 
-seconds=${ANYCL_FUZZ_SECONDS:-60}
+seconds=${ANYCL_FUZZ_SECONDS:-30}
 for target in fuzz_idx fuzz_model; do
   corpus=tests/fuzz/corpus/${target#fuzz_}
   work=$(mktemp -d)
