@@ -93,11 +93,11 @@ class Runtime {
   /// GEMM NT: off by default; `anycl tune` turns it on for a device where it measured it faster.
   bool transposed_dx() const noexcept { return transposed_dx_; }
   void set_transposed_dx(bool on) noexcept { transposed_dx_ = on; }
-  /// The m·n·k from which CLBlast's GEMM takes its indirect kernel on this device (its switch
-  /// XGEMM_MIN_INDIRECT_SIZE, cubed); 0 until the GEMM layer first asks CLBlast, and again after a
-  /// tuning changes it.
-  uint64_t gemm_indirect_from() const noexcept { return gemm_indirect_from_; }
-  void set_gemm_indirect_from(uint64_t mnk) noexcept { gemm_indirect_from_ = mnk; }
+  /// The m·n·k from which the GEMM layer asks CLBlast for the column-major product (where CLBlast
+  /// takes its indirect kernel in the form that wants C column-major; src/blas/blas.cpp); 0 until
+  /// the GEMM layer first asks CLBlast, and again after a tuning changes its parameters.
+  uint64_t gemm_column_major_from() const noexcept { return gemm_column_major_from_; }
+  void set_gemm_column_major_from(uint64_t mnk) noexcept { gemm_column_major_from_ = mnk; }
 
  private:
   friend struct detail::RuntimeImpl;  // compiles programs into impl_ (runtime.cpp)
@@ -113,7 +113,7 @@ class Runtime {
   RuntimeCounters counters_;
   DeviceBuffer workspace_;
   bool transposed_dx_ = false;
-  uint64_t gemm_indirect_from_ = 0;
+  uint64_t gemm_column_major_from_ = 0;
   bool started_ = false;  // counted among the live runtimes (runtime.cpp)
 };
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -27,18 +28,21 @@ clblast::Transpose to_clblast(Trans t) {
 }
 const char* name(Trans t) { return t == Trans::yes ? "T" : "N"; }
 
-// Whether CLBlast runs an m×n×k GEMM on its indirect kernel (m·n·k from XGEMM_MIN_INDIRECT_SIZE³
-// on, as CLBlast 1.5 decides), asked of CLBlast once per runtime and tuning.
-bool goes_indirect(Runtime& rt, size_t m, size_t n, size_t k) {
-  uint64_t from = rt.gemm_indirect_from();
+// Whether an m×n×k GEMM is better asked of CLBlast column-major (see gemm_impl): where CLBlast 1.5
+// takes its indirect kernel (m·n·k from XGEMM_MIN_INDIRECT_SIZE³ on) in its GEMMK=0 form, which
+// wants C column-major. Its GEMMK=1 form wants C row-major and is left row-major. Asked of CLBlast
+// once per runtime and tuning.
+bool column_major_call(Runtime& rt, size_t m, size_t n, size_t k) {
+  uint64_t from = rt.gemm_column_major_from();
   if (from == 0) {
-    std::map<std::string, size_t> params;
-    if (detail::clblast_params::retrieve(rt.info().id, "GemmRoutine", params) !=
-        clblast::StatusCode::kSuccess)
+    std::map<std::string, size_t> routine, xgemm;
+    const auto& device = rt.info().id;
+    if (detail::clblast_params::retrieve(device, "GemmRoutine", routine) != clblast::StatusCode::kSuccess ||
+        detail::clblast_params::retrieve(device, "Xgemm", xgemm) != clblast::StatusCode::kSuccess)
       return false;  // row-major, as CLBlast is asked without this choice
-    const uint64_t size = std::min<uint64_t>(params["XGEMM_MIN_INDIRECT_SIZE"], uint64_t{1} << 21);
-    from = std::max<uint64_t>(size * size * size, 1);
-    rt.set_gemm_indirect_from(from);
+    const uint64_t size = std::min<uint64_t>(routine["XGEMM_MIN_INDIRECT_SIZE"], uint64_t{1} << 21);
+    from = xgemm["GEMMK"] == 0 ? std::max<uint64_t>(size * size * size, 1) : UINT64_MAX;
+    rt.set_gemm_column_major_from(from);
   }
   return uint64_t(m) * n * k >= from;
 }
@@ -54,12 +58,12 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
   if (m == 0 || n == 0) return;
   detail::require_clblast(routine);
   // Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ over the same memory. CLBlast's
-  // indirect kernel wants C column-major: asked row-major, it computes C into a temporary and
-  // transposes it back; asked column-major with A and B swapped, it writes C in place and
-  // transposes at most one input less (MLP on PoCL: `anycl bench gemm` 8 GEMMs of a step ~15–25 %
-  // faster, docs/benchmarks.md). Its direct kernel copies nothing either way, and its tuned sets
-  // are oriented to the row-major call, so that call stays.
-  const bool swap = goes_indirect(rt, m, n, k);
+  // indirect kernel (GEMMK=0) wants C column-major: asked row-major, it computes C into a temporary
+  // and transposes it back; asked column-major with A and B swapped, it writes C in place and
+  // transposes one input less (MLP training on PoCL's AVX2 class: +13 %, docs/benchmarks.md). Its
+  // direct kernel copies nothing either way, and its tuned sets are oriented to the row-major call,
+  // so that call stays.
+  const bool swap = column_major_call(rt, m, n, k);
   const auto layout = swap ? clblast::Layout::kColMajor : clblast::Layout::kRowMajor;
   const Trans first = swap ? tb : ta, second = swap ? ta : tb;
   const size_t rows = swap ? n : m, cols = swap ? m : n;
