@@ -37,11 +37,12 @@ bool column_major_call(Runtime& rt, size_t m, size_t n, size_t k) {
   if (from == 0) {
     std::map<std::string, size_t> routine, xgemm;
     const auto& device = rt.info().id;
-    if (detail::clblast_params::retrieve(device, "GemmRoutine", routine) != clblast::StatusCode::kSuccess ||
-        detail::clblast_params::retrieve(device, "Xgemm", xgemm) != clblast::StatusCode::kSuccess)
-      return false;  // row-major, as CLBlast is asked without this choice
+    const bool known =
+        detail::clblast_params::retrieve(device, "GemmRoutine", routine) == clblast::StatusCode::kSuccess &&
+        detail::clblast_params::retrieve(device, "Xgemm", xgemm) == clblast::StatusCode::kSuccess;
     const uint64_t size = std::min<uint64_t>(routine["XGEMM_MIN_INDIRECT_SIZE"], uint64_t{1} << 21);
-    from = xgemm["GEMMK"] == 0 ? std::max<uint64_t>(size * size * size, 1) : UINT64_MAX;
+    // Unknown parameters: row-major always, as CLBlast was asked before (and not asked again per call).
+    from = known && xgemm["GEMMK"] == 0 ? std::max<uint64_t>(size * size * size, 1) : UINT64_MAX;
     rt.set_gemm_column_major_from(from);
   }
   return uint64_t(m) * n * k >= from;
