@@ -22,11 +22,16 @@ struct Case {
   size_t m, n, k;
 };
 
+struct Layout {
+  size_t a = 5, b = 2, c = 7;  // offsets in elements: nothing aligned
+  size_t pad = 3;              // leading dimension minus width
+};
+
 // Runs one GEMM on the device with padded leading dimensions and offsets, and compares it
 // with the host reference over the whole C buffer (padding must be left untouched).
-void check_gemm(Trans ta, Trans tb, Case s, float alpha, float beta, unsigned seed) {
+void check_gemm(Trans ta, Trans tb, Case s, float alpha, float beta, unsigned seed, Layout at = {}) {
   auto& rt = anycl::test::runtime();
-  const size_t pad = 3, a_off = 5, b_off = 2, c_off = 7;
+  const size_t pad = at.pad, a_off = at.a, b_off = at.b, c_off = at.c;
   const size_t a_rows = ta == Trans::no ? s.m : s.k, a_cols = ta == Trans::no ? s.k : s.m;
   const size_t b_rows = tb == Trans::no ? s.k : s.n, b_cols = tb == Trans::no ? s.n : s.k;
   const size_t lda = a_cols + pad, ldb = b_cols + pad, ldc = s.n + pad;
@@ -46,8 +51,8 @@ void check_gemm(Trans ta, Trans tb, Case s, float alpha, float beta, unsigned se
                          b.data() + b_off, ldb, beta, c.data() + c_off, ldc);
   anycl::test::check_close(
       got, c, 0, 0,
-      fmt::format("gemm {}{} m={} n={} k={} alpha={} beta={}", ta == Trans::yes ? 'T' : 'N',
-                  tb == Trans::yes ? 'T' : 'N', s.m, s.n, s.k, alpha, beta));
+      fmt::format("gemm {}{} m={} n={} k={} alpha={} beta={} offsets={},{},{}", ta == Trans::yes ? 'T' : 'N',
+                  tb == Trans::yes ? 'T' : 'N', s.m, s.n, s.k, alpha, beta, a_off, b_off, c_off));
 }
 
 const Trans kTrans[] = {Trans::no, Trans::yes};
@@ -76,8 +81,9 @@ TEST_CASE("gemm applies alpha and beta") {
 }
 
 // The GEMM layer asks CLBlast for its indirect kernel in column-major order with the operands swapped
-// and for its direct kernel row-major (src/blas/blas.cpp): both paths, every transpose, offsets,
-// padded leading dimensions, alpha and beta.
+// and for its direct kernel row-major (src/blas/blas.cpp): both paths, every transpose, offsets
+// (unaligned, and aligned as a sub-buffer's start must be, where the indirect call reads and writes
+// through sub-buffers), padded leading dimensions, alpha and beta.
 TEST_CASE("gemm is exact on CLBlast's indirect kernel (asked column-major) and on its direct one") {
   auto& rt = anycl::test::runtime();
   std::map<std::string, size_t> before;
@@ -89,11 +95,17 @@ TEST_CASE("gemm is exact on CLBlast's indirect kernel (asked column-major) and o
     anycl::apply_tuning(rt, routine);
     CAPTURE(from);
     unsigned seed = 40;
-    for (Case s : {Case{7, 31, 65}, Case{65, 33, 17}, Case{128, 10, 512}})
+    const size_t aligned = rt.info().base_address_alignment / sizeof(float);
+    REQUIRE(aligned > 0);
+    // The last: whole tiles of the shipped sets, unpadded: CLBlast reads and writes the sub-buffers
+    // themselves rather than copies of them.
+    for (Case s : {Case{7, 31, 65}, Case{65, 33, 17}, Case{128, 10, 512}, Case{256, 128, 64}})
       for (Trans ta : kTrans)
         for (Trans tb : kTrans) {
           check_gemm(ta, tb, s, 1.f, 0.f, seed++);
           check_gemm(ta, tb, s, -0.5f, 2.f, seed++);
+          check_gemm(ta, tb, s, 1.f, 1.f, seed++, {aligned, 3 * aligned, 2 * aligned, 0});
+          check_gemm(ta, tb, s, 2.f, 0.f, seed++, {aligned, 0, 5 * aligned, 0});
         }
   }
   anycl::GemmTuning restore;

@@ -52,3 +52,31 @@ TEST_CASE("device buffer errors name the buffer, the size and the device") {
   CHECK_FALSE(empty);
   CHECK_THROWS_AS(empty.read(bytes, 1), anycl::ValidationError);
 }
+
+TEST_CASE("a sub-buffer shares its parent's memory from an aligned offset, also cut from a sub-buffer") {
+  anycl::Runtime& rt = anycl::test::runtime();
+  const size_t align = rt.info().base_address_alignment;
+  REQUIRE(align > 0);
+  std::vector<uint8_t> bytes(4 * align);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = uint8_t(i * 31 + 7);
+  const anycl::DeviceBuffer parent(rt, bytes.size(), "test bytes", bytes.data());
+  CHECK(parent.can_start_at(align));
+  CHECK_FALSE(parent.can_start_at(align + 4));
+  CHECK_FALSE(parent.can_start_at(bytes.size()));
+  const anycl::DeviceBuffer sub = parent.sub_buffer(align, 3 * align);
+  CHECK(sub.bytes() == 3 * align);
+  uint8_t first = 0;
+  sub.read(&first, 1);
+  CHECK(first == bytes[align]);
+  // Written through a sub-buffer of the sub-buffer (OpenCL cuts it from the parent), read in the parent.
+  const anycl::DeviceBuffer inner = sub.sub_buffer(align, align);
+  const uint8_t mark = 0xA5;
+  inner.write(&mark, 1);
+  uint8_t seen = 0;
+  parent.read(&seen, 1, 2 * align);
+  CHECK(seen == mark);
+  CHECK_THROWS_WITH_AS(parent.sub_buffer(align + 4, align), doctest::Contains("multiple of"),
+                       anycl::ValidationError);
+  CHECK_THROWS_WITH_AS(parent.sub_buffer(align, 4 * align), doctest::Contains("does not fit"),
+                       anycl::ValidationError);
+}

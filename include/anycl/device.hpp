@@ -29,6 +29,7 @@ struct DeviceInfo {
   uint64_t global_mem_bytes = 0, local_mem_bytes = 0, max_alloc_bytes = 0;
   size_t max_work_group_size = 0;
   uint32_t preferred_float_vector_width = 0;
+  uint32_t base_address_alignment = 0;  // bytes a sub-buffer's origin is a multiple of (0: unknown)
   bool fp16 = false, fp64 = false, unified_memory = false;
   cl_device_id id = nullptr;
 };

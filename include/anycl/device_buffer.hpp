@@ -34,6 +34,14 @@ class DeviceBuffer {
   /// The runtime whose device holds the memory (ValidationError for an empty buffer).
   Runtime& runtime() const;
 
+  /// The `bytes` of this buffer from byte `offset`, as a buffer of its own that shares the memory
+  /// (an OpenCL sub-buffer; also of a sub-buffer): for a library that reads a matrix from a
+  /// buffer's start without a copy (CLBlast). `offset` must be a multiple of the device's
+  /// base_address_alignment (ValidationError otherwise; see can_start_at).
+  DeviceBuffer sub_buffer(size_t offset, size_t bytes) const;
+  /// Whether sub_buffer accepts `offset` (in range and aligned).
+  bool can_start_at(size_t offset) const noexcept;
+
   /// Host → device at byte `offset`. Blocking (counted) unless `blocking` is false; then `src`
   /// must stay alive until the queue has run the copy.
   void write(const void* src, size_t bytes, size_t offset = 0, bool blocking = true) const;

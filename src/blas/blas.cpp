@@ -52,7 +52,7 @@ template <typename T>
 void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, T alpha,
                const DeviceBuffer& a, size_t a_off, size_t lda, const DeviceBuffer& b, size_t b_off,
                size_t ldb, T beta, DeviceBuffer& c, size_t c_off, size_t ldc) {
-  auto where = [&] {
+  auto where = [=, &rt] {  // the offsets as given (from_start zeroes c_off)
     return fmt::format("{} {}{} m={} n={} k={} lda={} ldb={} ldc={} offsets={},{},{} on {}", routine,
                        name(ta), name(tb), m, n, k, lda, ldb, ldc, a_off, b_off, c_off, rt.info().name);
   };
@@ -68,10 +68,22 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
   const auto layout = swap ? clblast::Layout::kColMajor : clblast::Layout::kRowMajor;
   const Trans first = swap ? tb : ta, second = swap ? ta : tb;
   const size_t rows = swap ? n : m, cols = swap ? m : n;
-  const DeviceBuffer& x = swap ? b : a;
-  const DeviceBuffer& y = swap ? a : b;
-  const size_t x_off = swap ? b_off : a_off, ldx = swap ? ldb : lda;
-  const size_t y_off = swap ? a_off : b_off, ldy = swap ? lda : ldb;
+  // The indirect kernel copies a matrix that does not start its buffer (as every layer's weights
+  // but the first do in a model's one parameter buffer) into a temporary on every call, unless
+  // CLBlast is given a sub-buffer that starts where the matrix does.
+  DeviceBuffer x_view, y_view, c_view;
+  auto from_start = [&](const DeviceBuffer& buffer, size_t& offset,
+                        DeviceBuffer& view) -> const DeviceBuffer& {
+    if (!swap || offset == 0 || !buffer.can_start_at(offset * sizeof(T))) return buffer;
+    view = buffer.sub_buffer(offset * sizeof(T), buffer.bytes() - offset * sizeof(T));
+    offset = 0;
+    return view;
+  };
+  size_t x_off = swap ? b_off : a_off, y_off = swap ? a_off : b_off;
+  const size_t ldx = swap ? ldb : lda, ldy = swap ? lda : ldb;
+  const DeviceBuffer& x = from_start(swap ? b : a, x_off, x_view);
+  const DeviceBuffer& y = from_start(swap ? a : b, y_off, y_view);
+  const DeviceBuffer& out = from_start(c, c_off, c_view);
   cl_command_queue queue = rt.queue();
   size_t temp_bytes = 0;
   auto status = clblast::GemmTempBufferSize<T>(layout, to_clblast(first), to_clblast(second), rows, cols, k,
@@ -83,7 +95,7 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
   Profile* profile = rt.profile();
   cl_event event = nullptr;
   status = clblast::Gemm<T>(layout, to_clblast(first), to_clblast(second), rows, cols, k, alpha, x.mem(),
-                            x_off, ldx, y.mem(), y_off, ldy, beta, c.mem(), c_off, ldc, &queue,
+                            x_off, ldx, y.mem(), y_off, ldy, beta, out.mem(), c_off, ldc, &queue,
                             profile ? &event : nullptr, temp);
   if (status != clblast::StatusCode::kSuccess) throw OpenCLError(int(status), "clblast::Gemm", where());
   // CLBlast's event is its last kernel's: the whole call where it runs one kernel (the direct path).

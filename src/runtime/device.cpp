@@ -76,6 +76,7 @@ DeviceInfo query(cl_platform_id platform, cl_device_id id, size_t p, size_t d) {
   info.max_alloc_bytes = device_value<cl_ulong>(id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   info.max_work_group_size = device_value<size_t>(id, CL_DEVICE_MAX_WORK_GROUP_SIZE);
   info.preferred_float_vector_width = device_value<cl_uint>(id, CL_DEVICE_PREFERRED_VECTOR_WIDTH_FLOAT);
+  info.base_address_alignment = device_value<cl_uint>(id, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8;  // in bits
   const std::string extensions = " " + device_string(id, CL_DEVICE_EXTENSIONS) + " ";
   info.fp16 = extensions.find(" cl_khr_fp16 ") != std::string::npos;
   info.fp64 = extensions.find(" cl_khr_fp64 ") != std::string::npos ||

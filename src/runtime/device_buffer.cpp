@@ -85,6 +85,40 @@ void DeviceBuffer::check_range(size_t bytes, size_t offset, const char* what) co
                                       bytes, offset, what_, bytes_));
 }
 
+bool DeviceBuffer::can_start_at(size_t offset) const noexcept {
+  const size_t align = rt_ ? rt_->info().base_address_alignment : 0;
+  return mem_ && align && offset < bytes_ && offset % align == 0;
+}
+
+DeviceBuffer DeviceBuffer::sub_buffer(size_t offset, size_t bytes) const {
+  check_range(bytes, offset, "a sub-buffer");
+  if (!can_start_at(offset) || bytes == 0)
+    throw ValidationError(
+        fmt::format("a sub-buffer of the {} must start at a multiple of {} bytes on '{}' and hold at least 1 "
+                    "byte, not {} "
+                    "bytes at {}",
+                    what_, rt_->info().base_address_alignment, rt_->info().name, bytes, offset));
+  // OpenCL makes sub-buffers of a buffer only: a sub-buffer's is cut from its parent.
+  cl_mem parent = nullptr;
+  size_t origin = 0;
+  detail::check_cl(clGetMemObjectInfo(mem_, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr),
+                   "clGetMemObjectInfo", what_);
+  if (parent)
+    detail::check_cl(clGetMemObjectInfo(mem_, CL_MEM_OFFSET, sizeof origin, &origin, nullptr),
+                     "clGetMemObjectInfo", what_);
+  const cl_buffer_region region{origin + offset, bytes};
+  cl_int status = CL_SUCCESS;
+  cl_mem sub = clCreateSubBuffer(parent ? parent : mem_, 0, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+  detail::check_cl(status, "clCreateSubBuffer",
+                   fmt::format("{} ({} bytes at {}) on '{}'", what_, bytes, offset, rt_->info().name));
+  DeviceBuffer result;
+  result.rt_ = rt_;
+  result.mem_ = sub;
+  result.bytes_ = bytes;
+  result.what_ = what_;
+  return result;
+}
+
 void DeviceBuffer::write(const void* src, size_t bytes, size_t offset, bool blocking) const {
   check_range(bytes, offset, "a write");
   if (bytes == 0) return;
