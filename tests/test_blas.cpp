@@ -81,6 +81,7 @@ TEST_CASE("gemm applies alpha and beta") {
 }
 
 // The GEMM layer asks CLBlast for its indirect kernel in column-major order with the operands swapped
+// (row-major where that pads to more tiles: n = 10 below)
 // and for its direct kernel row-major (src/blas/blas.cpp): both paths, every transpose, offsets
 // (unaligned, and aligned as a sub-buffer's start must be, where the indirect call reads and writes
 // through sub-buffers), padded leading dimensions, alpha and beta.

@@ -48,6 +48,14 @@ struct RuntimeCounters {
   uint64_t run_ahead_waits = 0;  // waits for an earlier step while later ones stay queued (no drain)
 };
 
+/// CLBlast's parameters behind the GEMM layer's choice of layout per call: the m·n·k from which
+/// CLBlast takes its indirect kernel in the form that wants C column-major (0: not read yet;
+/// UINT64_MAX: never), and that kernel's tile MWG × NWG.
+struct GemmLayoutParams {
+  uint64_t column_major_from = 0;
+  uint32_t mwg = 1, nwg = 1;
+};
+
 class Profile;
 namespace detail {
 struct RuntimeImpl;  // src/runtime/runtime_impl.hpp
@@ -93,11 +101,10 @@ class Runtime {
   /// GEMM NT: off by default; `anycl tune` turns it on for a device where it measured it faster.
   bool transposed_dx() const noexcept { return transposed_dx_; }
   void set_transposed_dx(bool on) noexcept { transposed_dx_ = on; }
-  /// The m·n·k from which the GEMM layer asks CLBlast for the column-major product (where CLBlast
-  /// takes its indirect kernel in the form that wants C column-major; src/blas/blas.cpp); 0 until
-  /// the GEMM layer first asks CLBlast, and again after a tuning changes its parameters.
-  uint64_t gemm_column_major_from() const noexcept { return gemm_column_major_from_; }
-  void set_gemm_column_major_from(uint64_t mnk) noexcept { gemm_column_major_from_ = mnk; }
+  /// What the GEMM layer read from CLBlast to choose each call's layout (src/blas/blas.cpp); reset
+  /// to {} after a tuning changes CLBlast's parameters, so that it is read again.
+  const GemmLayoutParams& gemm_layout() const noexcept { return gemm_layout_; }
+  void set_gemm_layout(const GemmLayoutParams& params) noexcept { gemm_layout_ = params; }
 
  private:
   friend struct detail::RuntimeImpl;  // compiles programs into impl_ (runtime.cpp)
@@ -113,7 +120,7 @@ class Runtime {
   RuntimeCounters counters_;
   DeviceBuffer workspace_;
   bool transposed_dx_ = false;
-  uint64_t gemm_column_major_from_ = 0;
+  GemmLayoutParams gemm_layout_;
   bool started_ = false;  // counted among the live runtimes (runtime.cpp)
 };
 

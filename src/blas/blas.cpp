@@ -30,11 +30,14 @@ const char* name(Trans t) { return t == Trans::yes ? "T" : "N"; }
 
 // Whether an m×n×k GEMM is better asked of CLBlast column-major (see gemm_impl): where CLBlast 1.5
 // takes its indirect kernel (m·n·k from XGEMM_MIN_INDIRECT_SIZE³ on) in its GEMMK=0 form, which
-// wants C column-major. Its GEMMK=1 form wants C row-major and is left row-major. Asked of CLBlast
-// once per runtime and tuning.
+// wants C column-major, unless the swap pads the product to more tiles: the kernel computes whole
+// MWG × NWG tiles, and m and n trade places (the reference MLP's output layer, n = 10: asked
+// column-major, 10 rows padded to MWG = 128 cost twice the tiles of 10 columns padded to NWG = 64,
+// where C's transpose back is only 128×10). Its GEMMK=1 form wants C row-major and is left
+// row-major. CLBlast's parameters are read once per runtime and tuning.
 bool column_major_call(Runtime& rt, size_t m, size_t n, size_t k) {
-  uint64_t from = rt.gemm_column_major_from();
-  if (from == 0) {
+  GemmLayoutParams layout = rt.gemm_layout();
+  if (layout.column_major_from == 0) {
     std::map<std::string, size_t> routine, xgemm;
     const auto& device = rt.info().id;
     const bool known =
@@ -42,10 +45,17 @@ bool column_major_call(Runtime& rt, size_t m, size_t n, size_t k) {
         detail::clblast_params::retrieve(device, "Xgemm", xgemm) == clblast::StatusCode::kSuccess;
     const uint64_t size = std::min<uint64_t>(routine["XGEMM_MIN_INDIRECT_SIZE"], uint64_t{1} << 21);
     // Unknown parameters: row-major always, as CLBlast was asked before (and not asked again per call).
-    from = known && xgemm["GEMMK"] == 0 ? std::max<uint64_t>(size * size * size, 1) : UINT64_MAX;
-    rt.set_gemm_column_major_from(from);
+    layout.column_major_from =
+        known && xgemm["GEMMK"] == 0 ? std::max<uint64_t>(size * size * size, 1) : UINT64_MAX;
+    layout.mwg = uint32_t(std::clamp<size_t>(xgemm["MWG"], 1, 1024));
+    layout.nwg = uint32_t(std::clamp<size_t>(xgemm["NWG"], 1, 1024));
+    rt.set_gemm_layout(layout);
   }
-  return uint64_t(m) * n * k >= from;
+  if (uint64_t(m) * n * k < layout.column_major_from) return false;
+  auto tiles = [](uint64_t rows, uint64_t cols, uint64_t mwg, uint64_t nwg) {
+    return (rows + mwg - 1) / mwg * ((cols + nwg - 1) / nwg);
+  };
+  return tiles(n, m, layout.mwg, layout.nwg) <= tiles(m, n, layout.mwg, layout.nwg);
 }
 
 template <typename T>

@@ -233,7 +233,7 @@ void apply_tuning(Runtime& rt, const GemmTuning& t) {
           "clblast::OverrideParameters",
           fmt::format("kernel {} on {} — run `anycl tune --reset` and tune again", name, rt.info().name));
   }
-  rt.set_gemm_column_major_from(0);  // the GEMM layer asks CLBlast for the (maybe new) switch again
+  rt.set_gemm_layout({});  // the GEMM layer asks CLBlast for the (maybe new) switch again
 }
 
 bool tuning_complete(const GemmTuning& t) {
