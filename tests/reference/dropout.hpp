@@ -14,16 +14,11 @@ namespace anycl::reference {
 inline uint32_t dropout_threshold(float rate) { return uint32_t(double(rate) * 16777216.0); }
 inline float dropout_scale(float rate) { return 1.0f / (1.0f - rate); }
 
-/// The 24 random bits of element `index`: word index mod 4 of Philox4x32-10 at counter index / 4.
-inline uint32_t dropout_bits24(const DropoutMask& m, uint32_t index) {
-  const PhiloxKey key = {uint32_t(m.seed & 0xffffffffu), uint32_t(m.seed >> 32)};
-  return philox4x32({index >> 2, m.step, m.stream, 0u}, key)[index & 3u] >> 8;
-}
-
 /// mask·scale for element (r, c) of a (·, cols) tensor: 0 or 1/(1−rate).
 inline float dropout_factor(const DropoutMask& m, size_t r, size_t c, size_t cols) {
   const uint32_t index = uint32_t((m.row_base + r) * cols + c);
-  return dropout_bits24(m, index) >= dropout_threshold(m.rate) ? dropout_scale(m.rate) : 0.0f;
+  return random_bits24(m.seed, m.step, m.stream, index) >= dropout_threshold(m.rate) ? dropout_scale(m.rate)
+                                                                                     : 0.0f;
 }
 
 /// y = x·mask·scale.  x,y:(rows,cols); may alias.
