@@ -29,18 +29,19 @@ __kernel void im2col_batched(__global const float* x, const uint x_off, __global
   }
 }
 
-// The same patches as rows, for the weight gradient's GEMM NN: colt[b·P + oy·OW+ox][(c,i,j)] =
-// x[b][c][oy·s−pt+i][ox·s−pl+j], 0 outside the image. One work-item per output pixel, writing its
-// C·KH·KW patch contiguously (8.9 ms for the reference CNN's 21M elements on PoCL, where CLBlast's
-// transpose of im2col's matrix took 76 ms).
+// The same patches as rows of `ld` ≥ C·KH·KW floats (zeros after the patch), for the weight
+// gradient's GEMM: colt[b·P + oy·OW+ox][(c,i,j)] = x[b][c][oy·s−pt+i][ox·s−pl+j], 0 outside the
+// image. One work-item per output pixel, writing its patch contiguously (8.9 ms for the reference
+// CNN's 21M elements on PoCL, where CLBlast's transpose of im2col's matrix took 76 ms).
 __kernel void im2row_batched(__global const float* x, const uint x_off, __global float* colt, const uint batch,
                              const uint channels, const uint height, const uint width, const uint kh,
                              const uint kw, const uint stride, const uint pad_top, const uint pad_left,
-                             const uint out_h, const uint out_w) {
+                             const uint out_h, const uint out_w, const uint ld) {
   const size_t pixel = get_global_id(0);
   if (pixel >= (size_t)batch * out_h * out_w) return;
   const uint q = (uint)pixel, ox = q % out_w, oy = (q / out_w) % out_h, b = q / (out_w * out_h);  // fits
-  __global float* out = colt + pixel * ((size_t)channels * kh * kw);
+  __global float* out = colt + pixel * (size_t)ld;
+  for (uint k = channels * kh * kw; k < ld; ++k) out[k] = 0.0f;
   __global const float* in = x + x_off + (size_t)b * channels * height * width;
   uint k = 0;
   for (uint c = 0; c < channels; ++c)
@@ -132,4 +133,30 @@ void conv_output_backward(__global const float* y, const uint y_off, __global co
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   if (lane == 0) dbias[dbias_off + f] = part[0];
+}
+
+// dz as rows of `ld` ≥ F floats (zeros after the channels), for the weight gradient's GEMM:
+// rows[q][f] = dcf[f][q] for q < count = B·P. One work-item per q: the reads of neighbouring
+// work-items are contiguous, and each writes its own row.
+__kernel void conv_dz_rows(__global const float* dcf, __global float* rows, const uint count,
+                           const uint filters, const uint ld) {
+  const size_t q = get_global_id(0);
+  if (q >= count) return;
+  __global float* out = rows + q * ld;
+  for (uint f = 0; f < filters; ++f) out[f] = dcf[(size_t)f * count + q];
+  for (uint f = filters; f < ld; ++f) out[f] = 0.0f;
+}
+
+// The weight gradient from its slices: dw[f][j] = Σ_s parts[s][f][j] (s in order: deterministic),
+// parts[s] a (rows ≥ filters) × ld matrix at s·slice_stride, dw a filters × cols one at dw_off.
+// A 2-D range: x over j, y over f.
+__kernel void conv_sum_slices(__global const float* parts, const uint slices, const uint slice_stride,
+                              const uint ld, __global float* dw, const uint dw_off, const uint filters,
+                              const uint cols) {
+  const uint j = get_global_id(0), f = get_global_id(1);
+  if (j >= cols || f >= filters) return;
+  __global const float* in = parts + (size_t)f * ld + j;
+  float sum = 0.0f;
+  for (uint s = 0; s < slices; ++s) sum += in[(size_t)s * slice_stride];
+  dw[dw_off + (size_t)f * cols + j] = sum;
 }

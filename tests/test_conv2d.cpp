@@ -3,11 +3,17 @@
 // pass (dW, db, dx) against central finite differences of the double-precision reference.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <anycl/blas/tuning.hpp>
 #include <anycl/error.hpp>
 #include <anycl/nn/conv2d.hpp>
 
-#include <cmath>
+#include <clblast.h>
 
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "blas/clblast_params.hpp"
 #include "helpers.hpp"
 #include "reference/conv.hpp"
 
@@ -53,47 +59,61 @@ std::unique_ptr<Built> build(anycl::Runtime& rt, const Case& k, size_t batch, co
 TEST_CASE("Conv2D forward and backward match the host reference (both forward algorithms)") {
   auto& rt = anycl::test::runtime();
   unsigned seed = 1500;
-  for (const Case& k : kCases)
-    for (anycl::ConvForward algo : {anycl::ConvForward::im2col_gemm, anycl::ConvForward::convgemm})
-      for (const size_t batch : {size_t(3), size_t(1)}) {  // dW split into 3 slices, and in one GEMM
-        const int padding = int(k.padding), algorithm = int(algo);
-        CAPTURE(k.c);
-        CAPTURE(k.h);
-        CAPTURE(k.kernel);
-        CAPTURE(k.stride);
-        CAPTURE(padding);
-        CAPTURE(algorithm);
-        CAPTURE(batch);
-        const anycl::Conv2D shape_of(k.filters, k.kernel, k.stride, k.padding, k.act);
-        const anycl::ConvGeometry g = shape_of.geometry({k.c, k.h, k.w});
-        const auto p = anycl::test::random_floats(shape_of.parameter_count(anycl::Shape{k.c, k.h, k.w}),
-                                                  -0.5f, 0.5f, seed++);
-        const auto x = anycl::test::random_floats(batch * k.c * k.h * k.w, -1.f, 1.f, seed++);
-        // A batch below the built maximum (the column layout uses the batch). 17 is prime: a full batch's
-        // dW is one GEMM, while these batches split theirs.
-        auto b = build(rt, k, 17, p);
-        b->layer.set_forward(algo);
-        const anycl::StepContext ctx;
-        // Poison: a NaN pass first, so an element the real pass skips stays NaN.
-        b->layer.forward(anycl::Tensor::from_host(rt, {batch, k.c * k.h * k.w},
-                                                  std::vector<float>(x.size(), std::nanf(""))),
-                         ctx);
-        const auto xt = anycl::Tensor::from_host(rt, {batch, k.c * k.h * k.w}, x);
-        anycl::Tensor y = b->layer.forward(xt, ctx);
-        const auto y_ref = anycl::reference::conv2d_forward(g, k.filters, k.act, p.data(), x, batch);
-        CHECK(y.shape() == std::vector<size_t>{batch, k.filters, g.out_h, g.out_w});
-        anycl::test::check_close(y.download(), y_ref, 1e-5, 1e-4, "conv2d forward");
+  // CLBlast's indirect kernel always (asked column-major: dW's operands padded to its tiles), then
+  // its direct one always (row-major, unpadded).
+  std::map<std::string, size_t> before;
+  REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "GemmRoutine", before) ==
+          clblast::StatusCode::kSuccess);
+  for (const size_t from : {size_t{1}, size_t{1} << 20}) {
+    anycl::GemmTuning routine;
+    routine.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", from}};
+    anycl::apply_tuning(rt, routine);
+    CAPTURE(from);
+    for (const Case& k : kCases)
+      for (anycl::ConvForward algo : {anycl::ConvForward::im2col_gemm, anycl::ConvForward::convgemm})
+        for (const size_t batch : {size_t(3), size_t(1)}) {  // dW split into 3 slices, and in one GEMM
+          const int padding = int(k.padding), algorithm = int(algo);
+          CAPTURE(k.c);
+          CAPTURE(k.h);
+          CAPTURE(k.kernel);
+          CAPTURE(k.stride);
+          CAPTURE(padding);
+          CAPTURE(algorithm);
+          CAPTURE(batch);
+          const anycl::Conv2D shape_of(k.filters, k.kernel, k.stride, k.padding, k.act);
+          const anycl::ConvGeometry g = shape_of.geometry({k.c, k.h, k.w});
+          const auto p = anycl::test::random_floats(shape_of.parameter_count(anycl::Shape{k.c, k.h, k.w}),
+                                                    -0.5f, 0.5f, seed++);
+          const auto x = anycl::test::random_floats(batch * k.c * k.h * k.w, -1.f, 1.f, seed++);
+          // A batch below the built maximum (the column layout uses the batch). 17 is prime: a full batch's
+          // dW is one GEMM, while these batches split theirs.
+          auto b = build(rt, k, 17, p);
+          b->layer.set_forward(algo);
+          const anycl::StepContext ctx;
+          // Poison: a NaN pass first, so an element the real pass skips stays NaN.
+          b->layer.forward(anycl::Tensor::from_host(rt, {batch, k.c * k.h * k.w},
+                                                    std::vector<float>(x.size(), std::nanf(""))),
+                           ctx);
+          const auto xt = anycl::Tensor::from_host(rt, {batch, k.c * k.h * k.w}, x);
+          anycl::Tensor y = b->layer.forward(xt, ctx);
+          const auto y_ref = anycl::reference::conv2d_forward(g, k.filters, k.act, p.data(), x, batch);
+          CHECK(y.shape() == std::vector<size_t>{batch, k.filters, g.out_h, g.out_w});
+          anycl::test::check_close(y.download(), y_ref, 1e-5, 1e-4, "conv2d forward");
 
-        const auto dy = anycl::test::random_floats(y_ref.size(), -1.f, 1.f, seed++);
-        auto dyt = anycl::Tensor::from_host(rt, y.shape(), dy);
-        anycl::Tensor dx = b->layer.backward(dyt, ctx, true);
-        std::vector<float> g_ref(p.size());
-        const auto dx_ref = anycl::reference::conv2d_backward(g, k.filters, k.act, p.data(), x, y_ref, dy,
-                                                              batch, g_ref.data());
-        anycl::test::check_close(b->grads.download(), g_ref, 1e-4, 1e-4, "conv2d dW, db");
-        anycl::test::check_close(dx.download(), dx_ref, 1e-5, 1e-4, "conv2d dx");
-        CHECK(b->layer.dw_slices(batch) == batch);
-      }
+          const auto dy = anycl::test::random_floats(y_ref.size(), -1.f, 1.f, seed++);
+          auto dyt = anycl::Tensor::from_host(rt, y.shape(), dy);
+          anycl::Tensor dx = b->layer.backward(dyt, ctx, true);
+          std::vector<float> g_ref(p.size());
+          const auto dx_ref = anycl::reference::conv2d_backward(g, k.filters, k.act, p.data(), x, y_ref, dy,
+                                                                batch, g_ref.data());
+          anycl::test::check_close(b->grads.download(), g_ref, 1e-4, 1e-4, "conv2d dW, db");
+          anycl::test::check_close(dx.download(), dx_ref, 1e-5, 1e-4, "conv2d dx");
+          CHECK(b->layer.dw_slices(batch) == batch);
+        }
+  }
+  anycl::GemmTuning restore;
+  restore.kernels["GemmRoutine"] = before;
+  anycl::apply_tuning(rt, restore);
 }
 
 TEST_CASE(

@@ -98,7 +98,7 @@ TEST_CASE("every tuning database entry parses, meets CLBlast's constraints and m
 // compiled them (7.7 min of CPU against 4.2 one after the other, 2 cores).
 TEST_CASE(
     "a device without a tuning file gets its database entry after the exact check once - a model with large "
-    "GEMMs its large sets") {
+    "GEMMs the same sets") {
   ScopedEnv on("ANYCL_TUNING_DATABASE", "on");
   const std::vector<anycl::GemmShape> mlp = anycl::reference_model_gemm_shapes(),
                                       cnn = {{"fwd 2", false, false, 73728, 64, 288}};
@@ -108,9 +108,9 @@ TEST_CASE(
   REQUIRE(small);
   REQUIRE(large);
   CHECK(small->kernels == anycl::database_tuning(avx512)->kernels);  // no shapes: the entry's own sets
-  CHECK(large->kernels.at("GemmRoutine") != small->kernels.at("GemmRoutine"));
-  CHECK(large->kernels.at("XgemmDirect") != small->kernels.at("XgemmDirect"));
-  CHECK(large->kernels.at("anyclDense") == small->kernels.at("anyclDense"));  // not replaced: kept
+  // The CNN's GEMMs run on the MLP's indirect sets since they need no copies (docs/benchmarks.md,
+  // 2026-11-25): no shipped entry has `large` sets now.
+  CHECK(large->kernels == small->kernels);
 
   // On the test device.
   const anycl::DeviceInfo device = anycl::test::runtime().info();

@@ -144,20 +144,35 @@ void matmul(const Tensor& a, Trans ta, const Tensor& b, Trans tb, Tensor& c, flo
        b.cols(), beta, c_buffer, c.offset(), c.cols());
 }
 
+GemmPadding gemm_padding(Runtime& rt, size_t m, size_t n, size_t k) {
+  if (m == 0 || n == 0 || !column_major_call(rt, m, n, k)) return {};
+  const GemmLayoutParams layout = rt.gemm_layout();
+  return {layout.nwg, layout.mwg, true};
+}
+
 void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, float alpha,
                           const DeviceBuffer& a, size_t a_offset, size_t lda, size_t a_stride,
                           const DeviceBuffer& b, size_t b_offset, size_t ldb, size_t b_stride, float beta,
                           DeviceBuffer& c, size_t c_offset, size_t ldc, size_t c_stride, size_t batch) {
   if (m == 0 || n == 0 || batch == 0) return;
   detail::require_clblast("clblast::GemmStridedBatched");
+  // Asked column-major where the indirect kernel runs, as gemm does (A and B swapped): CLBlast 1.5
+  // then copies nothing when the operands are laid out as gemm_padding says. Unlike Gemm, its
+  // batched routine takes no temporary buffer: every copy it makes is a fresh allocation.
+  const bool swap = column_major_call(rt, m, n, k);
+  const auto layout = swap ? clblast::Layout::kColMajor : clblast::Layout::kRowMajor;
+  const Trans first = swap ? tb : ta, second = swap ? ta : tb;
+  const DeviceBuffer& x = swap ? b : a;
+  const DeviceBuffer& y = swap ? a : b;
   cl_command_queue queue = rt.queue();
   ++rt.counters().gemm_calls;
   Profile* profile = rt.profile();
   cl_event event = nullptr;
   const auto status = clblast::GemmStridedBatched<float>(
-      clblast::Layout::kRowMajor, to_clblast(ta), to_clblast(tb), m, n, k, alpha, a.mem(), a_offset, lda,
-      a_stride, b.mem(), b_offset, ldb, b_stride, beta, c.mem(), c_offset, ldc, c_stride, batch, &queue,
-      profile ? &event : nullptr);
+      layout, to_clblast(first), to_clblast(second), swap ? n : m, swap ? m : n, k, alpha, x.mem(),
+      swap ? b_offset : a_offset, swap ? ldb : lda, swap ? b_stride : a_stride, y.mem(),
+      swap ? a_offset : b_offset, swap ? lda : ldb, swap ? a_stride : b_stride, beta, c.mem(), c_offset, ldc,
+      c_stride, batch, &queue, profile ? &event : nullptr);
   if (status != clblast::StatusCode::kSuccess)
     throw OpenCLError(int(status), "clblast::GemmStridedBatched",
                       fmt::format("SGEMM {}{} m={} n={} k={} strides={},{},{} batch={} on {}", name(ta),

@@ -1,13 +1,14 @@
 // Conv2D as whole-batch GEMMs. Forward: im2col of the batch into col:(C·K·K, B·P) (P = OH·OW), one
 // CLBlast GEMM cf = W·col:(F, B·P), then one pass that adds the bias, applies the activation and
 // reorders to NCHW; or CLBlast's Convgemm, then the bias and activation in place. Backward: one pass
-// for dz = dy·act'(y), reordered channel-major into cf, and db; then dW = dz·colᵀ (colᵀ written
-// from x by im2row, so the GEMM is NN) and dcol = Wᵀ·dz (into col's buffer),
-// one GEMM each for the whole batch (the batch is the GEMMs' inner or outer size, which keeps
-// CLBlast on its fast, large-matrix kernel), and col2im for dx — no atomics, so reruns are
-// bit-identical. A dW of few output tiles (the first layer's 32×9, the second's 64×288) has the
-// batch as its inner size: a few work-groups would run it all, so it is split over slices of whole
-// samples (a strided-batched GEMM) and the slices summed in order by a second GEMM with a row of ones.
+// for dz = dy·act'(y), reordered channel-major into cf, and db; then dW = dz·colᵀ as a GEMM TN over
+// dz's rows and colᵀ (both (B·P, ·), written by two passes, colᵀ straight from x by im2row, their
+// rows padded so that CLBlast copies neither) and dcol = Wᵀ·dz (into col's buffer), one GEMM each
+// for the whole batch (the batch is the GEMMs' inner or outer size, which keeps CLBlast on its
+// fast, large-matrix kernel), and col2im for dx — no atomics, so reruns are bit-identical. A dW of
+// few output tiles (the first layer's 32×9, the second's 64×288) has the batch as its inner size:
+// a few work-groups would run it all, so it is split over slices of whole samples (a
+// strided-batched GEMM) and the slices summed in order by a kernel.
 #include "anycl/nn/conv2d.hpp"
 
 #include <fmt/format.h>
@@ -210,22 +211,33 @@ size_t Conv2D::activation_floats(const Shape& input) const {
   const ConvGeometry g = geometry(input);
   const size_t y = checked_mul(filters_, g.plane(), "a Conv2D's output");
   const size_t col = checked_mul(g.patch(), g.plane(), "a Conv2D's column matrix");
-  return checked_add(  // y and cf; x; col (im2col) and colt (im2row)
-      checked_add(checked_mul(y, 2, "a Conv2D's activations"), shape_size(input), "a Conv2D's activations"),
+  return checked_add(  // y, cf and dz's rows; x; col (im2col) and colt (im2row; more where padded)
+      checked_add(checked_mul(y, 3, "a Conv2D's activations"), shape_size(input), "a Conv2D's activations"),
       checked_mul(col, 2, "a Conv2D's activations"), "a Conv2D's activations");
 }
 
 size_t Conv2D::dw_slices(size_t batch) const noexcept { return split_dw_slices(filters_, g_.patch(), batch); }
 
+Conv2D::DwLayout Conv2D::dw_layout(Runtime& rt, size_t part) const {
+  const GemmPadding pad = gemm_padding(rt, filters_, g_.patch(), part);
+  auto round_up = [](size_t n, size_t multiple) { return (n + multiple - 1) / multiple * multiple; };
+  return {round_up(filters_, pad.m), round_up(g_.patch(), pad.n)};
+}
+
+// A scratch tensor of at least `floats` (a new tuning can ask for more padding than build() saw).
+Tensor& Conv2D::reserve(Tensor& t, size_t floats) {
+  if (t.size() < floats) t = Tensor(w_.runtime(), {floats});
+  return t;
+}
+
 std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, bool need_dx) const {
   const ConvGeometry g = geometry(input);
   const size_t columns = checked_mul(batch, g.plane(), "a Conv2D's column matrix");
-  // cf = W·col (NN); dW = dz·colᵀ (NN over im2row's colᵀ), per slice of the batch and then summed
-  // when split; dcol = Wᵀ·dz (TN)
-  const size_t outputs = filters_ * g.patch(), slices = split_dw_slices(filters_, g.patch(), batch);
+  // cf = W·col (NN); dW = dz·colᵀ (TN over dz's rows and im2row's colᵀ), per slice of the batch
+  // when split (then summed by a kernel); dcol = Wᵀ·dz (TN)
+  const size_t slices = split_dw_slices(filters_, g.patch(), batch);
   std::vector<GemmShape> shapes{{"fwd", false, false, filters_, columns, g.patch()},
-                                {"dW", false, false, filters_, g.patch(), columns / slices}};
-  if (slices > 1) shapes.push_back({"dW sum", false, false, 1, outputs, slices});
+                                {"dW", true, false, filters_, g.patch(), columns / slices}};
   if (need_dx) shapes.push_back({"dX", true, false, g.patch(), columns, filters_});
   return shapes;
 }
@@ -242,16 +254,15 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   y_ = Tensor(rt, {max_batch, filters_, g_.out_h, g_.out_w});
   dx_ = Tensor(rt, {max_batch, g_.channels, g_.height, g_.width});
   col_ = Tensor(rt, {g_.patch() * max_batch * g_.plane()});  // flat: a batch's (K, B·P) is its front
-  colt_ = Tensor(rt, {g_.patch() * max_batch * g_.plane()});
+  // dW's operands and slices, padded for the tuning in force now (backward grows them if it changes)
+  const size_t most_slices = split_dw(filters_, g_.patch()) ? std::min(kSplitDwMaxSlices, max_batch) : 1;
+  const DwLayout d = dw_layout(rt, max_batch * g_.plane() / most_slices);
+  colt_ = Tensor(rt, {d.kp * max_batch * g_.plane()});
+  dz_rows_ = Tensor(rt, {d.fp * max_batch * g_.plane()});
   cf_ = Tensor(rt, {filters_, max_batch * g_.plane()});
   // Room for the most slices any batch up to max_batch can take (a smaller batch may split where
   // max_batch itself does not, e.g. a last batch of 8 under a maximum of 17).
-  const size_t most_slices = split_dw(filters_, g_.patch()) ? std::min(kSplitDwMaxSlices, max_batch) : 1;
-  if (most_slices > 1) {
-    dw_parts_ = Tensor(rt, {most_slices, filters_, g_.patch()});
-    ones_ = Tensor(rt, {most_slices});
-    ones_.fill(1.f);
-  }
+  dw_parts_ = Tensor(rt, {most_slices * d.fp * d.kp});
   ops_ = std::make_unique<ConvOps>(rt);
   bias_act_ = std::make_unique<BiasActivation>(rt);
 }
@@ -294,21 +305,24 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
   const size_t batch = dy.rows(), columns = batch * g_.plane(), k = g_.patch();
   Runtime& rt = dy.runtime();
   ops_->output_backward(y_last_, dy, cf_, db_, g_, activation_);
-  // dW = dz·colᵀ as a GEMM NN over colᵀ written straight from x (im2row): CLBlast's NN kernel with
-  // the batch as the inner size ran ~2.5× faster than its NT one here (PoCL, 64×288×73728).
-  ops_->im2row(x_last_, colt_, g_);
+  // dW = dz·colᵀ = (dzᵀ)ᵀ·colᵀ, a GEMM TN whose operands both have the batch's pixels as rows: dz's
+  // rows from cf, colᵀ written straight from x (im2row), each row padded as gemm_padding says, so
+  // that CLBlast copies neither (its batched routine allocates every copy it makes, on every call).
+  const size_t slices = dw_slices(batch), part = columns / slices;
+  const DwLayout d = dw_layout(rt, part);
+  ops_->im2row(x_last_, reserve(colt_, columns * d.kp), g_, d.kp);
+  ops_->dz_rows(cf_, reserve(dz_rows_, columns * d.fp), columns, filters_, d.fp);
   DeviceBuffer cb = col_.buffer(), dwb = dw_.buffer();
-  const size_t slices = dw_slices(batch);
-  if (slices == 1) {
-    gemm(rt, Trans::no, Trans::no, filters_, k, columns, 1.f, cf_.buffer(), 0, columns, colt_.buffer(), 0, k,
-         0.f, dwb, dw_.offset(), k);
-  } else {  // dW_s = dz[:, slice s]·colᵀ[slice s, :], then dW = Σ_s dW_s in slice order (1×S · S×F·k)
-    const size_t part = columns / slices, outputs = filters_ * k;
-    DeviceBuffer parts = dw_parts_.buffer();
-    gemm_strided_batched(rt, Trans::no, Trans::no, filters_, k, part, 1.f, cf_.buffer(), 0, columns, part,
-                         colt_.buffer(), 0, k, part * k, 0.f, parts, 0, k, outputs, slices);
-    gemm(rt, Trans::no, Trans::no, 1, outputs, slices, 1.f, ones_.buffer(), 0, slices, parts, 0, outputs, 0.f,
-         dwb, dw_.offset(), outputs);
+  if (slices == 1 && d.fp == filters_ && d.kp == k) {
+    gemm(rt, Trans::yes, Trans::no, filters_, k, columns, 1.f, dz_rows_.buffer(), 0, filters_, colt_.buffer(),
+         0, k, 0.f, dwb, dw_.offset(), k);
+  } else {  // dW_s = dz[:, slice s]·colᵀ[slice s, :] (padded), then dW = Σ_s dW_s in slice order
+    const size_t stride = d.fp * d.kp;
+    DeviceBuffer parts = reserve(dw_parts_, slices * stride).buffer();
+    gemm_strided_batched(rt, Trans::yes, Trans::no, d.fp, d.kp, part, 1.f, dz_rows_.buffer(), 0, d.fp,
+                         part * d.fp, colt_.buffer(), 0, d.kp, part * d.kp, 0.f, parts, 0, d.kp, stride,
+                         slices);
+    ops_->sum_slices(dw_parts_, slices, stride, d.kp, dw_);
   }
   if (!need_dx) return {};
   gemm(rt, Trans::yes, Trans::no, k, columns, filters_, 1.f, w_.buffer(), w_.offset(), k, cf_.buffer(), 0,

@@ -12,7 +12,9 @@ ConvOps::ConvOps(Runtime& rt)
       im2row_(detail::kernel(rt, "conv", "im2row_batched")),
       col2im_(detail::kernel(rt, "conv", "col2im_batched")),
       output_forward_(detail::kernel(rt, "conv", "conv_output_forward")),
-      output_backward_(detail::single_group_kernel(rt, "conv", "conv_output_backward", 1, lanes_)) {}
+      output_backward_(detail::single_group_kernel(rt, "conv", "conv_output_backward", 1, lanes_)),
+      dz_rows_(detail::kernel(rt, "conv", "conv_dz_rows")),
+      sum_slices_(detail::kernel(rt, "conv", "conv_sum_slices")) {}
 
 namespace {
 void check_offset_zero(const Tensor& t, const char* what) {
@@ -36,20 +38,24 @@ void check_output_stage(const char* what, const Tensor& cf, const Tensor& y, con
 // im2col and im2row take the same arguments (x, its offset, the output, the batch and the geometry)
 // and differ in the layout they write; `items` is their work-item count.
 void enqueue_patches(Runtime& rt, compute::kernel& k, const char* what, const Tensor& x, Tensor& out,
-                     const ConvGeometry& g, size_t items) {
+                     const ConvGeometry& g, size_t items, size_t ld = 0) {
   using detail::u32;
-  const size_t batch = x.rows();
-  if (x.cols() != g.channels * g.height * g.width || out.size() < batch * g.patch() * g.plane())
+  const size_t batch = x.rows(), row = ld ? ld : g.patch();
+  if (x.cols() != g.channels * g.height * g.width || row < g.patch() || out.size() < batch * row * g.plane())
     throw ValidationError(fmt::format("{}: x {} or its output {} does not fit ({}, {}, {}) with kernel {}",
                                       what, x.shape_string(), out.shape_string(), g.channels, g.height,
                                       g.width, g.kernel));
   check_offset_zero(out, what);
-  u32(batch * g.patch() * g.plane(), what);
+  u32(batch * row * g.plane(), what);
   detail::set_args(k, x.mem(), u32(x.offset(), "offset"), out.mem(), u32(batch, "batch"),
                    u32(g.channels, "channels"), u32(g.height, "height"), u32(g.width, "width"),
                    u32(g.kernel, "kernel"), u32(g.kernel, "kernel"), u32(g.stride, "stride"),
                    u32(g.pad_top, "pad"), u32(g.pad_left, "pad"), u32(g.out_h, "out_h"),
                    u32(g.out_w, "out_w"));
+  if (ld) {
+    const cl_uint row_length = u32(ld, "row length");
+    detail::set_arg(k, 14, &row_length, sizeof(row_length));
+  }
   detail::launch_1d(rt, k, items);
 }
 }  // namespace
@@ -58,8 +64,37 @@ void ConvOps::im2col(const Tensor& x, Tensor& col, const ConvGeometry& g) {
   enqueue_patches(rt_, im2col_, "im2col", x, col, g, x.rows() * g.patch() * g.out_h);  // one per output row
 }
 
-void ConvOps::im2row(const Tensor& x, Tensor& colt, const ConvGeometry& g) {
-  enqueue_patches(rt_, im2row_, "im2row", x, colt, g, x.rows() * g.plane());  // one per output pixel
+void ConvOps::im2row(const Tensor& x, Tensor& colt, const ConvGeometry& g, size_t ld) {
+  enqueue_patches(rt_, im2row_, "im2row", x, colt, g, x.rows() * g.plane(), ld);  // one per output pixel
+}
+
+void ConvOps::dz_rows(const Tensor& dcf, Tensor& rows, size_t count, size_t filters, size_t ld) {
+  using detail::u32;
+  if (ld < filters || dcf.size() < filters * count || rows.size() < count * ld)
+    throw ValidationError(fmt::format("conv_dz_rows: dz {} or its rows {} does not fit {} × {} in rows of {}",
+                                      dcf.shape_string(), rows.shape_string(), filters, count, ld));
+  check_offset_zero(dcf, "conv_dz_rows' input");
+  check_offset_zero(rows, "conv_dz_rows' output");
+  u32(count * ld, "conv_dz_rows' size");
+  detail::set_args(dz_rows_, dcf.mem(), rows.mem(), u32(count, "count"), u32(filters, "filters"),
+                   u32(ld, "ld"));
+  detail::launch_1d(rt_, dz_rows_, count);
+}
+
+void ConvOps::sum_slices(const Tensor& parts, size_t slices, size_t slice_stride, size_t ld, Tensor& dw) {
+  using detail::u32;
+  const size_t filters = dw.rows(), cols = dw.cols();
+  if (slices == 0 || ld < cols || slice_stride < filters * ld ||
+      parts.size() < (slices - 1) * slice_stride + filters * ld)
+    throw ValidationError(
+        fmt::format("conv_sum_slices: {} slices of {} (stride {}, rows of {}) do not fit dW {}", slices,
+                    parts.shape_string(), slice_stride, ld, dw.shape_string()));
+  check_offset_zero(parts, "conv_sum_slices' input");
+  u32(parts.size(), "conv_sum_slices' input size");
+  detail::set_args(sum_slices_, parts.mem(), u32(slices, "slices"), u32(slice_stride, "slice stride"),
+                   u32(ld, "ld"), dw.mem(), u32(dw.offset(), "offset"), u32(filters, "filters"),
+                   u32(cols, "cols"));
+  detail::launch_row_blocks(rt_, sum_slices_, cols, filters);
 }
 
 void ConvOps::col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g) {

@@ -20,8 +20,13 @@ class ConvOps {
   /// col:(C·K·K, batch·OH·OW), column b·OH·OW + p, from x:(batch, C·H·W); zeros where a window
   /// leaves the image.
   void im2col(const Tensor& x, Tensor& col, const ConvGeometry& g);
-  /// colt:(batch·OH·OW, C·K·K) = colᵀ, written directly from x (row b·OH·OW + p is pixel p's patch).
-  void im2row(const Tensor& x, Tensor& colt, const ConvGeometry& g);
+  /// colt:(batch·OH·OW, ld) = colᵀ, written directly from x (row b·OH·OW + p is pixel p's patch,
+  /// then zeros up to ld ≥ C·K·K).
+  void im2row(const Tensor& x, Tensor& colt, const ConvGeometry& g, size_t ld);
+  /// rows:(count, ld) = dcfᵀ for the channel-major dcf:(filters, count), zeros after the filters.
+  void dz_rows(const Tensor& dcf, Tensor& rows, size_t count, size_t filters, size_t ld);
+  /// dw:(filters, cols) = Σ_s parts[s] (in order), parts[s] at s·slice_stride with rows of ld.
+  void sum_slices(const Tensor& parts, size_t slices, size_t slice_stride, size_t ld, Tensor& dw);
   /// dx:(batch, C·H·W) = the adjoint of im2col applied to dcol (gathered: deterministic).
   void col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g);
   /// y:(batch, F, OH·OW) = act(cf + bias[f]) for the channel-major cf:(F, batch·OH·OW).
@@ -34,7 +39,7 @@ class ConvOps {
  private:
   Runtime& rt_;
   size_t lanes_ = 256;  // output_backward's work-group (one per channel); set before the kernels below
-  compute::kernel im2col_, im2row_, col2im_, output_forward_, output_backward_;
+  compute::kernel im2col_, im2row_, col2im_, output_forward_, output_backward_, dz_rows_, sum_slices_;
 };
 
 }  // namespace anycl

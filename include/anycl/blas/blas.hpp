@@ -35,6 +35,18 @@ void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, s
                           const DeviceBuffer& b, size_t b_offset, size_t ldb, size_t b_stride, float beta,
                           DeviceBuffer& c, size_t c_offset, size_t ldc, size_t c_stride, size_t batch);
 
+/// The multiples to pad an m×n×k product's C (row-major: m rows, n columns) to, with its operands
+/// laid out to match, so that CLBlast computes it without copying any operand into a temporary:
+/// where `gemm` asks for it column-major on CLBlast's indirect kernel (see blas.cpp), n to the
+/// kernel's MWG and m to its NWG, and op(A) and op(B) then wanted with k as their outer index (A
+/// given transposed, B not); elsewhere 1 and 1 (nothing to gain). Also true for
+/// gemm_strided_batched, where CLBlast allocates such temporaries on every call.
+struct GemmPadding {
+  size_t m = 1, n = 1;
+  bool k_outer = false;  ///< whether the copy-free layout wants op(A) = Aᵀ and op(B) = B
+};
+GemmPadding gemm_padding(Runtime& rt, size_t m, size_t n, size_t k);
+
 /// CLBlast's Convgemm (cross-correlation, no dilation, symmetric padding): im:(batch, C, H, W),
 /// kernels:(F, C, K, K) → result:(batch, F, OH, OW), all NCHW.
 void convgemm(Runtime& rt, size_t channels, size_t height, size_t width, size_t kernel, size_t pad,

@@ -66,12 +66,19 @@ class Conv2D final : public Layer {
   uint32_t index_ = 0;
   Tensor w_, b_, dw_, db_;  // views into the model's flat buffers
   Tensor y_, dx_;           // (max_batch, F, OH, OW), (max_batch, C, H, W)
-  Tensor col_;   // (C·K·K, batch·OH·OW) (flat): im2col of x in the forward pass, dcol in the backward
-  Tensor colt_;  // (batch·OH·OW, C·K·K) (flat): im2row of x, for the weight gradient's GEMM NN
-  Tensor cf_;    // (F, batch·OH·OW): the forward GEMM's result, then dz for the backward GEMMs
-  // Split-K weight gradient for layers with a small weight matrix (see dw_slices()): dW per slice
-  // of the batch, (slices, F, C·K·K), then summed in slice order by a GEMM with a row of ones.
-  Tensor dw_parts_, ones_;
+  Tensor col_;      // (C·K·K, batch·OH·OW) (flat): im2col of x in the forward pass, dcol in the backward
+  Tensor colt_;     // (batch·OH·OW, kp) (flat): im2row of x, for the weight gradient's GEMM
+  Tensor cf_;       // (F, batch·OH·OW): the forward GEMM's result, then dz for the backward GEMMs
+  Tensor dz_rows_;  // (batch·OH·OW, fp) (flat): dzᵀ, for the weight gradient's GEMM
+  // The weight gradient per slice of the batch (see dw_slices()), (slices, fp, kp), then summed in
+  // slice order into dW by a kernel.
+  Tensor dw_parts_;
+  // dW's padded sizes: F to fp and C·K·K to kp, as gemm_padding asks for CLBlast to copy nothing.
+  struct DwLayout {
+    size_t fp, kp;
+  };
+  DwLayout dw_layout(Runtime& rt, size_t part) const;
+  Tensor& reserve(Tensor& t, size_t floats);
   Tensor x_last_, y_last_;
   std::unique_ptr<ConvOps> ops_;
   std::unique_ptr<BiasActivation> bias_act_;
