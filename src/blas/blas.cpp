@@ -147,7 +147,7 @@ void matmul(const Tensor& a, Trans ta, const Tensor& b, Trans tb, Tensor& c, flo
 GemmPadding gemm_padding(Runtime& rt, size_t m, size_t n, size_t k) {
   if (m == 0 || n == 0 || !column_major_call(rt, m, n, k)) return {};
   const GemmLayoutParams layout = rt.gemm_layout();
-  return {layout.nwg, layout.mwg, true};
+  return {layout.nwg, layout.mwg};
 }
 
 void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, float alpha,

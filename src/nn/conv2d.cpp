@@ -3,7 +3,8 @@
 // reorders to NCHW; or CLBlast's Convgemm, then the bias and activation in place. Backward: one pass
 // for dz = dy·act'(y), reordered channel-major into cf, and db; then dW = dz·colᵀ as a GEMM TN over
 // dz's rows and colᵀ (both (B·P, ·), written by two passes, colᵀ straight from x by im2row, their
-// rows padded so that CLBlast copies neither) and dcol = Wᵀ·dz (into col's buffer), one GEMM each
+// rows padded so that CLBlast copies neither; NN over dz itself where there is nothing to pad or
+// split) and dcol = Wᵀ·dz (into col's buffer), one GEMM each
 // for the whole batch (the batch is the GEMMs' inner or outer size, which keeps CLBlast on its
 // fast, large-matrix kernel), and col2im for dx — no atomics, so reruns are bit-identical. A dW of
 // few output tiles (the first layer's 32×9, the second's 64×288) has the batch as its inner size:
@@ -22,6 +23,7 @@
 #include "ops/activation.hpp"
 #include "ops/conv.hpp"
 #include "ops/init.hpp"
+#include "ops/kernel_call.hpp"
 
 namespace anycl {
 
@@ -220,8 +222,7 @@ size_t Conv2D::dw_slices(size_t batch) const noexcept { return split_dw_slices(f
 
 Conv2D::DwLayout Conv2D::dw_layout(Runtime& rt, size_t part) const {
   const GemmPadding pad = gemm_padding(rt, filters_, g_.patch(), part);
-  auto round_up = [](size_t n, size_t multiple) { return (n + multiple - 1) / multiple * multiple; };
-  return {round_up(filters_, pad.m), round_up(g_.patch(), pad.n)};
+  return {detail::round_up(filters_, pad.m), detail::round_up(g_.patch(), pad.n)};
 }
 
 // A scratch tensor of at least `floats` (a new tuning can ask for more padding than build() saw).
@@ -233,8 +234,8 @@ Tensor& Conv2D::reserve(Tensor& t, size_t floats) {
 std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, bool need_dx) const {
   const ConvGeometry g = geometry(input);
   const size_t columns = checked_mul(batch, g.plane(), "a Conv2D's column matrix");
-  // cf = W·col (NN); dW = dz·colᵀ (TN over dz's rows and im2row's colᵀ), per slice of the batch
-  // when split (then summed by a kernel); dcol = Wᵀ·dz (TN)
+  // cf = W·col (NN); dW = dz·colᵀ (TN over dz's rows and im2row's colᵀ, per slice of the batch
+  // when split, then summed by a kernel; NN over dz where neither split nor padded); dcol = Wᵀ·dz (TN)
   const size_t slices = split_dw_slices(filters_, g.patch(), batch);
   std::vector<GemmShape> shapes{{"fwd", false, false, filters_, columns, g.patch()},
                                 {"dW", true, false, filters_, g.patch(), columns / slices}};
@@ -311,12 +312,12 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
   const size_t slices = dw_slices(batch), part = columns / slices;
   const DwLayout d = dw_layout(rt, part);
   ops_->im2row(x_last_, reserve(colt_, columns * d.kp), g_, d.kp);
-  ops_->dz_rows(cf_, reserve(dz_rows_, columns * d.fp), columns, filters_, d.fp);
   DeviceBuffer cb = col_.buffer(), dwb = dw_.buffer();
-  if (slices == 1 && d.fp == filters_ && d.kp == k) {
-    gemm(rt, Trans::yes, Trans::no, filters_, k, columns, 1.f, dz_rows_.buffer(), 0, filters_, colt_.buffer(),
-         0, k, 0.f, dwb, dw_.offset(), k);
+  if (slices == 1 && d.fp == filters_ && d.kp == k) {  // nothing to pad (row-major): NN over dz itself
+    gemm(rt, Trans::no, Trans::no, filters_, k, columns, 1.f, cf_.buffer(), 0, columns, colt_.buffer(), 0, k,
+         0.f, dwb, dw_.offset(), k);
   } else {  // dW_s = dz[:, slice s]·colᵀ[slice s, :] (padded), then dW = Σ_s dW_s in slice order
+    ops_->dz_rows(cf_, reserve(dz_rows_, columns * d.fp), columns, filters_, d.fp);
     const size_t stride = d.fp * d.kp;
     DeviceBuffer parts = reserve(dw_parts_, slices * stride).buffer();
     gemm_strided_batched(rt, Trans::yes, Trans::no, d.fp, d.kp, part, 1.f, dz_rows_.buffer(), 0, d.fp,

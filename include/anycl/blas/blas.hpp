@@ -38,12 +38,11 @@ void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, s
 /// The multiples to pad an m×n×k product's C (row-major: m rows, n columns) to, with its operands
 /// laid out to match, so that CLBlast computes it without copying any operand into a temporary:
 /// where `gemm` asks for it column-major on CLBlast's indirect kernel (see blas.cpp), n to the
-/// kernel's MWG and m to its NWG, and op(A) and op(B) then wanted with k as their outer index (A
+/// kernel's MWG and m to its NWG, with op(A) and op(B) then wanted with k as their outer index (A
 /// given transposed, B not); elsewhere 1 and 1 (nothing to gain). Also true for
 /// gemm_strided_batched, where CLBlast allocates such temporaries on every call.
 struct GemmPadding {
   size_t m = 1, n = 1;
-  bool k_outer = false;  ///< whether the copy-free layout wants op(A) = Aᵀ and op(B) = B
 };
 GemmPadding gemm_padding(Runtime& rt, size_t m, size_t n, size_t k);
 
