@@ -128,7 +128,7 @@ std::pair<double, double> host_layer_seconds(const Layer& layer, const Shape& in
 
 }  // namespace
 
-Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repeats,
+Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repeats, bool with_convgemm,
                 std::vector<Table>* breakdown, const std::string& trace_path) {
   Table t;
   t.name = "cnn";
@@ -143,7 +143,9 @@ Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repe
 
   // 1. The real Trainer, each Conv2D forward algorithm in turn.
   std::vector<std::pair<std::string, double>> rates;
-  for (ConvForward algo : {ConvForward::im2col_gemm, ConvForward::convgemm}) {
+  std::vector<ConvForward> algorithms{ConvForward::im2col_gemm};
+  if (with_convgemm) algorithms.push_back(ConvForward::convgemm);
+  for (ConvForward algo : algorithms) {
     Sequential model(spec);
     for (const auto& l : model.layers())
       if (auto* c = dynamic_cast<Conv2D*>(l.get())) c->set_forward(algo);
@@ -217,7 +219,7 @@ Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repe
     host_total += hf + hb;
     // Both forward algorithms, for each convolution at this shape.
     if (auto* c = dynamic_cast<Conv2D*>(layers[i].get())) {
-      for (ConvForward algo : {ConvForward::convgemm, ConvForward::im2col_gemm}) {
+      for (ConvForward algo : algorithms) {
         c->set_forward(algo);
         const double s = median_seconds(repeats, [&] {
           c->forward(inputs[i], ctx);

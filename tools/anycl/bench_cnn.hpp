@@ -11,13 +11,13 @@
 
 namespace anycl::cli {
 
-/// Trainer throughput over `limit` training samples (one warm-up epoch, then `repeats` timed ones),
-/// then per-layer times at batch 128: each layer's forward and backward enqueued alone and waited for
-/// (a queue finish after each: simple wall-clock timing, no OpenCL event profiling). With
-/// `breakdown` (a runtime created with profiling on), the timed steps of the default algorithm's
-/// training, command by command, are appended there as a table (and written to `trace_path` as a
-/// Chrome trace unless it is empty).
-Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repeats,
+/// Trainer throughput (im2col + GEMM forward, and with `with_convgemm` CLBlast's Convgemm too) over `limit`
+/// training samples (one warm-up epoch, then `repeats` timed ones), then per-layer times at batch 128: each
+/// layer's forward and backward enqueued alone and waited for (a queue finish after each: simple wall-clock
+/// timing, no OpenCL event profiling). With `breakdown` (a runtime created with profiling on), the timed
+/// steps of the default algorithm's training, command by command, are appended there as a table (and written
+/// to `trace_path` as a Chrome trace unless it is empty).
+Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repeats, bool with_convgemm,
                 std::vector<Table>* breakdown = nullptr, const std::string& trace_path = {});
 
 }  // namespace anycl::cli

@@ -68,6 +68,8 @@ constexpr const char* kUsage =
     "  --breakdown         mlp, cnn: one timed step command by command (each kernel and GEMM, share, gaps),\n"
     "                      from OpenCL profiling events (the profiled run is a little slower)\n"
     "  --profile FILE      mlp, cnn: also write the device timeline as Chrome trace JSON (open in Perfetto)\n"
+    "  --conv-forward im2col  cnn: only the default Conv2D forward (im2col + GEMM), not also CLBlast's\n"
+    "                      Convgemm (default both; Convgemm's training epochs take minutes on a CPU)\n"
     "Run under tools/count-launches.sh to count every OpenCL kernel launch (CLBlast's too).\n";
 
 constexpr const char* kBenchKernels = R"CL(
@@ -92,6 +94,7 @@ struct Settings {
   std::string blas_note;
   bool breakdown = false;               // mlp, cnn: profile the steps (--breakdown, --profile)
   std::string gemm_model = "mlp";       // gemm: whose GEMM shapes (--model)
+  bool with_convgemm = true;            // cnn: also the CLBlast Convgemm forward (--conv-forward)
   std::string profile_path;             // mlp: where the trace goes (--profile)
   std::vector<Table>* extra = nullptr;  // tables a bench adds after its own (the breakdown)
 };
@@ -483,7 +486,7 @@ int run_bench(int argc, char** argv) {
     return run_bench_predict(argc, argv);  // flags of its own
   const Args args(argc, argv, 2,
                   {"--device", "--repeats", "--sizes", "--peak-gflops", "--data", "--limit", "--devices",
-                   "--profile", "--model"},
+                   "--profile", "--model", "--conv-forward"},
                   {"--json", "--help", "--distributed", "--breakdown"});
   if (args.has("--help")) return fmt::print("{}", kUsage), 0;
   std::string which = args.positional().empty() ? "all" : args.positional().front();
@@ -501,6 +504,12 @@ int run_bench(int argc, char** argv) {
   if (args.has("--model") && which != "gemm")
     throw UsageError(
         "--model picks the shapes of `anycl bench gemm`; `bench mlp` and `bench cnn` name their model");
+  const std::string conv_forward = args.get("--conv-forward", "both");
+  if (conv_forward != "both" && conv_forward != "im2col")
+    throw UsageError("--conv-forward must be both or im2col");
+  if (args.has("--conv-forward") && which != "cnn")
+    throw UsageError("--conv-forward is a flag of `anycl bench cnn`");
+  s.with_convgemm = conv_forward == "both";
   s.data_dir = args.get("--data");
   s.limit = size_t(args.get_int("--limit", which == "cnn" ? 1280 : 12800, 128, 1ll << 40));
   s.profile_path = args.get("--profile");
@@ -559,8 +568,8 @@ int run_bench(int argc, char** argv) {
   run("mlp", bench_mlp);
   if (which == "cnn")
     run("cnn", [](Runtime& r, const Settings& st) {
-      return bench_cnn(r, st.data_dir, st.limit, st.repeats, st.breakdown ? st.extra : nullptr,
-                       st.profile_path);
+      return bench_cnn(r, st.data_dir, st.limit, st.repeats, st.with_convgemm,
+                       st.breakdown ? st.extra : nullptr, st.profile_path);
     });
   run("startup",
       [](Runtime& r, const Settings& st) { return bench_startup(r.info(), st.data_dir, st.repeats); });
