@@ -213,19 +213,27 @@ void transpose(const Tensor& a, Tensor& out) {
   if (out.rows() != a.cols() || out.cols() != a.rows())
     throw ValidationError(
         fmt::format("transpose: a{} does not fit out{}", a.shape_string(), out.shape_string()));
-  Runtime& rt = out.runtime();
+  DeviceBuffer b = out.buffer();
+  omatcopy(out.runtime(), Trans::yes, a.rows(), a.cols(), a.buffer(), a.offset(), a.cols(), b, out.offset(),
+           out.cols());
+}
+
+void omatcopy(Runtime& rt, Trans t, size_t rows, size_t cols, const DeviceBuffer& a, size_t a_offset,
+              size_t lda, DeviceBuffer& b, size_t b_offset, size_t ldb) {
+  if (rows == 0 || cols == 0) return;
   detail::require_clblast("clblast::Omatcopy");
   cl_command_queue queue = rt.queue();
   ++rt.counters().transposes;
   Profile* profile = rt.profile();
   cl_event event = nullptr;
-  const auto status = clblast::Omatcopy<float>(
-      clblast::Layout::kRowMajor, clblast::Transpose::kYes, a.rows(), a.cols(), 1.f, a.buffer().mem(),
-      a.offset(), a.cols(), out.buffer().mem(), out.offset(), out.cols(), &queue, profile ? &event : nullptr);
+  const auto status =
+      clblast::Omatcopy<float>(clblast::Layout::kRowMajor, to_clblast(t), rows, cols, 1.f, a.mem(), a_offset,
+                               lda, b.mem(), b_offset, ldb, &queue, profile ? &event : nullptr);
   if (status != clblast::StatusCode::kSuccess)
-    throw OpenCLError(int(status), "clblast::Omatcopy",
-                      fmt::format("{} → {} on {}", a.shape_string(), out.shape_string(), rt.info().name));
-  if (event) profile->record(event, fmt::format("Omatcopy T {}x{}", a.rows(), a.cols()), "transpose");
+    throw OpenCLError(
+        int(status), "clblast::Omatcopy",
+        fmt::format("{} {}x{} (lda {}, ldb {}) on {}", name(t), rows, cols, lda, ldb, rt.info().name));
+  if (event) profile->record(event, fmt::format("Omatcopy {} {}x{}", name(t), rows, cols), "transpose");
 }
 
 void gemm_warmup(Runtime& rt, const std::vector<std::pair<Trans, Trans>>& transposes,

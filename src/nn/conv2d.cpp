@@ -225,6 +225,10 @@ Conv2D::DwLayout Conv2D::dw_layout(Runtime& rt, size_t part) const {
   return {detail::round_up(filters_, pad.m), detail::round_up(g_.patch(), pad.n)};
 }
 
+size_t Conv2D::dx_rows(Runtime& rt, size_t columns) const {
+  return detail::round_up(g_.patch(), gemm_padding(rt, g_.patch(), columns, filters_).m);
+}
+
 // A scratch tensor of at least `floats` (a new tuning can ask for more padding than build() saw).
 Tensor& Conv2D::reserve(Tensor& t, size_t floats) {
   if (t.size() < floats) t = Tensor(w_.runtime(), {floats});
@@ -254,7 +258,8 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   db_ = grads.rows(wn, filters_);
   y_ = Tensor(rt, {max_batch, filters_, g_.out_h, g_.out_w});
   dx_ = Tensor(rt, {max_batch, g_.channels, g_.height, g_.width});
-  col_ = Tensor(rt, {g_.patch() * max_batch * g_.plane()});  // flat: a batch's (K, B·P) is its front
+  const size_t most_columns = max_batch * g_.plane();
+  col_ = Tensor(rt, {dx_rows(rt, most_columns) * most_columns});  // flat: a batch's (K, B·P) is its front
   // dW's operands and slices, padded for the tuning in force now (backward grows them if it changes)
   const size_t most_slices = split_dw(filters_, g_.patch()) ? std::min(kSplitDwMaxSlices, max_batch) : 1;
   const DwLayout d = dw_layout(rt, max_batch * g_.plane() / most_slices);
@@ -326,8 +331,23 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
     ops_->sum_slices(dw_parts_, slices, stride, d.kp, dw_);
   }
   if (!need_dx) return {};
-  gemm(rt, Trans::yes, Trans::no, k, columns, filters_, 1.f, w_.buffer(), w_.offset(), k, cf_.buffer(), 0,
-       columns, 0.f, cb, 0, columns);
+  // dcol = Wᵀ·dz. Where gemm_padding pads C·K·K, W gets zero columns and dcol rows to match, so that
+  // CLBlast neither copies W nor computes dcol into a temporary and copies it back.
+  const size_t kx = dx_rows(rt, columns);
+  if (kx == k) {
+    gemm(rt, Trans::yes, Trans::no, k, columns, filters_, 1.f, w_.buffer(), w_.offset(), k, cf_.buffer(), 0,
+         columns, 0.f, cb, 0, columns);
+  } else {
+    if (w_padded_.size() != filters_ * kx) {
+      w_padded_ = Tensor(rt, {filters_ * kx});
+      w_padded_.fill(0.f);
+    }
+    DeviceBuffer wpb = w_padded_.buffer();
+    omatcopy(rt, Trans::no, filters_, k, w_.buffer(), w_.offset(), k, wpb, 0, kx);
+    cb = reserve(col_, kx * columns).buffer();
+    gemm(rt, Trans::yes, Trans::no, kx, columns, filters_, 1.f, wpb, 0, kx, cf_.buffer(), 0, columns, 0.f, cb,
+         0, columns);
+  }
   Tensor dx = dx_.rows(0, batch);
   ops_->col2im(col_, dx, g_);
   return dx;

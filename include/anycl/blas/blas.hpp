@@ -55,6 +55,12 @@ void convgemm(Runtime& rt, size_t channels, size_t height, size_t width, size_t 
 /// out = aᵀ through CLBlast's Omatcopy (a: r×c, out: c×r).
 void transpose(const Tensor& a, Tensor& out);
 
+/// b = op(a), row-major, through CLBlast's Omatcopy: a is rows×cols (leading dimension lda), b is
+/// op(a)'s shape with leading dimension ldb (a wider ldb copies into a padded matrix, leaving the
+/// padding as it was).
+void omatcopy(Runtime& rt, Trans t, size_t rows, size_t cols, const DeviceBuffer& a, size_t a_offset,
+              size_t lda, DeviceBuffer& b, size_t b_offset, size_t ldb);
+
 /// Compiles CLBlast's kernels for each (ta, tb) pair by running one GEMM of each square size
 /// (small sizes take CLBlast's direct kernel, large ones its indirect one), then waits: the first
 /// real call is then not slowed by compilation. Call from one thread at a time (CLBlast 1.5.3's

@@ -66,10 +66,12 @@ class Conv2D final : public Layer {
   uint32_t index_ = 0;
   Tensor w_, b_, dw_, db_;  // views into the model's flat buffers
   Tensor y_, dx_;           // (max_batch, F, OH, OW), (max_batch, C, H, W)
-  Tensor col_;      // (C·K·K, batch·OH·OW) (flat): im2col of x in the forward pass, dcol in the backward
-  Tensor colt_;     // (batch·OH·OW, kp) (flat): im2row of x, for the weight gradient's GEMM
-  Tensor cf_;       // (F, batch·OH·OW): the forward GEMM's result, then dz for the backward GEMMs
-  Tensor dz_rows_;  // (batch·OH·OW, fp) (flat): dzᵀ, for the weight gradient's GEMM
+  Tensor col_;       // (C·K·K, batch·OH·OW) (flat): im2col of x in the forward pass, dcol in the backward
+                     // (dx_rows() rows there: the padding rows are written, never read)
+  Tensor w_padded_;  // (F, dx_rows()): W with zero columns, dcol's A when dx_rows() pads C·K·K
+  Tensor colt_;      // (batch·OH·OW, kp) (flat): im2row of x, for the weight gradient's GEMM
+  Tensor cf_;        // (F, batch·OH·OW): the forward GEMM's result, then dz for the backward GEMMs
+  Tensor dz_rows_;   // (batch·OH·OW, fp) (flat): dzᵀ, for the weight gradient's GEMM
   // The weight gradient per slice of the batch (see dw_slices()), (slices, fp, kp), then summed in
   // slice order into dW by a kernel.
   Tensor dw_parts_;
@@ -78,6 +80,8 @@ class Conv2D final : public Layer {
     size_t fp, kp;
   };
   DwLayout dw_layout(Runtime& rt, size_t part) const;
+  // dcol's rows: C·K·K padded as gemm_padding asks for dcol = Wᵀ·dz over `columns` pixels.
+  size_t dx_rows(Runtime& rt, size_t columns) const;
   Tensor& reserve(Tensor& t, size_t floats);
   Tensor x_last_, y_last_;
   std::unique_ptr<ConvOps> ops_;
