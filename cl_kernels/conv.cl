@@ -135,16 +135,18 @@ void conv_output_backward(__global const float* y, const uint y_off, __global co
   if (lane == 0) dbias[dbias_off + f] = part[0];
 }
 
-// dz as rows of `ld` ≥ F floats (zeros after the channels), for the weight gradient's GEMM:
-// rows[q][f] = dcf[f][q] for q < count = B·P. One work-item per q: the reads of neighbouring
-// work-items are contiguous, and each writes its own row.
+// rows[q][f] = dcf[f][q] for f < filters, 0 up to ld: dz's rows, for the weight gradient's GEMM.
+// A 2-D range: x over the row's ld positions (neighbouring stores), y over runs of DZ_ROWS_RUN rows
+// (each work-item's reads then walk along one row of dcf).
+#define DZ_ROWS_RUN 8
 __kernel void conv_dz_rows(__global const float* dcf, __global float* rows, const uint count,
                            const uint filters, const uint ld) {
-  const size_t q = get_global_id(0);
-  if (q >= count) return;
-  __global float* out = rows + q * ld;
-  for (uint f = 0; f < filters; ++f) out[f] = dcf[(size_t)f * count + q];
-  for (uint f = filters; f < ld; ++f) out[f] = 0.0f;
+  const uint f = get_global_id(0);
+  const size_t first = (size_t)get_global_id(1) * DZ_ROWS_RUN;
+  if (f >= ld || first >= count) return;
+  __global float* out = rows + first * ld + f;
+  __global const float* in = dcf + (size_t)(f < filters ? f : 0) * count + first;
+  for (uint i = 0; i < DZ_ROWS_RUN && first + i < count; ++i) out[(size_t)i * ld] = f < filters ? in[i] : 0.0f;
 }
 
 // The weight gradient from its slices: dw[f][j] = Σ_s parts[s][f][j] (s in order: deterministic),

@@ -35,6 +35,9 @@ void check_output_stage(const char* what, const Tensor& cf, const Tensor& y, con
   detail::u32(y.size(), "a Conv2D's output size");
 }
 
+// Rows per work-item of conv_dz_rows (DZ_ROWS_RUN in conv.cl).
+constexpr size_t kRowRun = 8;
+
 // im2col and im2row take the same arguments (x, its offset, the output, the batch and the geometry)
 // and differ in the layout they write; `items` is their work-item count.
 void enqueue_patches(Runtime& rt, compute::kernel& k, const char* what, const Tensor& x, Tensor& out,
@@ -78,7 +81,7 @@ void ConvOps::dz_rows(const Tensor& dcf, Tensor& rows, size_t count, size_t filt
   u32(count * ld, "conv_dz_rows' size");
   detail::set_args(dz_rows_, dcf.mem(), rows.mem(), u32(count, "count"), u32(filters, "filters"),
                    u32(ld, "ld"));
-  detail::launch_1d(rt_, dz_rows_, count);
+  detail::launch_row_blocks(rt_, dz_rows_, ld, (count + kRowRun - 1) / kRowRun);
 }
 
 void ConvOps::sum_slices(const Tensor& parts, size_t slices, size_t slice_stride, size_t ld, Tensor& dw) {
