@@ -110,15 +110,16 @@ TEST_CASE("a CNN's GEMM shapes include its convolutions', so anycl tune and the 
   // Keras' mnist_cnn at batch 4: conv 32 3×3 on 1×28×28 (P = 676), conv 64 3×3 on 32×26×26 (P = 576),
   // then Dense 128 on 9216 features and Dense 10.
   const auto shapes = anycl::model_gemm_shapes(anycl::Sequential(anycl::reference_cnn()), 4);
-  const std::vector<std::tuple<std::string, bool, bool, size_t, size_t, size_t>> expected{
-      {"fwd 1", false, false, 32, 4 * 676, 9}, {"fwd 2", false, false, 64, 4 * 576, 288},
-      {"fwd 3", false, false, 4, 128, 9216},   {"fwd 4", false, false, 4, 10, 128},
-      {"dW 4", true, false, 128, 10, 4},       {"dX 4", false, true, 4, 128, 10},
-      {"dW 3", true, false, 9216, 128, 4},     {"dX 3", false, true, 4, 9216, 128},
-      {"dW 2", true, false, 64, 288, 576},                                          // 4 slices
-      {"dX 2", true, false, 288, 4 * 576, 64}, {"dW 1", true, false, 32, 9, 676}};  // 4 slices
+  // The last number: calls per step (a weight gradient split over slices: anycl tune weighs it so).
+  const std::vector<std::tuple<std::string, bool, bool, size_t, size_t, size_t, size_t>> expected{
+      {"fwd 1", false, false, 32, 4 * 676, 9, 1}, {"fwd 2", false, false, 64, 4 * 576, 288, 1},
+      {"fwd 3", false, false, 4, 128, 9216, 1},   {"fwd 4", false, false, 4, 10, 128, 1},
+      {"dW 4", true, false, 128, 10, 4, 1},       {"dX 4", false, true, 4, 128, 10, 1},
+      {"dW 3", true, false, 9216, 128, 4, 1},     {"dX 3", false, true, 4, 9216, 128, 1},
+      {"dW 2", true, false, 64, 288, 576, 4},     {"dX 2", true, false, 288, 4 * 576, 64, 1},
+      {"dW 1", true, false, 32, 9, 676, 4}};
   REQUIRE(shapes.size() == expected.size());
   for (size_t i = 0; i < shapes.size(); ++i)
     CHECK(std::tie(shapes[i].label, shapes[i].trans_a, shapes[i].trans_b, shapes[i].m, shapes[i].n,
-                   shapes[i].k) == expected[i]);
+                   shapes[i].k, shapes[i].count) == expected[i]);
 }

@@ -231,9 +231,12 @@ TEST_CASE("anycl tune continues a partial tuning file stage by stage in child pr
   CHECK(t->kernels.count("anyclDense") == 1);
   CHECK(r.output.find("dense dx as ") != std::string::npos);
 
-  const auto bad = anycl::test::run_command(cli + " tune --shapes 'NN0x1x1/zero'");
-  CHECK(bad.exit_code == 2);
-  CHECK_MESSAGE(bad.output.find("is not a GEMM shape") != std::string::npos, bad.output);
+  for (const char* wrong : {"NN0x1x1/zero", "NN1x1x1*0/no calls", "NN1x1x1*/no count", "NN1x1x1x/trailing"}) {
+    const auto bad = anycl::test::run_command(cli + " tune --shapes '" + wrong + "'");
+    CAPTURE(wrong);
+    CHECK(bad.exit_code == 2);
+    CHECK_MESSAGE(bad.output.find("is not a GEMM shape") != std::string::npos, bad.output);
+  }
 }
 
 TEST_CASE("dense gradients are the same with dx through a transpose and a GEMM NN") {

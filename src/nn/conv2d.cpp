@@ -242,7 +242,7 @@ std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, boo
   // when split, then summed by a kernel; NN over dz where neither split nor padded); dcol = Wᵀ·dz (TN)
   const size_t slices = split_dw_slices(filters_, g.patch(), batch);
   std::vector<GemmShape> shapes{{"fwd", false, false, filters_, columns, g.patch()},
-                                {"dW", true, false, filters_, g.patch(), columns / slices}};
+                                {"dW", true, false, filters_, g.patch(), columns / slices, slices}};
   if (need_dx) shapes.push_back({"dX", true, false, g.patch(), columns, filters_});
   return shapes;
 }

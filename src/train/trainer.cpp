@@ -83,6 +83,7 @@ Trainer::Trainer(Sequential& model, Optimizer& optimizer, TrainOptions options)
     : options_(std::move(options)), collective_(&single_process_), uploads_(std::make_unique<Uploads>()) {
   replicas_.push_back(std::make_unique<Replica>(model, optimizer, options_.batch, options_.seed));
   bounds_ = {0.0, 1.0};
+  apply_model_tuning(model.runtime(), model_gemm_shapes(model, options_.batch));  // as below
 }
 
 Trainer::Trainer(const std::vector<Runtime*>& runtimes, const ModelSpec& spec,

@@ -174,7 +174,8 @@ Table bench_gemm(Runtime& rt, const Settings& s) {
                         host > 0 ? Cell::num(dev_g / host_g, 2) : Cell::none(),
                         s.peak_gflops > 0 ? Cell::num(100.0 * dev_g / s.peak_gflops) : Cell::none()});
     };
-    add_row(sh.label, fmt::format("{}{}", sh.trans_a ? 'T' : 'N', sh.trans_b ? 'T' : 'N'), dev);
+    add_row(sh.count > 1 ? fmt::format("{} (×{} a step)", sh.label, sh.count) : sh.label,
+            fmt::format("{}{}", sh.trans_a ? 'T' : 'N', sh.trans_b ? 'T' : 'N'), dev);
     double step_dev = dev;
     if (model_shape && sh.trans_b && !sh.trans_a && rt.transposed_dx()) {
       // What training runs for dx on this device (tuned): Wᵀ copied by CLBlast, then GEMM NN.
@@ -189,7 +190,7 @@ Table bench_gemm(Runtime& rt, const Settings& s) {
           [&] { rt.finish(); });
       add_row(sh.label + " as trained", "Wᵀ+NN", step_dev);
     }
-    if (model_shape) model_dev += step_dev, model_host += host;
+    if (model_shape) model_dev += step_dev * double(sh.count), model_host += host * double(sh.count);
   }
   if (model_host > 0)
     t.notes.push_back(fmt::format(

@@ -109,8 +109,9 @@ std::vector<std::string> new_lines(const std::string& path, std::streamoff& offs
 std::string format_shapes(const std::vector<GemmShape>& shapes) {
   std::string out;
   for (const auto& s : shapes)
-    out += fmt::format("{}{}{}{}x{}x{}/{}", out.empty() ? "" : ";", s.trans_a ? 'T' : 'N',
-                       s.trans_b ? 'T' : 'N', s.m, s.n, s.k, s.label);
+    out += fmt::format("{}{}{}{}x{}x{}{}/{}", out.empty() ? "" : ";", s.trans_a ? 'T' : 'N',
+                       s.trans_b ? 'T' : 'N', s.m, s.n, s.k, s.count > 1 ? fmt::format("*{}", s.count) : "",
+                       s.label);
   return out;
 }
 
@@ -122,9 +123,13 @@ std::vector<GemmShape> parse_shapes(const std::string& text) {
     const auto slash = item.find('/');
     char ta = 0, tb = 0, x1 = 0, x2 = 0;
     std::istringstream dims(item.substr(0, slash));
-    if (slash == std::string::npos || !(dims >> ta >> tb >> s.m >> x1 >> s.n >> x2 >> s.k) || x1 != 'x' ||
-        x2 != 'x' || (ta != 'N' && ta != 'T') || (tb != 'N' && tb != 'T') || !s.m || !s.n || !s.k)
-      throw UsageError("--shapes: '" + item + "' is not a GEMM shape like NT128x512x784/label");
+    bool ok = slash != std::string::npos && (dims >> ta >> tb >> s.m >> x1 >> s.n >> x2 >> s.k);
+    if (ok && dims.peek() == '*') ok = dims.get() && (dims >> s.count) && s.count > 0 && s.count <= 1u << 20;
+    if (!ok || dims.peek() != std::char_traits<char>::eof() || x1 != 'x' || x2 != 'x' ||
+        (ta != 'N' && ta != 'T') || (tb != 'N' && tb != 'T') || !s.m || !s.n || !s.k)
+      throw UsageError(
+          "--shapes: '" + item +
+          "' is not a GEMM shape like NT128x512x784/label (or TN64x288x4608*16/label: 16 calls a step)");
     s.trans_a = ta == 'T', s.trans_b = tb == 'T', s.label = item.substr(slash + 1);
     shapes.push_back(s);
   }

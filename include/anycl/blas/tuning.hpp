@@ -34,6 +34,7 @@ struct GemmShape {
   std::string label;
   bool trans_a = false, trans_b = false;
   size_t m = 0, n = 0, k = 0;
+  size_t count = 1;  // calls per training step (a weight gradient split over slices of the batch)
 };
 
 /// The reference model's eight GEMMs per training step at batch 128 (forward, dW, dX).

@@ -86,7 +86,7 @@ void measure_candidates(Runtime& rt, const std::vector<TuningCandidate>& candida
       apply_tuning(
           rt, only("GemmRoutine", {{"XGEMM_MIN_INDIRECT_SIZE", c.kernel == "Xgemm" ? 1 : kAlwaysDirect}}));
       r.shape_seconds = detail::time_each_shape(rt, timed, buffers);
-      for (size_t s = 0; s < shapes.size(); ++s) r.seconds += r.shape_seconds[s];
+      for (size_t s = 0; s < shapes.size(); ++s) r.seconds += r.shape_seconds[s] * double(shapes[s].count);
       if (r.seconds < best_seconds) {
         r.error = gemm_mismatch(rt, shapes);
         r.exact = r.error.empty();

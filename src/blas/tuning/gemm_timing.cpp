@@ -49,8 +49,9 @@ std::vector<double> time_each_shape(Runtime& rt, const std::vector<GemmShape>& s
 }
 
 double time_shapes(Runtime& rt, const std::vector<GemmShape>& shapes, ShapeBuffers& buf, int repeats) {
+  const std::vector<double> each = time_each_shape(rt, shapes, buf, repeats);
   double sum = 0;
-  for (double t : time_each_shape(rt, shapes, buf, repeats)) sum += t;
+  for (size_t i = 0; i < each.size(); ++i) sum += each[i] * double(shapes[i].count);
   return sum;
 }
 

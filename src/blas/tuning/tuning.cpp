@@ -383,8 +383,9 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
       double total = 0;
       for (size_t i = 0; i < n; ++i) {
         const bool go_direct = o.shapes[i].m * o.shapes[i].n * o.shapes[i].k < sw * sw * sw;
-        total += dense_dx[i] && transposed ? transpose_w[i] + (go_direct ? nn_direct[i] : nn_indirect[i])
-                                           : (go_direct ? direct[i] : indirect[i]);
+        total += double(o.shapes[i].count) *
+                 (dense_dx[i] && transposed ? transpose_w[i] + (go_direct ? nn_direct[i] : nn_indirect[i])
+                                            : (go_direct ? direct[i] : indirect[i]));
       }
       if (total < best_total) best_total = total, best_switch = sw, use_transposed = transposed;
     }
