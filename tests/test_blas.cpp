@@ -12,6 +12,7 @@
 
 #include "blas/clblast_params.hpp"
 #include "helpers.hpp"
+#include "indirect_gemm.hpp"
 #include "reference/gemm.hpp"
 
 using anycl::Trans;
@@ -161,4 +162,40 @@ TEST_CASE("double-precision gemm matches the host where the device has fp64") {
       for (size_t p = 0; p < k; ++p) ref += a[i * k + p] * b[p * n + j];
       CHECK(got[i * n + j] == ref);
     }
+}
+
+TEST_CASE("transpose on tensors goes through the block kernel and checks shapes") {
+  auto& rt = anycl::test::runtime();
+  const auto host = anycl::test::random_floats(13 * 21, -1, 1, 77);
+  const auto a = anycl::Tensor::from_host(rt, {13, 21}, host);
+  anycl::Tensor out(rt, {21, 13});
+  const auto before = rt.counters().transposes;
+  anycl::transpose(a, out);
+  CHECK(rt.counters().transposes == before + 1);
+  const auto got = out.download();
+  for (size_t r = 0; r < 13; ++r)
+    for (size_t c = 0; c < 21; ++c) REQUIRE(got[c * 13 + r] == host[r * 21 + c]);
+  anycl::Tensor wrong(rt, {13, 21});
+  CHECK_THROWS_AS(anycl::transpose(a, wrong), anycl::ValidationError);
+}
+
+// Asked column-major, CLBlast's indirect kernel computes C in place only where it is whole tiles:
+// `gemm` then runs C's whole tiles and its last rows as two calls (on any device: IndirectGemmScope's
+// MWG = NWG = 32); C is unpadded (ldc = n), as the split needs.
+TEST_CASE("gemm splits C's last rows off where the rest is whole tiles of the indirect kernel, exactly") {
+  auto& rt = anycl::test::runtime();
+  const anycl::test::IndirectGemmScope indirect(rt);
+  const size_t aligned = rt.info().base_address_alignment / sizeof(float);
+  unsigned seed = 300;
+  for (const Case s : {Case{69, 64, 19}, Case{40, 32, 33}})  // 2 tiles + 5 rows, 1 tile + 8 rows
+    for (Trans ta : kTrans)
+      for (Trans tb : kTrans) {
+        const auto before = rt.counters().gemm_calls;
+        check_gemm(ta, tb, s, 1.f, 0.f, seed++, {0, 0, 0, 0});
+        CHECK(rt.counters().gemm_calls - before == 2);  // split
+        check_gemm(ta, tb, s, -0.5f, 2.f, seed++, {aligned, 3, 2 * aligned, 0});
+        const auto padded = rt.counters().gemm_calls;
+        check_gemm(ta, tb, s, 1.f, 1.f, seed++, {aligned, 3, 2 * aligned, 1});  // ldc > n: one call
+        CHECK(rt.counters().gemm_calls - padded == 1);
+      }
 }

@@ -8,6 +8,7 @@
 #include <anycl/train/trainer.hpp>
 
 #include "helpers.hpp"
+#include "indirect_gemm.hpp"
 #include "reference/gather.hpp"
 #include "reference/mlp.hpp"
 
@@ -80,5 +81,30 @@ TEST_CASE("golden trajectory - the device follows the host reference for 20 step
       CHECK_MESSAGE(std::abs(a[s] - ref[s]) <= 1e-3 * std::abs(ref[s]) + 1e-5,
                     fmt::format("step {}: device {} vs reference {}", s, a[s], ref[s]));
     }
+  }
+}
+
+// Where CLBlast runs its indirect GEMMK=0 kernel, Dense asks every product as TN over operands its
+// own transpose made (xᵀ forward, dzᵀ and Wᵀ for dx): the same trajectory, within the same bound.
+TEST_CASE("golden trajectory on CLBlast's indirect kernel - Dense hands it transposed operands") {
+  anycl::data::LoadOptions load;
+  load.limit = kSamples;
+  const auto data = anycl::data::load_folder(anycl::data::kFashionMnistDir, load).train;
+  auto& rt = anycl::test::runtime();
+  const anycl::test::IndirectGemmScope indirect(rt);
+  anycl::OptimizerConfig config;
+  config.name = "momentum";
+  config.lr = 0.05f;
+  std::vector<float> params;
+  const auto before = rt.counters().transposes;
+  const auto a = device_losses(data, config, &params);
+  // Per step: x of 3 layers forward, dz and W of the 2 layers that pass dx back.
+  CHECK(rt.counters().transposes - before >= kSteps * 7);
+  const auto ref = reference_losses(data, config);
+  REQUIRE(a.size() == kSteps);
+  for (size_t s = 0; s < kSteps; ++s) {
+    CAPTURE(s);
+    CHECK_MESSAGE(std::abs(a[s] - ref[s]) <= 1e-3 * std::abs(ref[s]) + 1e-5,
+                  fmt::format("step {}: device {} vs reference {}", s, a[s], ref[s]));
   }
 }

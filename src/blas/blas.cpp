@@ -15,6 +15,7 @@
 #include "blas/clblast_library.hpp"
 #include "blas/clblast_params.hpp"
 #include "blas/tuning/stored_tuning.hpp"
+#include "ops/transpose.hpp"
 
 namespace anycl {
 namespace {
@@ -28,14 +29,8 @@ clblast::Transpose to_clblast(Trans t) {
 }
 const char* name(Trans t) { return t == Trans::yes ? "T" : "N"; }
 
-// Whether an m×n×k GEMM is better asked of CLBlast column-major (see gemm_impl): where CLBlast 1.5
-// takes its indirect kernel (m·n·k from XGEMM_MIN_INDIRECT_SIZE³ on) in its GEMMK=0 form, which
-// wants C column-major, unless the swap pads the product to more tiles: the kernel computes whole
-// MWG × NWG tiles, and m and n trade places (the reference MLP's output layer, n = 10: asked
-// column-major, 10 rows padded to MWG = 128 cost twice the tiles of 10 columns padded to NWG = 64,
-// where C's transpose back is only 128×10). Its GEMMK=1 form wants C row-major and is left
-// row-major. CLBlast's parameters are read once per runtime and tuning.
-bool column_major_call(Runtime& rt, size_t m, size_t n, size_t k) {
+// CLBlast's parameters as `gemm` lays its calls out by, read once per runtime and tuning.
+GemmLayoutParams layout_params(Runtime& rt) {
   GemmLayoutParams layout = rt.gemm_layout();
   if (layout.column_major_from == 0) {
     std::map<std::string, size_t> routine, xgemm;
@@ -51,6 +46,18 @@ bool column_major_call(Runtime& rt, size_t m, size_t n, size_t k) {
     layout.nwg = uint32_t(std::clamp<size_t>(xgemm["NWG"], 1, 1024));
     rt.set_gemm_layout(layout);
   }
+  return layout;
+}
+
+// Whether an m×n×k GEMM is better asked of CLBlast column-major (see gemm_impl): where CLBlast 1.5
+// takes its indirect kernel (m·n·k from XGEMM_MIN_INDIRECT_SIZE³ on) in its GEMMK=0 form, which
+// wants C column-major, unless the swap pads the product to more tiles: the kernel computes whole
+// MWG × NWG tiles, and m and n trade places (the reference MLP's output layer, n = 10: asked
+// column-major, 10 rows padded to MWG = 128 cost twice the tiles of 10 columns padded to NWG = 64,
+// where C's transpose back is only 128×10). Its GEMMK=1 form wants C row-major and is left
+// row-major.
+bool column_major_call(Runtime& rt, size_t m, size_t n, size_t k) {
+  const GemmLayoutParams layout = layout_params(rt);
   if (uint64_t(m) * n * k < layout.column_major_from) return false;
   auto tiles = [](uint64_t rows, uint64_t cols, uint64_t mwg, uint64_t nwg) {
     return (rows + mwg - 1) / mwg * ((cols + nwg - 1) / nwg);
@@ -75,6 +82,21 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
   // direct kernel copies nothing either way, and its tuned sets are oriented to the row-major call,
   // so that call stays.
   const bool swap = column_major_call(rt, m, n, k);
+  // Asked column-major, the kernel writes C in place only where C is whole MWG × NWG tiles, and
+  // otherwise computes all of C into a temporary it copies in and out: the reference MLP's
+  // first-layer dW (784 rows, NWG 64) moved 2 × 1.6 MB a step so. Where only C's last rows break
+  // the tiles, the whole tiles go first, in place, and the last rows (fewer than NWG) apart.
+  if (swap && ldc == n && (c_off == 0 || c.can_start_at(c_off * sizeof(T)))) {
+    const GemmLayoutParams tiles = layout_params(rt);
+    const size_t whole = m / tiles.nwg * tiles.nwg;
+    if (whole > 0 && whole < m && n % tiles.mwg == 0) {
+      gemm_impl(routine, rt, ta, tb, whole, n, k, alpha, a, a_off, lda, b, b_off, ldb, beta, c, c_off, ldc);
+      const size_t a_skip = ta == Trans::no ? whole * lda : whole;  // op(A)'s first `whole` rows
+      gemm_impl(routine, rt, ta, tb, m - whole, n, k, alpha, a, a_off + a_skip, lda, b, b_off, ldb, beta, c,
+                c_off + whole * ldc, ldc);
+      return;
+    }
+  }
   const auto layout = swap ? clblast::Layout::kColMajor : clblast::Layout::kRowMajor;
   const Trans first = swap ? tb : ta, second = swap ? ta : tb;
   const size_t rows = swap ? n : m, cols = swap ? m : n;
@@ -144,6 +166,10 @@ void matmul(const Tensor& a, Trans ta, const Tensor& b, Trans tb, Tensor& c, flo
        b.cols(), beta, c_buffer, c.offset(), c.cols());
 }
 
+bool gemm_reads_a_transposed(Runtime& rt, size_t m, size_t n, size_t k) {
+  return m != 0 && n != 0 && uint64_t(m) * n * k >= layout_params(rt).column_major_from;
+}
+
 GemmPadding gemm_padding(Runtime& rt, size_t m, size_t n, size_t k) {
   if (m == 0 || n == 0 || !column_major_call(rt, m, n, k)) return {};
   const GemmLayoutParams layout = rt.gemm_layout();
@@ -209,14 +235,7 @@ void convgemm(Runtime& rt, size_t channels, size_t height, size_t width, size_t 
                     "gemm");
 }
 
-void transpose(const Tensor& a, Tensor& out) {
-  if (out.rows() != a.cols() || out.cols() != a.rows())
-    throw ValidationError(
-        fmt::format("transpose: a{} does not fit out{}", a.shape_string(), out.shape_string()));
-  DeviceBuffer b = out.buffer();
-  omatcopy(out.runtime(), Trans::yes, a.rows(), a.cols(), a.buffer(), a.offset(), a.cols(), b, out.offset(),
-           out.cols());
-}
+void transpose(const Tensor& a, Tensor& out) { BlockTranspose(out.runtime()).run(a, out); }
 
 void omatcopy(Runtime& rt, Trans t, size_t rows, size_t cols, const DeviceBuffer& a, size_t a_offset,
               size_t lda, DeviceBuffer& b, size_t b_offset, size_t ldb) {

@@ -1,6 +1,9 @@
 // Dense forward (GEMM NN + bias/activation; one fused kernel for one row at inference) and backward
 // (fused activation-grad + bias reduction, then dW = xᵀ·dz as GEMM TN and dx = dz·Wᵀ as GEMM NT,
-// or as a transpose of W and a GEMM NN where `anycl tune` measured that faster).
+// or as a transpose of W and a GEMM NN where `anycl tune` measured that faster). Where CLBlast
+// runs its indirect GEMMK=0 kernel, which copies op(A) unless A comes transposed, every product is
+// asked as TN: y = (xᵀ)ᵀ·W and dx = (dzᵀ)ᵀ·Wᵀ, with xᵀ, dzᵀ and Wᵀ made by anycl's block transpose
+// (2–4× faster than CLBlast's own copies on PoCL's CPU devices, docs/benchmarks.md).
 #include "anycl/nn/dense.hpp"
 
 #include <fmt/format.h>
@@ -12,6 +15,7 @@
 #include "anycl/error.hpp"
 #include "ops/activation.hpp"
 #include "ops/init.hpp"
+#include "ops/transpose.hpp"
 
 namespace anycl {
 
@@ -112,6 +116,7 @@ std::vector<GemmShape> Dense::gemm_shapes(const Shape& input, size_t batch, bool
 void Dense::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor params, Tensor grads,
                   uint32_t index) {
   in_ = flat_input(input, units_);
+  max_batch_ = max_batch;
   index_ = index;
   w_ = params.rows(0, in_ * units_).reshaped({in_, units_});
   b_ = params.rows(in_ * units_, units_);
@@ -121,7 +126,19 @@ void Dense::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor para
   dx_ = Tensor(rt, {max_batch, in_});
   if (rt.transposed_dx()) wt_ = Tensor(rt, {units_, in_});
   bias_act_ = std::make_unique<BiasActivation>(rt);
+  transposer_ = std::make_unique<BlockTranspose>(rt);
 }
+
+namespace {
+
+// A (rows, cols) matrix at the start of `scratch`, allocated (`floats`) on first use: the
+// runtime's GEMM parameters, and so whether it is needed, can change after build (tuning).
+Tensor scratch_matrix(Runtime& rt, Tensor& scratch, size_t floats, size_t rows, size_t cols) {
+  if (!scratch.size()) scratch = Tensor(rt, {floats});
+  return scratch.rows(0, rows * cols).reshaped({rows, cols});
+}
+
+}  // namespace
 
 void Dense::initialize(uint64_t seed) {
   // Keras: Glorot-uniform kernel, zero bias. Stream = layer index keeps layers independent.
@@ -139,6 +156,11 @@ Tensor Dense::forward(const Tensor& x, const StepContext& ctx) {
   // padding rows.
   if (x.rows() == 1 && !ctx.training) {
     bias_act_->forward_row(x, w_, b_, y, activation_);
+  } else if (gemm_reads_a_transposed(x.runtime(), x.rows(), units_, in_)) {
+    Tensor xt = scratch_matrix(x.runtime(), xt_, in_ * max_batch_, in_, x.rows());
+    transposer_->run(x, xt);
+    matmul(xt, Trans::yes, w_, Trans::no, y);
+    bias_act_->forward(y, b_, activation_);
   } else {
     matmul(x, Trans::no, w_, Trans::no, y);
     bias_act_->forward(y, b_, activation_);
@@ -154,8 +176,15 @@ Tensor Dense::backward(Tensor& dy, const StepContext&, bool need_dx) {
   matmul(x_last_, Trans::yes, dy, Trans::no, dw_);
   if (!need_dx) return {};
   Tensor dx = dx_.rows(0, dy.rows());
-  if (dx.runtime().transposed_dx()) {  // measured faster on this device by `anycl tune`
-    if (!wt_.size()) wt_ = Tensor(dx.runtime(), {units_, in_});  // once, when the runtime chose it late
+  Runtime& rt = dx.runtime();
+  if (gemm_reads_a_transposed(rt, dy.rows(), in_, units_)) {
+    if (!wt_.size()) wt_ = Tensor(rt, {units_, in_});
+    Tensor dzt = scratch_matrix(rt, dzt_, units_ * max_batch_, units_, dy.rows());
+    transposer_->run(w_, wt_);
+    transposer_->run(dy, dzt);
+    matmul(dzt, Trans::yes, wt_, Trans::no, dx);
+  } else if (rt.transposed_dx()) {                     // measured faster on this device by `anycl tune`
+    if (!wt_.size()) wt_ = Tensor(rt, {units_, in_});  // once, when the runtime chose it late
     transpose(w_, wt_);
     matmul(dy, Trans::no, wt_, Trans::no, dx);
   } else {

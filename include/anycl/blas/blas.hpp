@@ -46,13 +46,20 @@ struct GemmPadding {
 };
 GemmPadding gemm_padding(Runtime& rt, size_t m, size_t n, size_t k);
 
+/// Whether `gemm` runs an m×n×k product on CLBlast's indirect kernel in its GEMMK=0 form, which
+/// reads op(A) without copying it only where A is given transposed (k as its outer index), in
+/// either layout `gemm` asks for: a caller holding A untransposed saves CLBlast's copy by
+/// transposing it with `transpose` (faster) and passing Trans::yes.
+bool gemm_reads_a_transposed(Runtime& rt, size_t m, size_t n, size_t k);
+
 /// CLBlast's Convgemm (cross-correlation, no dilation, symmetric padding): im:(batch, C, H, W),
 /// kernels:(F, C, K, K) → result:(batch, F, OH, OW), all NCHW.
 void convgemm(Runtime& rt, size_t channels, size_t height, size_t width, size_t kernel, size_t pad,
               size_t stride, size_t filters, size_t batch, const DeviceBuffer& im, size_t im_offset,
               const DeviceBuffer& kernels, size_t kernels_offset, DeviceBuffer& result, size_t result_offset);
 
-/// out = aᵀ through CLBlast's Omatcopy (a: r×c, out: c×r).
+/// out = aᵀ (a: r×c, out: c×r) by anycl's block-transpose kernel, faster than CLBlast's Omatcopy on
+/// CPU devices (docs/benchmarks.md).
 void transpose(const Tensor& a, Tensor& out);
 
 /// b = op(a), row-major, through CLBlast's Omatcopy: a is rows×cols (leading dimension lda), b is

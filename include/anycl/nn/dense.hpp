@@ -10,6 +10,7 @@
 namespace anycl {
 
 class BiasActivation;  // src/ops/activation.hpp
+class BlockTranspose;  // src/ops/transpose.hpp
 
 class Dense final : public Layer {
  public:
@@ -37,15 +38,17 @@ class Dense final : public Layer {
   Tensor backward(Tensor& dy, const StepContext& ctx, bool need_dx) override;
 
  private:
-  size_t units_, in_ = 0;
+  size_t units_, in_ = 0, max_batch_ = 0;
   Activation activation_;
   Init init_;
   uint32_t index_ = 0;
   Tensor w_, b_, dw_, db_;  // views into the model's flat buffers
   Tensor y_, dx_;           // (max_batch, units), (max_batch, in)
-  Tensor wt_;               // (units, in): Wᵀ for dx = dz·Wᵀ as a GEMM NN
+  Tensor wt_;               // (units, in): Wᵀ for dx = dz·Wᵀ as a GEMM NN or TN
+  Tensor xt_, dzt_;  // (in·max_batch), (units·max_batch): xᵀ and dzᵀ where CLBlast reads A transposed
   Tensor x_last_, y_last_;  // what the last forward saw and produced (views)
   std::unique_ptr<BiasActivation> bias_act_;
+  std::unique_ptr<BlockTranspose> transposer_;
 };
 
 /// The registry entry of Dense: "dense UNITS ACTIVATION INIT"; a `--layers` token of digits is a
