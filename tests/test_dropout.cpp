@@ -177,6 +177,43 @@ TEST_CASE("dropout backward matches the reference at odd sizes - offsets and row
     }
 }
 
+// The mask the forward stores (a byte per element, at an offset in a larger buffer whose other
+// bytes stay as they were) is the one the backward regenerates: the same bits either way.
+TEST_CASE("dropout backward from the forward's stored mask equals the regenerated one, at odd sizes") {
+  auto& rt = anycl::test::runtime();
+  anycl::DropoutOp op(rt);
+  unsigned seed = 60;
+  for (auto [rows, cols] : {std::pair<size_t, size_t>{1, 3}, {3, 5}, {13, 129}, {129, 67}})
+    for (uint32_t row_base : {0u, 7u}) {
+      const DropoutMask m{0.3f, 0xbeefull + seed, 4u, 1u, row_base};
+      const std::string what = fmt::format("kept mask ({}, {}) row_base {}", rows, cols, row_base);
+      const size_t n = rows * cols, offset = 5;
+      anycl::DeviceBuffer keep = anycl::test::device_copy(rt, std::vector<uint8_t>(n + offset + 3, 7));
+      const auto x_host = nonzero_floats(n, seed++);
+      const auto x = anycl::Tensor::from_host(rt, {rows, cols}, x_host);
+      anycl::Tensor y(rt, {rows, cols}), y_plain(rt, {rows, cols});
+      op.forward(x, y, m, &keep, offset);
+      op.forward(x, y_plain, m);
+      anycl::test::check_close(y.download(), y_plain.download(), 0, 0, what + " forward");
+      const auto bytes = anycl::test::read_back<uint8_t>(keep, n + offset + 3);
+      size_t wrong = 0;
+      const auto y_host = y.download();
+      for (size_t i = 0; i < n; ++i) wrong += bytes[offset + i] != (y_host[i] != 0.f ? 1 : 0);
+      for (size_t i : {size_t(0), offset - 1, n + offset, n + offset + 2}) wrong += bytes[i] != 7;
+      CHECK_MESSAGE(wrong == 0, what, ": ", wrong, " mask bytes wrong");
+      const auto dy_host = nonzero_floats(n, seed++);
+      auto dy_kept = anycl::Tensor::from_host(rt, {rows, cols}, dy_host);
+      auto dy_regenerated = anycl::Tensor::from_host(rt, {rows, cols}, dy_host);
+      op.backward_kept(dy_kept, keep, offset, m.rate);
+      op.backward(dy_regenerated, m);
+      anycl::test::check_close(dy_kept.download(), dy_regenerated.download(), 0, 0, what + " backward");
+    }
+  anycl::DeviceBuffer small = anycl::test::device_copy(rt, std::vector<uint8_t>(10, 0));
+  auto dy = anycl::Tensor::from_host(rt, {2, 6}, std::vector<float>(12, 1.f));
+  CHECK_THROWS_AS(op.backward_kept(dy, small, 0, 0.5f), anycl::ValidationError);  // 12 bytes in 10
+  CHECK_THROWS_AS(op.forward(dy, dy, {0.5f}, &small, 4), anycl::ValidationError);
+}
+
 TEST_CASE("dropout rejects rates outside 0 to 1 and mismatched shapes") {
   auto& rt = anycl::test::runtime();
   anycl::DropoutOp op(rt);

@@ -66,7 +66,7 @@ TEST_CASE("a profile of a few training steps is Chrome trace JSON with every com
   for (const char* want :
        {"batch: gather_batch 5x16", "layer 1 dense forward: SGEMM NN 5x8x16",
         "layer 1 dense forward: bias_activation_forward n=40",
-        "layer 2 dropout forward: dropout_forward n=40", "loss softmax_cross_entropy: softmax_xent n=",
+        "layer 2 dropout forward: dropout_forward_keep n=40", "loss softmax_cross_entropy: softmax_xent n=",
         "layer 3 dense backward: SGEMM TN 8x3x5", "layer 3 dense backward: bias_activation_backward",
         "optimizer rmsprop: rmsprop_update n=", "evaluation"}) {
     bool found = false;

@@ -47,7 +47,7 @@ TEST_CASE("layers declare shapes - parameter counts and activation memory per sa
   const auto dropout = anycl::make_layer({"dropout", "0.5"});
   CHECK(dropout->output_shape({2, 3}) == anycl::Shape{2, 3});
   CHECK(dropout->parameter_count(anycl::Shape{6}) == 0);
-  CHECK(dropout->activation_floats({6}) == 6);
+  CHECK(dropout->activation_floats({6}) == 6 + 2);  // y, and the mask at a byte per element
 }
 
 TEST_CASE("model_from_flags keeps the meaning of --layers and builds the reference model") {

@@ -63,6 +63,7 @@ void Dropout::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor, T
     Shape shape{max_batch};
     shape.insert(shape.end(), input.begin(), input.end());
     y_ = Tensor(rt, shape);
+    keep_ = DeviceBuffer(rt, y_.size(), "dropout mask");
   }
   op_ = std::make_unique<DropoutOp>(rt);
 }
@@ -80,12 +81,19 @@ DropoutMask Dropout::mask(const StepContext& ctx) const {
 Tensor Dropout::forward(const Tensor& x, const StepContext& ctx) {
   if (!ctx.training || rate_ == 0.f) return x;
   Tensor y = y_.rows(0, x.rows());
-  op_->forward(x, y, mask(ctx));
+  op_->forward(x, y, mask(ctx), &keep_);
+  kept_ = {true, ctx.seed, ctx.step, ctx.row_base, x.rows()};
   return y;
 }
 
+// The mask the forward of this step stored; regenerated when the last forward was another one.
 Tensor Dropout::backward(Tensor& dy, const StepContext& ctx, bool) {
-  if (ctx.training && rate_ > 0.f) op_->backward(dy, mask(ctx));
+  if (!ctx.training || rate_ == 0.f) return dy;
+  if (kept_.valid && kept_.seed == ctx.seed && kept_.step == ctx.step && kept_.row_base == ctx.row_base &&
+      kept_.rows == dy.rows())
+    op_->backward_kept(dy, keep_, 0, rate_);
+  else
+    op_->backward(dy, mask(ctx));
   return dy;
 }
 

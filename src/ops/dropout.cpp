@@ -24,17 +24,48 @@ MaskArgs mask_args(const DropoutMask& m) {
 DropoutOp::DropoutOp(Runtime& rt)
     : rt_(rt),
       forward_(detail::kernel(rt, "dropout", "dropout_forward")),
-      backward_(detail::kernel(rt, "dropout", "dropout_backward")) {}
+      forward_keep_(detail::kernel(rt, "dropout", "dropout_forward_keep")),
+      backward_(detail::kernel(rt, "dropout", "dropout_backward")),
+      backward_kept_(detail::kernel(rt, "dropout", "dropout_backward_kept")) {}
 
-void DropoutOp::forward(const Tensor& x, Tensor& y, const DropoutMask& m) {
+namespace {
+
+void check_keep(const DeviceBuffer& keep, size_t offset, size_t n) {
+  if (offset > keep.bytes() || n > keep.bytes() - offset)
+    throw ValidationError(fmt::format("dropout: a mask of {} bytes at {} does not fit its {}-byte buffer", n,
+                                      offset, keep.bytes()));
+}
+
+}  // namespace
+
+void DropoutOp::forward(const Tensor& x, Tensor& y, const DropoutMask& m, DeviceBuffer* keep,
+                        size_t keep_offset) {
   if (x.shape() != y.shape())
     throw ValidationError(fmt::format("dropout: x {} and y {} differ", x.shape_string(), y.shape_string()));
   const MaskArgs a = mask_args(m);
   using detail::u32;
+  if (keep) {
+    check_keep(*keep, keep_offset, x.size());
+    detail::set_args(forward_keep_, x.mem(), u32(x.offset(), "offset"), y.mem(), u32(y.offset(), "offset"),
+                     keep->mem(), u32(keep_offset, "offset"), u32(x.size(), "size"), u32(x.cols(), "cols"),
+                     cl_uint(m.row_base), a.threshold, a.scale, a.seed_lo, a.seed_hi, cl_uint(m.step),
+                     cl_uint(m.stream));
+    detail::launch_1d(rt_, forward_keep_, x.size(), 64, kPerItem);
+    return;
+  }
   detail::set_args(forward_, x.mem(), u32(x.offset(), "offset"), y.mem(), u32(y.offset(), "offset"),
                    u32(x.size(), "size"), u32(x.cols(), "cols"), cl_uint(m.row_base), a.threshold, a.scale,
                    a.seed_lo, a.seed_hi, cl_uint(m.step), cl_uint(m.stream));
   detail::launch_1d(rt_, forward_, x.size(), 64, kPerItem);
+}
+
+void DropoutOp::backward_kept(Tensor& dy, const DeviceBuffer& keep, size_t keep_offset, float rate) {
+  const MaskArgs a = mask_args({rate});
+  check_keep(keep, keep_offset, dy.size());
+  using detail::u32;
+  detail::set_args(backward_kept_, dy.mem(), u32(dy.offset(), "offset"), keep.mem(),
+                   u32(keep_offset, "offset"), u32(dy.size(), "size"), a.scale);
+  detail::launch_1d(rt_, backward_kept_, dy.size(), 64, kPerItem);
 }
 
 void DropoutOp::backward(Tensor& dy, const DropoutMask& m) {

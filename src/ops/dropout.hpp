@@ -1,5 +1,6 @@
-// Inverted dropout with a counter-based (Philox) mask: the same mask on every device, and the
-// backward pass regenerates it instead of storing it (cl_kernels/dropout.cl).
+// Inverted dropout with a counter-based (Philox) mask: the same mask on every device. The backward
+// pass reads back the mask its forward stored (a byte per element) or regenerates it
+// (cl_kernels/dropout.cl).
 #pragma once
 
 #include <cstdint>
@@ -23,14 +24,18 @@ class DropoutOp {
  public:
   /// Fetches the kernels once; launches reuse them.
   explicit DropoutOp(Runtime& rt);
-  /// y = x·mask/(1−rate).  x,y:(rows,cols), may be the same tensor.
-  void forward(const Tensor& x, Tensor& y, const DropoutMask& mask);
-  /// dy ← dy·mask/(1−rate), in place.
+  /// y = x·mask/(1−rate).  x,y:(rows,cols), may be the same tensor. With `keep`, also
+  /// keep[keep_offset + i] = 1 where element i is kept and 0 where dropped (x.size() bytes).
+  void forward(const Tensor& x, Tensor& y, const DropoutMask& mask, DeviceBuffer* keep = nullptr,
+               size_t keep_offset = 0);
+  /// dy ← dy·mask/(1−rate), in place, the mask regenerated.
   void backward(Tensor& dy, const DropoutMask& mask);
+  /// dy ← dy·mask/(1−rate), in place, the mask read from what forward stored in `keep`.
+  void backward_kept(Tensor& dy, const DeviceBuffer& keep, size_t keep_offset, float rate);
 
  private:
   Runtime& rt_;
-  compute::kernel forward_, backward_;
+  compute::kernel forward_, forward_keep_, backward_, backward_kept_;
 };
 
 }  // namespace anycl

@@ -25,7 +25,9 @@ class Dropout final : public Layer {
   Shape output_shape(const Shape& input) const override { return input; }
   using Layer::parameter_count;
   size_t parameter_count(const Shape&) const override { return 0; }
-  size_t activation_floats(const Shape& input) const override { return rate_ > 0.f ? shape_size(input) : 0; }
+  size_t activation_floats(const Shape& input) const override {  // y, and the mask at a byte each
+    return rate_ > 0.f ? shape_size(input) + (shape_size(input) + 3) / 4 : 0;
+  }
   void build(Runtime& rt, const Shape& input, size_t max_batch, Tensor params, Tensor grads,
              uint32_t index) override;
   Tensor forward(const Tensor& x, const StepContext& ctx) override;
@@ -37,6 +39,13 @@ class Dropout final : public Layer {
   float rate_;
   uint32_t index_ = 0;
   Tensor y_;
+  DeviceBuffer keep_;  // the last training forward's mask, a byte per element, for its backward
+  struct Kept {
+    bool valid = false;
+    uint64_t seed = 0;
+    uint32_t step = 0, row_base = 0;
+    size_t rows = 0;
+  } kept_;  // which forward stored keep_
   std::unique_ptr<DropoutOp> op_;
 };
 
