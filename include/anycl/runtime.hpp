@@ -43,7 +43,7 @@ struct CompileStats {
 struct RuntimeCounters {
   uint64_t kernel_launches = 0;  // anycl's own kernels
   uint64_t gemm_calls = 0;       // CLBlast GEMM calls (each is one or more CLBlast kernels)
-  uint64_t transposes = 0;       // matrix transposes (anycl's kernel, also a launch; CLBlast's Omatcopy)
+  uint64_t transposes = 0;       // of kernel_launches, those of anycl's transpose kernel
   uint64_t host_waits = 0;       // blocking calls: finish, blocking reads and writes
   uint64_t run_ahead_waits = 0;  // waits for an earlier step while later ones stay queued (no drain)
 };

@@ -242,7 +242,6 @@ void omatcopy(Runtime& rt, Trans t, size_t rows, size_t cols, const DeviceBuffer
   if (rows == 0 || cols == 0) return;
   detail::require_clblast("clblast::Omatcopy");
   cl_command_queue queue = rt.queue();
-  ++rt.counters().transposes;
   Profile* profile = rt.profile();
   cl_event event = nullptr;
   const auto status =

@@ -91,11 +91,11 @@ void print_step_figures(const TrainRequest& r, Trainer& trainer, double data_loa
   const RuntimeCounters& c = trainer.step_counters();
   const double steps = double(std::max<uint64_t>(trainer.steps_done(), 1));
   fmt::print(
-      "per training step: {:.1f} anycl kernel launches + {:.1f} CLBlast GEMM calls{}, {:.1f} blocking host "
+      "per training step: {:.1f} anycl kernel launches{} + {:.1f} CLBlast GEMM calls, {:.1f} blocking host "
       "waits\n",
-      double(c.kernel_launches) / steps, double(c.gemm_calls) / steps,
-      c.transposes ? fmt::format(" + {:.1f} CLBlast transposes", double(c.transposes) / steps) : "",
-      double(c.host_waits) / steps);
+      double(c.kernel_launches) / steps,
+      c.transposes ? fmt::format(" ({:.1f} of them transposes)", double(c.transposes) / steps) : "",
+      double(c.gemm_calls) / steps, double(c.host_waits) / steps);
   if (trainer.stopped()) fmt::print("stopped after {} training steps (--max-steps)\n", r.train.max_steps);
   if (const auto first = trainer.first_step_finished())
     fmt::print(
