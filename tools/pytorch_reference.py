@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""anycl's reference models trained with PyTorch on the CPU, as its users run it (default threads
-and settings), for `tools/compare-pytorch.sh`: Keras' mnist_mlp (784-512-512-10, ReLU, dropout 0.2,
-RMSprop lr 0.001, rho 0.9, eps 1e-7) or mnist_cnn (conv 32 3x3, conv 64 3x3, max-pool 2, dropout
-0.25, dense 128, dropout 0.5, dense 10; Adam lr 0.001), batch 128. Prints one JSON line per epoch:
-training seconds (the training steps only, as anycl's samples/s), samples/s, the same plus the test
-evaluation, and train loss/accuracy."""
+"""anycl's reference models trained with PyTorch as its users run it (default threads and
+settings), on the CPU for `tools/compare-pytorch.sh` or on a CUDA GPU (--device cuda, for
+tools/gpu-check.sh): Keras' mnist_mlp (784-512-512-10, ReLU, dropout 0.2, RMSprop lr 0.001, rho
+0.9, eps 1e-7) or mnist_cnn (conv 32 3x3, conv 64 3x3, max-pool 2, dropout 0.25, dense 128,
+dropout 0.5, dense 10; Adam lr 0.001), batch 128. Prints one JSON line per epoch: training seconds
+(the training steps only, as anycl's samples/s), samples/s, the same plus the test evaluation, and
+train loss/accuracy."""
 import argparse
 import gzip
 import json
@@ -30,6 +31,7 @@ def main():
     p.add_argument("--threads", type=int, default=0, help="0: PyTorch's default")
     p.add_argument("--model", choices=["mlp", "cnn"], default="mlp")
     p.add_argument("--limit", type=int, default=0, help="train on the first N samples only")
+    p.add_argument("--device", default="cpu", help="cpu, or cuda: the data set and model live on the GPU")
     a = p.parse_args()
     if a.threads:
         torch.set_num_threads(a.threads)
@@ -40,6 +42,7 @@ def main():
     yt = torch.from_numpy(idx(f"{a.data}/t10k-labels-idx1-ubyte.gz").astype(np.int64))
     if a.limit:
         x, y = x[:a.limit], y[:a.limit]
+    x, y, xt, yt = x.to(a.device), y.to(a.device), xt.to(a.device), yt.to(a.device)
     if a.model == "mlp":
         model = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Dropout(0.2),
                                     torch.nn.Linear(512, 512), torch.nn.ReLU(), torch.nn.Dropout(0.2),
@@ -52,15 +55,18 @@ def main():
                                     torch.nn.Flatten(), torch.nn.Linear(9216, 128), torch.nn.ReLU(),
                                     torch.nn.Dropout(0.5), torch.nn.Linear(128, 10))
         opt = torch.optim.Adam(model.parameters(), lr=0.001, eps=1e-7)
+    model.to(a.device)
     loss_fn = torch.nn.CrossEntropyLoss()
     print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(),
                       "blas": "MKL" if torch.backends.mkl.is_available() else "other",
                       "cpu_capability": torch.backends.cpu.get_cpu_capability(),
-                      "MKL_ENABLE_INSTRUCTIONS": os.environ.get("MKL_ENABLE_INSTRUCTIONS", "")}), flush=True)
+                      "MKL_ENABLE_INSTRUCTIONS": os.environ.get("MKL_ENABLE_INSTRUCTIONS", ""),
+                      "device": torch.cuda.get_device_name() if a.device.startswith("cuda") else "cpu"}),
+          flush=True)
     for epoch in range(1, a.epochs + 1):
         t0 = time.perf_counter()
         model.train()
-        order = torch.randperm(len(x))
+        order = torch.randperm(len(x), device=a.device)
         loss_sum, correct = 0.0, 0
         for first in range(0, len(x), 128):
             rows = order[first:first + 128]

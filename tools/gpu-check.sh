@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# anycl on an NVIDIA GPU machine lent through the `device` tool (see ../shared/gpu/README.md): the
+# binaries are built here and run there, where nothing can be installed.
+#   tools/gpu-check.sh pack   here, after a Release build: copies the CLI, libanycl, the test
+#                             binaries, every library they load (but the C/C++ runtime) and the
+#                             Fashion-MNIST files into .gpu/ (git-ignored; carry it)
+#   tools/gpu-check.sh run    there: registers NVIDIA's OpenCL driver with the carried ICD loader,
+#                             then, each step bounded so the whole fits one call (GPU_CHECK_SECONDS,
+#                             default 540): devices; CLBlast GEMM at the models' shapes and 4096³ with
+#                             CLBlast's own database beside cuBLAS (PyTorch, TF32 off); first-use
+#                             tuning (`anycl tune --quick`) and the GEMMs again; the reference MLP
+#                             (20 epochs) and CNN beside PyTorch on the same GPU; the test suites
+#                             with the GPU selected. Logs go to $OUT (the device tool's folder).
+# GPU_CHECK_DEVICE picks another device (a dry run here: GPU_CHECK_DEVICE=pocl GPU_CHECK_EPOCHS=1).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:-}
+
+pack() {
+  set -e
+  rm -rf .gpu && mkdir -p .gpu/lib .gpu/bin .gpu/tests .gpu/data
+  cp build/tools/anycl .gpu/bin/
+  cp -P build/libanycl.so* .gpu/lib/
+  cp build/tests/anycl_core_tests build/tests/anycl_tests .gpu/tests/
+  # Everything the binaries load, but the C and C++ runtimes (the machine's own are newer).
+  ldd build/tools/anycl build/tests/anycl_tests build/libanycl.so.*.*.* | awk '/=> \// { print $3 }' | sort -u |
+    grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux[^/]*|libanycl)\.so' |
+    while read -r lib; do cp -L "$lib" .gpu/lib/; done
+  cp /usr/share/datasets/fashion-mnist/*.gz .gpu/data/
+  # The carried tree may hold 64 MiB: OpenBLAS alone is 36 MB, a fifth of that compressed.
+  tar -C .gpu -cJf .gpu/binaries.tar.xz lib bin tests && rm -rf .gpu/lib .gpu/bin .gpu/tests
+  du -sh .gpu
+}
+
+# run: one step, its output appended to the log, killed when its time or the whole budget is spent.
+step() {
+  local name=$1 limit=$2
+  shift 2
+  local to=$log
+  if [ "$1" = --to ]; then to=$2; shift 2; fi
+  local left=$((deadline - SECONDS))
+  if [ "$left" -lt 15 ]; then
+    echo "== $name: skipped, the check's time is spent" | tee -a "$log"
+    return
+  fi
+  [ "$limit" -gt "$left" ] && limit=$left
+  echo "== $name (at ${SECONDS} s, limit ${limit} s): $*" | tee -a "$log"
+  local t0=$SECONDS
+  timeout --kill-after=5 "$limit" "$@" >>"$to" 2>>"$log"
+  local rc=$?
+  echo "== $name: exit $rc after $((SECONDS - t0)) s" | tee -a "$log"
+}
+
+run() {
+  out=${OUT:-build/gpu-check}
+  mkdir -p "$out"
+  log=$out/gpu-check.log
+  : >"$log"; rm -f "$out"/*.json "$out"/*.csv
+  deadline=${GPU_CHECK_SECONDS:-540}
+  device=${GPU_CHECK_DEVICE:-nvidia}
+  epochs=${GPU_CHECK_EPOCHS:-20} sizes=${GPU_CHECK_SIZES:-1024,4096}
+  root=$PWD
+  # Unpacked with Python's tarfile: the machine may have no xz.
+  [ -d .gpu/lib ] || (cd .gpu && python3 -m tarfile -e binaries.tar.xz .) || exit 1
+  if [ "$device" = nvidia ]; then
+    lib=$(ls /usr/local/nvidia/lib64/libnvidia-opencl.so.1 /usr/local/nvidia/lib/libnvidia-opencl.so.1 \
+      /usr/lib/x86_64-linux-gnu/libnvidia-opencl.so.1 2>/dev/null | head -1)
+    echo "nvidia opencl: ${lib:-NOT FOUND}" | tee -a "$log"
+    mkdir -p /tmp/icd && echo "$lib" >/tmp/icd/nvidia.icd
+    export OCL_ICD_VENDORS=/tmp/icd
+    nvidia-smi -L >>"$log" 2>&1
+    # The test binaries hold this checkout's path from the build (/work/main) and the data set's.
+    if [ ! -e /work/main ]; then mkdir -p /work && ln -s "$root" /work/main; fi
+    if [ ! -e /usr/share/datasets/fashion-mnist ]; then
+      mkdir -p /usr/share/datasets && ln -s "$root/.gpu/data" /usr/share/datasets/fashion-mnist
+    fi
+    mkdir -p build/tools build/tests
+    cp .gpu/bin/anycl build/tools/ && cp -P .gpu/lib/libanycl.so* build/ && cp .gpu/tests/* build/tests/
+  fi
+  export LD_LIBRARY_PATH=$root/.gpu/lib:/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}
+  export ANYCL_DATA=${ANYCL_DATA:-$root/.gpu/data} ANYCL_DEVICE=$device PYTHONUNBUFFERED=1
+  [ -d "$ANYCL_DATA" ] || ANYCL_DATA=/usr/share/datasets/fashion-mnist
+  ldd build/tools/anycl | grep 'not found' | tee -a "$log"
+  python=${GPU_CHECK_PYTHON:-python3}
+  torch_device=cuda
+  [ "$device" = nvidia ] || torch_device=cpu
+  anycl=build/tools/anycl
+
+  step devices 30 "$anycl" devices
+  step "gemm, CLBlast's own parameters (mlp)" 60 --to "$out/gemm-clblast.json" \
+    "$anycl" bench gemm --model mlp --sizes "$sizes" --json
+  step "gemm beside PyTorch (mlp, CLBlast's own parameters)" 60 \
+    "$python" tools/pytorch_gemm.py "$out/gemm-clblast.json" --device "$torch_device"
+  step "gemm, CLBlast's own parameters (cnn)" 60 "$anycl" bench gemm --model cnn --sizes 1024
+  step "first-use tuning (mlp, cnn)" 120 "$anycl" tune --quick --model mlp,cnn --minutes 1.2
+  step "tuning chosen" 10 "$anycl" tune --export
+  step "gemm, tuned (mlp)" 60 --to "$out/gemm-tuned.json" "$anycl" bench gemm --model mlp --sizes "$sizes" --json
+  step "gemm beside PyTorch (mlp, tuned)" 60 "$python" tools/pytorch_gemm.py "$out/gemm-tuned.json" \
+    --device "$torch_device"
+  step "gemm, tuned (cnn)" 60 "$anycl" bench gemm --model cnn --sizes 1024
+  step "mlp step breakdown" 40 "$anycl" bench mlp --breakdown --repeats 2
+  step "anycl train mlp" 150 "$anycl" train --epochs "$epochs" --metrics "$out/mlp.csv"
+  step "PyTorch mlp" 90 "$python" tools/pytorch_reference.py --model mlp --epochs "$epochs" --device "$torch_device"
+  step "anycl train cnn" 120 "$anycl" train --model cnn --epochs 3 --metrics "$out/cnn.csv"
+  step "PyTorch cnn" 60 "$python" tools/pytorch_reference.py --model cnn --epochs 3 --device "$torch_device"
+  local left=$((deadline - SECONDS - 10))
+  if [ "$left" -gt 20 ]; then
+    echo "== tests with ANYCL_DEVICE=$device (limit $left s)" | tee -a "$log"
+    timeout --kill-after=5 "$left" build/tests/anycl_core_tests >"$out/tests-core.log" 2>&1 &
+    local core=$!
+    timeout --kill-after=5 "$left" build/tests/anycl_tests >"$out/tests.log" 2>&1
+    echo "== anycl_tests: exit $?" | tee -a "$log"
+    wait "$core"
+    echo "== anycl_core_tests: exit $?" | tee -a "$log"
+    tail -n 4 "$out/tests-core.log" "$out/tests.log" | tee -a "$log"
+  fi
+  echo "== summary" | tee -a "$log"
+  grep -E '^(== .*exit|model shapes|device|epoch [0-9]|first-use|tuned|test accuracy)|"epoch": '"$epochs"'|"epoch": 3' "$log" | tail -n 40
+}
+
+case "$mode" in
+  pack) pack ;;
+  run) run ;;
+  *) echo "usage: tools/gpu-check.sh pack|run (see the comment at the top)" >&2; exit 2 ;;
+esac
