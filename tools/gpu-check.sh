@@ -6,11 +6,15 @@
 #                             Fashion-MNIST files into .gpu/ (git-ignored; carry it)
 #   tools/gpu-check.sh run    there: registers NVIDIA's OpenCL driver with the carried ICD loader,
 #                             then, each step bounded so the whole fits one call (GPU_CHECK_SECONDS,
-#                             default 540): devices; CLBlast GEMM at the models' shapes and 4096³ with
-#                             CLBlast's own database beside cuBLAS (PyTorch, TF32 off); first-use
-#                             tuning (`anycl tune --quick`) and the GEMMs again; the reference MLP
-#                             (20 epochs) and CNN beside PyTorch on the same GPU; the test suites
-#                             with the GPU selected. Logs go to $OUT (the device tool's folder).
+#                             default 540), the parts in GPU_CHECK_PARTS (default all, in order):
+#                               gemm: CLBlast GEMM at the models' shapes and 4096³ with CLBlast's own
+#                                 database, beside cuBLAS (PyTorch, TF32 off);
+#                               tune: `anycl tune --quick --model mlp,cnn` and the GEMMs again;
+#                               train: the reference MLP (20 epochs) and CNN as a user runs them
+#                                 (first-use tuning first), beside PyTorch on the same GPU;
+#                               clblast-train: the same with CLBlast's own parameters;
+#                               tests: both test programs with the GPU selected.
+#                             Logs go to $OUT (the device tool's folder).
 # GPU_CHECK_DEVICE picks another device (a dry run here: GPU_CHECK_DEVICE=pocl GPU_CHECK_EPOCHS=1).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -59,6 +63,7 @@ run() {
   deadline=${GPU_CHECK_SECONDS:-540}
   device=${GPU_CHECK_DEVICE:-nvidia}
   epochs=${GPU_CHECK_EPOCHS:-20} sizes=${GPU_CHECK_SIZES:-1024,4096}
+  parts=${GPU_CHECK_PARTS:-gemm,tune,train,clblast-train,tests}
   root=$PWD
   # Unpacked with Python's tarfile: the machine may have no xz.
   [ -d .gpu/lib ] || (cd .gpu && python3 -m tarfile -e binaries.tar.xz .) || exit 1
@@ -86,25 +91,45 @@ run() {
   [ "$device" = nvidia ] || torch_device=cpu
   anycl=build/tools/anycl
 
+  # Each part in a cache folder of its own, so that none sees another's tuning.
+  cache() { local d=/tmp/gpu-check-cache-$1; mkdir -p "$d"; echo "$d"; }
+  has() { [[ ",$parts," == *",$1,"* ]]; }
   step devices 30 "$anycl" devices
-  step "gemm, CLBlast's own parameters (mlp)" 60 --to "$out/gemm-clblast.json" \
-    "$anycl" bench gemm --model mlp --sizes "$sizes" --json
-  step "gemm beside PyTorch (mlp, CLBlast's own parameters)" 60 \
-    "$python" tools/pytorch_gemm.py "$out/gemm-clblast.json" --device "$torch_device"
-  step "gemm, CLBlast's own parameters (cnn)" 60 "$anycl" bench gemm --model cnn --sizes 1024
-  step "first-use tuning (mlp, cnn)" 120 "$anycl" tune --quick --model mlp,cnn --minutes 1.2
-  step "tuning chosen" 10 "$anycl" tune --export
-  step "gemm, tuned (mlp)" 60 --to "$out/gemm-tuned.json" "$anycl" bench gemm --model mlp --sizes "$sizes" --json
-  step "gemm beside PyTorch (mlp, tuned)" 60 "$python" tools/pytorch_gemm.py "$out/gemm-tuned.json" \
-    --device "$torch_device"
-  step "gemm, tuned (cnn)" 60 "$anycl" bench gemm --model cnn --sizes 1024
-  step "mlp step breakdown" 40 "$anycl" bench mlp --breakdown --repeats 2
-  step "anycl train mlp" 150 "$anycl" train --epochs "$epochs" --metrics "$out/mlp.csv"
-  step "PyTorch mlp" 90 "$python" tools/pytorch_reference.py --model mlp --epochs "$epochs" --device "$torch_device"
-  step "anycl train cnn" 120 "$anycl" train --model cnn --epochs 3 --metrics "$out/cnn.csv"
-  step "PyTorch cnn" 60 "$python" tools/pytorch_reference.py --model cnn --epochs 3 --device "$torch_device"
+  if has gemm; then
+    export XDG_CACHE_HOME=$(cache gemm)
+    step "gemm, CLBlast's own parameters (mlp)" 60 --to "$out/gemm-clblast.json" \
+      "$anycl" bench gemm --model mlp --sizes "$sizes" --json
+    step "gemm beside PyTorch (mlp, CLBlast's own parameters)" 60 \
+      "$python" tools/pytorch_gemm.py "$out/gemm-clblast.json" --device "$torch_device"
+    step "gemm, CLBlast's own parameters (cnn)" 60 "$anycl" bench gemm --model cnn --sizes 1024
+  fi
+  if has tune; then
+    export XDG_CACHE_HOME=$(cache tune)
+    step "quick tuning for both models (how database entries are made)" 120 \
+      "$anycl" tune --quick --model mlp,cnn --minutes 1.2
+    step "tuning chosen" 10 "$anycl" tune --export
+    step "gemm, tuned (mlp)" 60 --to "$out/gemm-tuned.json" "$anycl" bench gemm --model mlp --sizes "$sizes" --json
+    step "gemm beside PyTorch (mlp, tuned)" 60 "$python" tools/pytorch_gemm.py "$out/gemm-tuned.json" \
+      --device "$torch_device"
+    step "gemm, tuned (cnn)" 60 "$anycl" bench gemm --model cnn --sizes 1024
+    step "mlp step breakdown" 40 "$anycl" bench mlp --breakdown --repeats 2
+  fi
+  if has train; then  # as a user runs it: first-use tuning at the model's own shapes, then training
+    export XDG_CACHE_HOME=$(cache train)
+    step "anycl train mlp" 150 "$anycl" train --epochs "$epochs" --metrics "$out/mlp.csv"
+    step "PyTorch mlp" 90 "$python" tools/pytorch_reference.py --model mlp --epochs "$epochs" --device "$torch_device"
+    step "anycl train cnn" 120 "$anycl" train --model cnn --epochs 3 --metrics "$out/cnn.csv"
+    step "PyTorch cnn" 60 "$python" tools/pytorch_reference.py --model cnn --epochs 3 --device "$torch_device"
+  fi
+  if has clblast-train; then  # the same with CLBlast's own parameters: what first-use tuning gained
+    export XDG_CACHE_HOME=$(cache clblast-train) ANYCL_TUNING=off
+    step "anycl train mlp, CLBlast's own parameters" 60 "$anycl" train --epochs 3 --no-autotune
+    step "anycl train cnn, CLBlast's own parameters" 60 "$anycl" train --model cnn --epochs 3 --no-autotune
+    unset ANYCL_TUNING
+  fi
   local left=$((deadline - SECONDS - 10))
-  if [ "$left" -gt 20 ]; then
+  if has tests && [ "$left" -gt 20 ]; then
+    export XDG_CACHE_HOME=$(cache tests)
     echo "== tests with ANYCL_DEVICE=$device (limit $left s)" | tee -a "$log"
     timeout --kill-after=5 "$left" build/tests/anycl_core_tests >"$out/tests-core.log" 2>&1 &
     local core=$!

@@ -156,13 +156,14 @@ Tensor Dense::forward(const Tensor& x, const StepContext& ctx) {
   // padding rows.
   if (x.rows() == 1 && !ctx.training) {
     bias_act_->forward_row(x, w_, b_, y, activation_);
-  } else if (gemm_reads_a_transposed(x.runtime(), x.rows(), units_, in_)) {
-    Tensor xt = scratch_matrix(x.runtime(), xt_, in_ * max_batch_, in_, x.rows());
-    transposer_->run(x, xt);
-    matmul(xt, Trans::yes, w_, Trans::no, y);
-    bias_act_->forward(y, b_, activation_);
   } else {
-    matmul(x, Trans::no, w_, Trans::no, y);
+    if (gemm_reads_a_transposed(x.runtime(), x.rows(), units_, in_)) {
+      Tensor xt = scratch_matrix(x.runtime(), xt_, in_ * max_batch_, in_, x.rows());
+      transposer_->run(x, xt);
+      matmul(xt, Trans::yes, w_, Trans::no, y);
+    } else {
+      matmul(x, Trans::no, w_, Trans::no, y);
+    }
     bias_act_->forward(y, b_, activation_);
   }
   x_last_ = x;

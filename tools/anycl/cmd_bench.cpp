@@ -432,8 +432,9 @@ Table bench_mlp(Runtime& rt, const Settings& s) {
        per_step(c.host_waits, counters_after_warmup.host_waits)});
   if (c.transposes > counters_after_warmup.transposes)
     t.notes.push_back(
-        fmt::format("dense dx = dz·Wᵀ as CLBlast transpose + GEMM NN (measured faster by `anycl tune`): "
-                    "{:.1f} transposes/step",
+        fmt::format("{:.1f} transposes/step by anycl's kernel: Dense's operands, where the device's GEMM "
+                    "reads them transposed (the indirect kernel) or `anycl tune` measured dz·Wᵀ faster as "
+                    "Wᵀ + GEMM NN",
                     double(c.transposes - counters_after_warmup.transposes) / timed_steps));
 
   // Host: the same step with OpenBLAS; one warm-up epoch, then the same number of timed epochs.
