@@ -23,6 +23,8 @@ std::string first_use_tuning_skipped(const DeviceInfo& device) {
   std::string entry;
   bool generic = false;
   if (database_tuning(device, &entry, &generic) && !generic) return "anycl's tuning database has " + entry;
+  if (device.type == DeviceType::gpu && detail::platform::get_env("ANYCL_AUTOTUNE").value_or("") != "on")
+    return kGpuUsesClblastDatabase;
   return "";
 }
 
@@ -31,7 +33,12 @@ void run_first_use_tuning(const std::vector<Runtime*>& runtimes, const std::vect
   std::set<size_t> done;
   for (Runtime* rt : runtimes) {
     const DeviceInfo& device = rt->info();
-    if (!done.insert(device.index).second || !first_use_tuning_skipped(device).empty()) continue;
+    if (!done.insert(device.index).second) continue;
+    if (const std::string why = first_use_tuning_skipped(device); !why.empty()) {
+      if (why == kGpuUsesClblastDatabase && !quiet)
+        fmt::print("{}: no first-use tuning, {}\n", device.name, why);
+      continue;
+    }
     if (!quiet)
       fmt::print(
           "first use of {} (driver {}) without a tuning: measuring a shortlist of CLBlast parameter sets at "
