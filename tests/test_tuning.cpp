@@ -231,7 +231,8 @@ TEST_CASE("anycl tune continues a partial tuning file stage by stage in child pr
   CHECK(t->kernels.count("anyclDense") == 1);
   CHECK(r.output.find("dense dx as ") != std::string::npos);
 
-  for (const char* wrong : {"NN0x1x1/zero", "NN1x1x1*0/no calls", "NN1x1x1*/no count", "NN1x1x1x/trailing"}) {
+  for (const char* wrong : {"NN0x1x1/zero", "NN1x1x1*0/no calls", "NN1x1x1*/no count", "NN1x1x1x/trailing",
+                            "NN1x1x1^^/two marks", "NN1x1x1^*2/mark before the count"}) {
     const auto bad = anycl::test::run_command(cli + " tune --shapes '" + wrong + "'");
     CAPTURE(wrong);
     CHECK(bad.exit_code == 2);

@@ -18,9 +18,11 @@
 
 #include "background.hpp"
 #include "blas/clblast_params.hpp"
+#include "blas/tuning/gemm_timing.hpp"
 #include "blas/tuning/parameter_space.hpp"
 #include "data_files.hpp"
 #include "helpers.hpp"
+#include "indirect_gemm.hpp"
 
 namespace {
 
@@ -198,8 +200,8 @@ TEST_CASE("anycl tune --quick: a candidate that crashes its child process costs 
       fmt::format("ANYCL_CACHE_DIR={} ANYCL_TUNING_DATABASE=on ANYCL_TEST_CRASH_CANDIDATE=1 {}", dir.path(),
                   anycl::test::anycl_cli());
   const auto r =
-      anycl::test::run_command(cli + " tune --quick --shapes 'NN32x48x40/fwd 1;TN40x48x32*3/dW 1' 2>&1");
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);  // *3: a dW of three slices, passed on to the children
+      anycl::test::run_command(cli + " tune --quick --shapes 'NN32x48x40^/fwd 1;TN40x48x32*3/dW 1' 2>&1");
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);  // *3: a dW of three slices, ^: a Dense product, passed on
   CHECK_MESSAGE(r.output.find("refused: the driver crashed on it (killed by SIGABRT)") != std::string::npos,
                 r.output);
   CHECK(r.output.find("tuned in ") != std::string::npos);
@@ -211,6 +213,45 @@ TEST_CASE("timed shapes are the model's, then each dense dx (an NT shape) as the
   CHECK(timed.back().label == "dX 2 as NN");
   CHECK((!timed.back().trans_a && !timed.back().trans_b));
   CHECK((timed.back().m == 32 && timed.back().n == 40 && timed.back().k == 48));
+}
+
+TEST_CASE("Dense's products are also timed as TN, and an indirect candidate is counted as trained") {
+  const std::vector<anycl::GemmShape> dense = {{"fwd 1", false, false, 32, 48, 40, 1, true},
+                                               {"dW 1", true, false, 40, 48, 32},
+                                               {"dX 2", false, true, 32, 40, 48, 1, true}};
+  const auto timed = anycl::timed_shapes(dense);
+  REQUIRE(timed.size() == 3 + 1 + 2);  // the shapes, dX as NN, fwd and dX as TN
+  const auto tn = anycl::tn_positions(dense);
+  REQUIRE(tn == std::vector<size_t>{4, anycl::kNoTn, 5});
+  for (size_t i : {size_t(0), size_t(2)}) {
+    CAPTURE(i);
+    const auto& t = timed[tn[i]];
+    CHECK(t.label == dense[i].label + " as TN");
+    CHECK((t.trans_a && !t.trans_b && !t.transposes_a));
+    CHECK((t.m == dense[i].m && t.n == dense[i].n && t.k == dense[i].k));
+  }
+  // On the indirect kernel in its GEMMK=0 form, a Dense product counts as anycl's transposes plus the
+  // TN GEMM; on the direct kernel as the product itself.
+  auto& rt = anycl::test::runtime();
+  auto seconds_of = [&](const std::string& kernel) {
+    std::vector<anycl::CandidateResult> results;
+    anycl::measure_candidates(rt, {{kernel, current(kernel)}}, dense, 1e30, 600, nullptr,
+                              [&](const anycl::CandidateResult& r) { results.push_back(r); });
+    REQUIRE(results.size() == 1);
+    REQUIRE(results[0].shape_seconds.size() == timed.size());
+    return results[0];
+  };
+  const anycl::CandidateResult direct = seconds_of("XgemmDirect");
+  CHECK(direct.transposes_seconds == 0);
+  CHECK(direct.seconds ==
+        doctest::Approx(direct.shape_seconds[0] + direct.shape_seconds[1] + direct.shape_seconds[2]));
+  anycl::test::IndirectGemmScope indirect_gemmk0(rt);
+  const anycl::CandidateResult indirect = seconds_of("Xgemm");
+  CHECK(indirect.transposes_seconds > 0);
+  CHECK(indirect.seconds == doctest::Approx(indirect.shape_seconds[4] + indirect.shape_seconds[1] +
+                                            indirect.shape_seconds[5] + indirect.transposes_seconds));
+  CHECK(anycl::detail::dense_transposes_seconds(rt, dense[2]) > 0);
+  CHECK(anycl::detail::dense_transposes_seconds(rt, timed[1]) == 0);  // dW: no transposes
 }
 
 TEST_CASE("anycl tune --quick: a candidate still compiling when its stage's time is spent is dropped") {

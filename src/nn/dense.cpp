@@ -107,9 +107,11 @@ size_t Dense::activation_floats(const Shape& input) const {
 
 std::vector<GemmShape> Dense::gemm_shapes(const Shape& input, size_t batch, bool need_dx) const {
   const size_t in = flat_input(input, units_);
-  // y = x·W (NN); dW = xᵀ·dz (TN); dx = dz·Wᵀ (NT)
-  std::vector<GemmShape> g{{"fwd", false, false, batch, units_, in}, {"dW", true, false, in, units_, batch}};
-  if (need_dx) g.push_back({"dX", false, true, batch, in, units_});
+  // y = x·W (NN); dW = xᵀ·dz (TN); dx = dz·Wᵀ (NT): y and dx as TN over anycl's transposes where the
+  // indirect kernel reads A transposed (forward and backward below)
+  std::vector<GemmShape> g{{"fwd", false, false, batch, units_, in, 1, true},
+                           {"dW", true, false, in, units_, batch}};
+  if (need_dx) g.push_back({"dX", false, true, batch, in, units_, 1, true});
   return g;
 }
 

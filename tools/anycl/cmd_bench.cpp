@@ -177,7 +177,7 @@ Table bench_gemm(Runtime& rt, const Settings& s) {
     add_row(sh.count > 1 ? fmt::format("{} (×{} a step)", sh.label, sh.count) : sh.label,
             fmt::format("{}{}", sh.trans_a ? 'T' : 'N', sh.trans_b ? 'T' : 'N'), dev);
     double step_dev = dev;
-    const bool transposed_a = model_shape && !sh.trans_a && gemm_reads_a_transposed(rt, sh.m, sh.n, sh.k);
+    const bool transposed_a = sh.transposes_a && gemm_reads_a_transposed(rt, sh.m, sh.n, sh.k);
     if (transposed_a) {
       // What a Dense layer runs on this device: A (x, or dz for dx) transposed by anycl's kernel and
       // the product asked as TN; for dx also Wᵀ (B given transposed) made so.

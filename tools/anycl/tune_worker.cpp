@@ -109,9 +109,9 @@ std::vector<std::string> new_lines(const std::string& path, std::streamoff& offs
 std::string format_shapes(const std::vector<GemmShape>& shapes) {
   std::string out;
   for (const auto& s : shapes)
-    out += fmt::format("{}{}{}{}x{}x{}{}/{}", out.empty() ? "" : ";", s.trans_a ? 'T' : 'N',
+    out += fmt::format("{}{}{}{}x{}x{}{}{}/{}", out.empty() ? "" : ";", s.trans_a ? 'T' : 'N',
                        s.trans_b ? 'T' : 'N', s.m, s.n, s.k, s.count > 1 ? fmt::format("*{}", s.count) : "",
-                       s.label);
+                       s.transposes_a ? "^" : "", s.label);
   return out;
 }
 
@@ -125,11 +125,13 @@ std::vector<GemmShape> parse_shapes(const std::string& text) {
     std::istringstream dims(item.substr(0, slash));
     bool ok = slash != std::string::npos && (dims >> ta >> tb >> s.m >> x1 >> s.n >> x2 >> s.k);
     if (ok && dims.peek() == '*') ok = dims.get() && (dims >> s.count) && s.count > 0 && s.count <= 1u << 20;
+    if (ok && dims.peek() == '^') s.transposes_a = dims.get() == '^';
     if (!ok || dims.peek() != std::char_traits<char>::eof() || x1 != 'x' || x2 != 'x' ||
         (ta != 'N' && ta != 'T') || (tb != 'N' && tb != 'T') || !s.m || !s.n || !s.k)
       throw UsageError(
           "--shapes: '" + item +
-          "' is not a GEMM shape like NT128x512x784/label (or TN64x288x4608*16/label: 16 calls a step)");
+          "' is not a GEMM shape like NT128x512x784/label (TN64x288x4608*16/label: 16 calls a step; "
+          "NN128x512x784^/label: a Dense product, TN over transposes on the indirect kernel)");
     s.trans_a = ta == 'T', s.trans_b = tb == 'T', s.label = item.substr(slash + 1);
     shapes.push_back(s);
   }

@@ -35,6 +35,10 @@ struct GemmShape {
   bool trans_a = false, trans_b = false;
   size_t m = 0, n = 0, k = 0;
   size_t count = 1;  // calls per training step (a weight gradient split over slices of the batch)
+  /// A Dense product (forward NN, dx NT): where the indirect kernel reads A transposed
+  /// (gemm_reads_a_transposed), training transposes A (and a dx's B) with anycl's kernel and asks
+  /// the product as TN, so the tuner times it so.
+  bool transposes_a = false;
 };
 
 /// The reference model's eight GEMMs per training step at batch 128 (forward, dW, dX).
@@ -55,15 +59,22 @@ struct CandidateResult {
   double seconds = 0;  // one pass over the shapes (GEMM routine forced onto the kernel); 0: failed
   bool exact = false;  // passed the exact GEMM check (only run when it was the fastest so far)
   std::string error;   // why it failed, or what it computed wrongly; "" when it ran
-  /// Seconds per GEMM of timed_shapes(shapes): each shape, then each dense dx as a GEMM NN. The
-  /// direct/indirect switch and the dx layout are chosen from the stages' winners' times, so that
-  /// choice compiles nothing (a new switch value is a new CLBlast program).
+  /// Seconds per GEMM of timed_shapes(shapes): each shape, then each dense dx as a GEMM NN, then
+  /// each Dense product as TN. The direct/indirect switch and the dx layout are chosen from the
+  /// stages' winners' times, so that choice compiles nothing (a new switch value is a new CLBlast
+  /// program). `seconds` counts each shape as training runs it on the candidate's kernel: a Dense
+  /// product as its transposes plus the TN GEMM where the kernel reads A transposed.
   std::vector<double> shape_seconds;
+  double transposes_seconds = 0;  // of `seconds`: anycl's transposes before Dense's products run as TN
 };
 
 /// The shapes a candidate is timed at: `shapes`, then the NN GEMM of each dense dx (an NT shape),
-/// which the trainer runs instead after transposing W (Runtime::transposed_dx).
+/// which the trainer runs instead after transposing W (Runtime::transposed_dx), then the TN GEMM of
+/// each Dense product (GemmShape::transposes_a), which it runs on the indirect kernel.
 std::vector<GemmShape> timed_shapes(const std::vector<GemmShape>& shapes);
+/// For each of `shapes`, the position of its TN GEMM in timed_shapes(shapes), or kNoTn.
+std::vector<size_t> tn_positions(const std::vector<GemmShape>& shapes);
+inline constexpr size_t kNoTn = size_t(-1);
 
 /// Times candidates in one process, one after another. Each candidate that is faster than
 /// `best_seconds` and every candidate before it is then checked for exact GEMMs (gemm_mismatch),

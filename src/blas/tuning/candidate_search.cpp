@@ -11,6 +11,7 @@
 #include <limits>
 #include <set>
 
+#include "anycl/blas/blas.hpp"
 #include "anycl/error.hpp"
 #include "blas/clblast_params.hpp"
 #include "blas/tuning/gemm_timing.hpp"
@@ -59,10 +60,24 @@ std::vector<GemmShape> timed_shapes(const std::vector<GemmShape>& shapes) {
   for (const GemmShape& s : shapes)
     if (!s.trans_a && s.trans_b) {
       GemmShape nn = s;
-      nn.trans_b = false, nn.label += " as NN";
+      nn.trans_b = false, nn.transposes_a = false, nn.label += " as NN";
       out.push_back(nn);
     }
+  for (const auto& s : shapes)
+    if (s.transposes_a) {
+      GemmShape tn = s;
+      tn.trans_a = true, tn.trans_b = false, tn.transposes_a = false, tn.label += " as TN";
+      out.push_back(tn);
+    }
   return out;
+}
+
+std::vector<size_t> tn_positions(const std::vector<GemmShape>& shapes) {
+  std::vector<size_t> at(shapes.size(), kNoTn);
+  size_t next = timed_shapes(shapes).size();
+  for (size_t i = shapes.size(); i-- > 0;)
+    if (shapes[i].transposes_a) at[i] = --next;
+  return at;
 }
 
 void measure_candidates(Runtime& rt, const std::vector<TuningCandidate>& candidates,
@@ -75,7 +90,11 @@ void measure_candidates(Runtime& rt, const std::vector<TuningCandidate>& candida
     if (!before.count(c.kernel)) before[c.kernel] = current_parameters(rt, c.kernel);
   const auto routine = current_parameters(rt, "GemmRoutine");
   const std::vector<GemmShape> timed = timed_shapes(shapes);
+  const std::vector<size_t> tn = tn_positions(shapes);
   detail::ShapeBuffers buffers(rt, timed);
+  std::vector<double> transposes(shapes.size(), 0.0);  // anycl's kernel: the same for every candidate
+  for (size_t s = 0; s < shapes.size(); ++s)
+    if (shapes[s].transposes_a) transposes[s] = detail::dense_transposes_seconds(rt, shapes[s]);
   for (size_t i = 0; i < candidates.size() && since(start) < budget_seconds; ++i) {
     const TuningCandidate& c = candidates[i];
     if (on_start) on_start(i);
@@ -86,14 +105,19 @@ void measure_candidates(Runtime& rt, const std::vector<TuningCandidate>& candida
       apply_tuning(
           rt, only("GemmRoutine", {{"XGEMM_MIN_INDIRECT_SIZE", c.kernel == "Xgemm" ? 1 : kAlwaysDirect}}));
       r.shape_seconds = detail::time_each_shape(rt, timed, buffers);
-      for (size_t s = 0; s < shapes.size(); ++s) r.seconds += r.shape_seconds[s] * double(shapes[s].count);
+      for (size_t s = 0; s < shapes.size(); ++s) {  // as training runs each on this kernel
+        const GemmShape& g = shapes[s];
+        const bool as_tn = tn[s] != kNoTn && gemm_reads_a_transposed(rt, g.m, g.n, g.k);
+        r.seconds += (as_tn ? r.shape_seconds[tn[s]] + transposes[s] : r.shape_seconds[s]) * double(g.count);
+        if (as_tn) r.transposes_seconds += transposes[s] * double(g.count);
+      }
       if (r.seconds < best_seconds) {
         r.error = gemm_mismatch(rt, shapes);
         r.exact = r.error.empty();
         if (r.exact) best_seconds = r.seconds;
       }
     } catch (const Error& e) {
-      r.seconds = 0;
+      r.seconds = r.transposes_seconds = 0;
       r.shape_seconds.clear();
       r.error = e.what();
     }

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "anycl/blas/blas.hpp"
+#include "anycl/tensor.hpp"
 
 namespace anycl::detail {
 namespace {
@@ -46,6 +47,28 @@ std::vector<double> time_each_shape(Runtime& rt, const std::vector<GemmShape>& s
     out.push_back(t[t.size() / 2]);
   }
   return out;
+}
+
+double dense_transposes_seconds(Runtime& rt, const GemmShape& shape, int repeats) {
+  if (!shape.transposes_a) return 0;
+  using Clock = std::chrono::steady_clock;
+  Tensor a(rt, {shape.m, shape.k}), at(rt, {shape.k, shape.m});
+  Tensor w(rt, {shape.trans_b ? shape.n : 1, shape.k}), wt(rt, {shape.k, shape.trans_b ? shape.n : 1});
+  auto run = [&] {
+    transpose(a, at);
+    if (shape.trans_b) transpose(w, wt);
+  };
+  run();  // compiles
+  rt.finish();
+  std::vector<double> t;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    const auto t0 = Clock::now();
+    for (int i = 0; i < kCallsPerTiming; ++i) run();
+    rt.finish();
+    t.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / kCallsPerTiming);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
 }
 
 double time_shapes(Runtime& rt, const std::vector<GemmShape>& shapes, ShapeBuffers& buf, int repeats) {

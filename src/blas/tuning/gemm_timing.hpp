@@ -21,6 +21,11 @@ struct ShapeBuffers {
 std::vector<double> time_each_shape(Runtime& rt, const std::vector<GemmShape>& shapes, ShapeBuffers& buffers,
                                     int repeats = 3);
 
+/// Seconds of the transposes a Dense layer runs before `shape` where the indirect kernel reads A
+/// transposed (GemmShape::transposes_a): xᵀ before the forward; dzᵀ and Wᵀ before dx (an NT shape).
+/// The median of `repeats`; 0 for any other shape.
+double dense_transposes_seconds(Runtime& rt, const GemmShape& shape, int repeats = 5);
+
 /// Seconds for one pass over every shape: the sum of time_each_shape.
 double time_shapes(Runtime& rt, const std::vector<GemmShape>& shapes, ShapeBuffers& buffers, int repeats = 3);
 

@@ -357,9 +357,11 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
 
   if (!wanted("GemmRoutine")) return t;
   // The switch point and the dense layers' dx layout, chosen together from the two stages' winners'
-  // times per shape (each dense dx, an NT shape, also as the trainer runs it transposed: a CLBlast
-  // transpose of W, then a GEMM NN of the same sizes), summed for every threshold and layout. Nothing
-  // of CLBlast's GEMM is compiled here: each switch value is a new CLBlast program, minutes on a CPU.
+  // times per shape as training runs each (each dense dx, an NT shape, also as the trainer can run it
+  // on the direct kernel: a transpose of W, then a GEMM NN of the same sizes; a Dense product on an
+  // indirect kernel that reads A transposed: anycl's transposes, then a GEMM TN), summed for every
+  // threshold and layout. Nothing of CLBlast's GEMM is compiled here: each switch value is a new
+  // CLBlast program, minutes on a CPU.
   say("[3/3] direct/indirect switch and dense dx layout over the model's shapes…");
   const auto t0 = Clock::now();
   const size_t n = o.shapes.size();
@@ -373,6 +375,20 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
       dense_dx[i] = true, nn_direct[i] = direct_all[j], nn_indirect[i] = indirect_all[j], ++j;
       transpose_w[i] = time_transpose(rt, o.shapes[i].n, o.shapes[i].k);
     }
+  // Where the indirect kernel reads A transposed (GEMMK=0), Dense runs its products as TN over its
+  // own transposes, whatever the dx layout.
+  std::map<std::string, size_t> xgemm;
+  if (t.kernels.count("Xgemm"))
+    xgemm = t.kernels.at("Xgemm");
+  else
+    detail::clblast_params::retrieve(rt.info().id, "Xgemm", xgemm);
+  const std::vector<size_t> tn = tn_positions(o.shapes);
+  std::vector<bool> as_tn(n, false);
+  for (size_t i = 0; i < n; ++i)
+    if (tn[i] != kNoTn && xgemm.count("GEMMK") && xgemm.at("GEMMK") == 0) {
+      as_tn[i] = true;
+      indirect[i] = indirect_all[tn[i]] + detail::dense_transposes_seconds(rt, o.shapes[i]);
+    }
   size_t best_switch = 1;
   bool use_transposed = false;
   double best_total = std::numeric_limits<double>::max();
@@ -383,9 +399,11 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
       double total = 0;
       for (size_t i = 0; i < n; ++i) {
         const bool go_direct = o.shapes[i].m * o.shapes[i].n * o.shapes[i].k < sw * sw * sw;
-        total += double(o.shapes[i].count) *
-                 (dense_dx[i] && transposed ? transpose_w[i] + (go_direct ? nn_direct[i] : nn_indirect[i])
-                                            : (go_direct ? direct[i] : indirect[i]));
+        const bool over_tn = !go_direct && as_tn[i];
+        total +=
+            double(o.shapes[i].count) * (dense_dx[i] && transposed && !over_tn
+                                             ? transpose_w[i] + (go_direct ? nn_direct[i] : nn_indirect[i])
+                                             : (go_direct ? direct[i] : indirect[i]));
       }
       if (total < best_total) best_total = total, best_switch = sw, use_transposed = transposed;
     }
@@ -396,11 +414,12 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
   for (size_t i = 0; i < n; ++i) {
     const auto& s = o.shapes[i];
     say(fmt::format(
-        "      {:<6} {}{} {:>5}x{:>5}x{:>5}: direct {:7.3f} ms, indirect {:7.3f} ms{}", s.label,
+        "      {:<6} {}{} {:>5}x{:>5}x{:>5}: direct {:7.3f} ms, indirect {:7.3f} ms{}{}", s.label,
         s.trans_a ? 'T' : 'N', s.trans_b ? 'T' : 'N', s.m, s.n, s.k, direct[i] * 1e3, indirect[i] * 1e3,
         dense_dx[i] ? fmt::format("; transposed: Wᵀ {:.3f} ms + NN direct {:.3f} / indirect {:.3f} ms",
                                   transpose_w[i] * 1e3, nn_direct[i] * 1e3, nn_indirect[i] * 1e3)
-                    : ""));
+                    : "",
+        as_tn[i] ? " (indirect: anycl's transposes + TN, as trained)" : ""));
   }
   say(fmt::format("      switch {} = {}; dense dx as {}", kSwitch, best_switch,
                   use_transposed ? "transpose + GEMM NN" : "GEMM NT"));
