@@ -12,6 +12,7 @@
 #include <cmath>
 #include <map>
 #include <string>
+#include <utility>
 
 #include "blas/clblast_params.hpp"
 #include "helpers.hpp"
@@ -64,11 +65,15 @@ TEST_CASE("Conv2D forward and backward match the host reference (both forward al
   std::map<std::string, size_t> before;
   REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "GemmRoutine", before) ==
           clblast::StatusCode::kSuccess);
-  for (const size_t from : {size_t{1}, size_t{1} << 20}) {
+  // On the indirect kernel also with dW's slices as one GEMM each (Runtime::batched_dw off).
+  for (const auto& [from, batched_dw] :
+       {std::pair{size_t{1}, true}, std::pair{size_t{1}, false}, std::pair{size_t{1} << 20, true}}) {
     anycl::GemmTuning routine;
     routine.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", from}};
     anycl::apply_tuning(rt, routine);
+    rt.set_batched_dw(batched_dw);
     CAPTURE(from);
+    CAPTURE(batched_dw);
     for (const Case& k : kCases)
       for (anycl::ConvForward algo : {anycl::ConvForward::im2col_gemm, anycl::ConvForward::convgemm})
         for (const size_t batch : {size_t(3), size_t(1)}) {  // dW split into 3 slices, and in one GEMM
@@ -114,6 +119,7 @@ TEST_CASE("Conv2D forward and backward match the host reference (both forward al
   anycl::GemmTuning restore;
   restore.kernels["GemmRoutine"] = before;
   anycl::apply_tuning(rt, restore);
+  rt.set_batched_dw(true);
 }
 
 TEST_CASE(

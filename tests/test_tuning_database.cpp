@@ -4,6 +4,7 @@
 #include <clblast.h>
 #include <doctest/doctest.h>
 #include <anycl/blas/tuning.hpp>
+#include <anycl/error.hpp>
 #include <anycl/runtime.hpp>
 
 #include <cstdlib>
@@ -32,7 +33,7 @@ anycl::DeviceInfo fake(const std::string& platform, const std::string& name) {
 anycl::GemmTuning clblast_now(anycl::Runtime& rt, const anycl::GemmTuning& t) {
   anycl::GemmTuning now;
   for (const auto& [kernel, params] : t.kernels) {
-    if (kernel == "anyclDense") continue;
+    if (kernel.rfind("anycl", 0) == 0) continue;  // anycl's own choices, not CLBlast's
     std::map<std::string, size_t> p;
     REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, kernel, p) ==
             clblast::StatusCode::kSuccess);
@@ -79,13 +80,34 @@ TEST_CASE("every tuning database entry parses, meets CLBlast's constraints and m
     ScopedEnv off("ANYCL_TUNING_DATABASE", "off");
     CHECK(!anycl::database_tuning(fake("Intel(R) OpenCL", "AMD EPYC")));
   }
-  // Accepted by apply_tuning (CLBlast's constraints and parameter names), then CLBlast restored.
-  for (const auto* t : {&*pocl, &*intel, &*avx2, &*other}) {
-    const anycl::GemmTuning before = clblast_now(rt, *t);
-    CHECK_NOTHROW(anycl::apply_tuning(rt, *t));
+  // Accepted by apply_tuning (CLBlast's constraints and parameter names), then CLBlast restored;
+  // each entry's `large` sets too (what a model with large GEMMs gets).
+  const std::vector<anycl::GemmShape> cnn = {{"fwd 2", false, false, 73728, 64, 288}};
+  std::vector<anycl::GemmTuning> entries = {*pocl, *intel, *avx2, *other};
+  const std::string pocl_name = "Portable Computing Language";
+  for (const auto& d : {fake(pocl_name, "pthread-skylake-avx512-X"), fake(pocl_name, "pthread-haswell-X"),
+                        fake(pocl_name, "pthread-cortex-a72-ARM"), fake("Intel(R) OpenCL", "AMD EPYC")})
+    if (const auto large = anycl::database_tuning(d, nullptr, nullptr, &cnn)) entries.push_back(*large);
+  CHECK(entries.size() == 8);
+  for (const anycl::GemmTuning& t : entries) {
+    const anycl::GemmTuning before = clblast_now(rt, t);
+    CHECK_NOTHROW(anycl::apply_tuning(rt, t));
     anycl::apply_tuning(rt, before);
     rt.set_transposed_dx(false);
+    rt.set_batched_dw(true);
   }
+  // Intel's CPU runtime runs a convolution's sliced weight gradient as one GEMM per slice.
+  REQUIRE(intel->kernels.count("anyclConv"));
+  CHECK(intel->kernels.at("anyclConv").at("BATCHED_DW") == 0);
+  anycl::GemmTuning conv_only;
+  conv_only.kernels["anyclConv"] = {{"BATCHED_DW", 0}};
+  anycl::apply_tuning(rt, conv_only);
+  CHECK(!rt.batched_dw());
+  conv_only.kernels["anyclConv"] = {{"BATCHED_DW", 1}};
+  anycl::apply_tuning(rt, conv_only);
+  CHECK(rt.batched_dw());
+  conv_only.kernels["anyclConv"] = {{"BATCHED_DW", 2}};
+  CHECK_THROWS_AS(anycl::apply_tuning(rt, conv_only), anycl::ValidationError);
   // An export is an entry again.
   const std::string text = anycl::database_entry(*intel, fake("Intel(R) OpenCL", "AMD EPYC"));
   CHECK(text.rfind("anycl-tuning-database 1\n", 0) == 0);
@@ -108,9 +130,13 @@ TEST_CASE(
   REQUIRE(small);
   REQUIRE(large);
   CHECK(small->kernels == anycl::database_tuning(avx512)->kernels);  // no shapes: the entry's own sets
-  // The CNN's GEMMs run on the MLP's indirect sets since they need no copies (docs/benchmarks.md,
-  // 2026-11-25): no shipped entry has `large` sets now.
-  CHECK(large->kernels == small->kernels);
+  // The CNN's GEMMs run on the MLP's indirect set (they need no copies, docs/benchmarks.md,
+  // 2026-11-25); its `large` lines send its GEMMs under 120³ (the first convolution's weight-gradient
+  // slices) to a direct kernel of 32×32 tiles (2026-11-26).
+  CHECK(large->kernels.at("Xgemm") == small->kernels.at("Xgemm"));
+  CHECK(large->kernels.at("GemmRoutine").at("XGEMM_MIN_INDIRECT_SIZE") == 120);
+  CHECK(small->kernels.at("GemmRoutine").at("XGEMM_MIN_INDIRECT_SIZE") == 1);
+  CHECK(large->kernels.at("XgemmDirect").at("WGD") == 32);
 
   // On the test device.
   const anycl::DeviceInfo device = anycl::test::runtime().info();

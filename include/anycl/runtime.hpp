@@ -101,6 +101,12 @@ class Runtime {
   /// GEMM NT: off by default; `anycl tune` turns it on for a device where it measured it faster.
   bool transposed_dx() const noexcept { return transposed_dx_; }
   void set_transposed_dx(bool on) noexcept { transposed_dx_ = on; }
+  /// Whether a convolution's weight gradient split over slices of the batch runs as one
+  /// strided-batched GEMM (on by default) or, where its slices run on CLBlast's indirect kernel, as
+  /// one GEMM per slice: a tuning database entry turns it off for a device whose batched indirect
+  /// GEMM is the slower (Intel's CPU runtime: 5×; its batched direct GEMM is the faster, so that stays).
+  bool batched_dw() const noexcept { return batched_dw_; }
+  void set_batched_dw(bool on) noexcept { batched_dw_ = on; }
   /// What the GEMM layer read from CLBlast to choose each call's layout (src/blas/blas.cpp); reset
   /// to {} after a tuning changes CLBlast's parameters, so that it is read again.
   const GemmLayoutParams& gemm_layout() const noexcept { return gemm_layout_; }
@@ -120,6 +126,7 @@ class Runtime {
   RuntimeCounters counters_;
   DeviceBuffer workspace_;
   bool transposed_dx_ = false;
+  bool batched_dw_ = true;
   GemmLayoutParams gemm_layout_;
   bool started_ = false;  // counted among the live runtimes (runtime.cpp)
 };

@@ -9,7 +9,8 @@
 // fast, large-matrix kernel), and col2im for dx — no atomics, so reruns are bit-identical. A dW of
 // few output tiles (the first layer's 32×9, the second's 64×288) has the batch as its inner size:
 // a few work-groups would run it all, so it is split over slices of whole samples (a
-// strided-batched GEMM) and the slices summed in order by a kernel.
+// strided-batched GEMM, or one GEMM per slice where Runtime::batched_dw says so) and the slices
+// summed in order by a kernel.
 #include "anycl/nn/conv2d.hpp"
 
 #include <fmt/format.h>
@@ -235,6 +236,16 @@ Tensor& Conv2D::reserve(Tensor& t, size_t floats) {
   return t;
 }
 
+Tensor& Conv2D::colt_for(size_t columns, size_t kp) {
+  const size_t before = colt_.size();
+  reserve(colt_, columns * kp);
+  if (colt_.size() != before || colt_zeroed_ld_ != kp) {  // a new buffer, or rows of a new length
+    if (kp != g_.patch()) colt_.fill(0.f);
+    colt_zeroed_ld_ = kp;
+  }
+  return colt_;
+}
+
 std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, bool need_dx) const {
   const ConvGeometry g = geometry(input);
   const size_t columns = checked_mul(batch, g.plane(), "a Conv2D's column matrix");
@@ -264,6 +275,7 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   const size_t most_slices = split_dw(filters_, g_.patch()) ? std::min(kSplitDwMaxSlices, max_batch) : 1;
   const DwLayout d = dw_layout(rt, max_batch * g_.plane() / most_slices);
   colt_ = Tensor(rt, {d.kp * max_batch * g_.plane()});
+  colt_zeroed_ld_ = 0;
   dz_rows_ = Tensor(rt, {d.fp * max_batch * g_.plane()});
   cf_ = Tensor(rt, {filters_, max_batch * g_.plane()});
   // Room for the most slices any batch up to max_batch can take (a smaller batch may split where
@@ -316,7 +328,7 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
   // that CLBlast copies neither (its batched routine allocates every copy it makes, on every call).
   const size_t slices = dw_slices(batch), part = columns / slices;
   const DwLayout d = dw_layout(rt, part);
-  ops_->im2row(x_last_, reserve(colt_, columns * d.kp), g_, d.kp);
+  ops_->im2row(x_last_, colt_for(columns, d.kp), g_, d.kp);
   DeviceBuffer cb = col_.buffer(), dwb = dw_.buffer();
   if (slices == 1 && d.fp == filters_ && d.kp == k) {  // nothing to pad (row-major): NN over dz itself
     gemm(rt, Trans::no, Trans::no, filters_, k, columns, 1.f, cf_.buffer(), 0, columns, colt_.buffer(), 0, k,
@@ -325,9 +337,16 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
     ops_->dz_rows(cf_, reserve(dz_rows_, columns * d.fp), columns, filters_, d.fp);
     const size_t stride = d.fp * d.kp;
     DeviceBuffer parts = reserve(dw_parts_, slices * stride).buffer();
-    gemm_strided_batched(rt, Trans::yes, Trans::no, d.fp, d.kp, part, 1.f, dz_rows_.buffer(), 0, d.fp,
-                         part * d.fp, colt_.buffer(), 0, d.kp, part * d.kp, 0.f, parts, 0, d.kp, stride,
-                         slices);
+    if (rt.batched_dw() || slices == 1 || !gemm_reads_a_transposed(rt, d.fp, d.kp, part)) {
+      gemm_strided_batched(rt, Trans::yes, Trans::no, d.fp, d.kp, part, 1.f, dz_rows_.buffer(), 0, d.fp,
+                           part * d.fp, colt_.buffer(), 0, d.kp, part * d.kp, 0.f, parts, 0, d.kp, stride,
+                           slices);
+    } else {  // one GEMM per slice on the indirect kernel (the GEMM layer hands CLBlast sub-buffers: no
+              // copies)
+      for (size_t s = 0; s < slices; ++s)
+        gemm(rt, Trans::yes, Trans::no, d.fp, d.kp, part, 1.f, dz_rows_.buffer(), s * part * d.fp, d.fp,
+             colt_.buffer(), s * part * d.kp, d.kp, 0.f, parts, s * stride, d.kp);
+    }
     ops_->sum_slices(dw_parts_, slices, stride, d.kp, dw_);
   }
   if (!need_dx) return {};

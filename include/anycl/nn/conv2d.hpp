@@ -70,8 +70,9 @@ class Conv2D final : public Layer {
                      // (dx_rows() rows there: the padding rows are written, never read)
   Tensor w_padded_;  // (F, dx_rows()): W with zero columns, dcol's A when dx_rows() pads C·K·K
   Tensor colt_;      // (batch·OH·OW, kp) (flat): im2row of x, for the weight gradient's GEMM
-  Tensor cf_;        // (F, batch·OH·OW): the forward GEMM's result, then dz for the backward GEMMs
-  Tensor dz_rows_;   // (batch·OH·OW, fp) (flat): dzᵀ, for the weight gradient's GEMM
+  size_t colt_zeroed_ld_ = 0;  // the row length colt_'s padding columns were zeroed for (0: not yet)
+  Tensor cf_;       // (F, batch·OH·OW): the forward GEMM's result, then dz for the backward GEMMs
+  Tensor dz_rows_;  // (batch·OH·OW, fp) (flat): dzᵀ, for the weight gradient's GEMM
   // The weight gradient per slice of the batch (see dw_slices()), (slices, fp, kp), then summed in
   // slice order into dW by a kernel.
   Tensor dw_parts_;
@@ -83,6 +84,8 @@ class Conv2D final : public Layer {
   // dcol's rows: C·K·K padded as gemm_padding asks for dcol = Wᵀ·dz over `columns` pixels.
   size_t dx_rows(Runtime& rt, size_t columns) const;
   Tensor& reserve(Tensor& t, size_t floats);
+  // colt_ for `columns` rows of kp floats, its padding columns zero (im2row writes only the patch).
+  Tensor& colt_for(size_t columns, size_t kp);
   Tensor x_last_, y_last_;
   std::unique_ptr<ConvOps> ops_;
   std::unique_ptr<BiasActivation> bias_act_;

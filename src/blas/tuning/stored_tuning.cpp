@@ -101,6 +101,10 @@ void apply_model_tuning(Runtime& rt, const std::vector<GemmShape>& shapes) {
       held = held && rt.transposed_dx() == (params.count("TRANSPOSED_DX") && params.at("TRANSPOSED_DX") == 1);
       continue;
     }
+    if (kernel == "anyclConv") {
+      held = held && rt.batched_dw() == (!params.count("BATCHED_DW") || params.at("BATCHED_DW") != 0);
+      continue;
+    }
     std::map<std::string, size_t> now;
     held = held &&
            detail::clblast_params::retrieve(rt.info().id, kernel, now) == clblast::StatusCode::kSuccess &&

@@ -37,6 +37,8 @@ constexpr const char* kSwitch = "XGEMM_MIN_INDIRECT_SIZE";
 constexpr size_t kAlwaysDirect = size_t(1) << 20;  // as the switch: its cube exceeds any m·n·k we meet
 constexpr const char* kDense = "anyclDense";       // anycl's own choices, stored beside CLBlast's
 constexpr const char* kTransposedDx = "TRANSPOSED_DX";
+constexpr const char* kConv = "anyclConv";  // likewise, from the tuning database only
+constexpr const char* kBatchedDw = "BATCHED_DW";
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -207,7 +209,7 @@ void apply_tuning(Runtime& rt, const GemmTuning& t) {
     throw ValidationError(
         fmt::format("CLBlast tuning refused: {} — CLBlast would compute wrong results with it", wrong));
   for (const auto& [name, params] : t.kernels) {
-    if (name == kDense) continue;
+    if (name == kDense || name == kConv) continue;
     std::map<std::string, size_t> expected;
     check(detail::clblast_params::retrieve(rt.info().id, name, expected), "clblast::RetrieveParameters",
           name);
@@ -227,6 +229,11 @@ void apply_tuning(Runtime& rt, const GemmTuning& t) {
     if (name == kDense) {
       const auto it = params.find(kTransposedDx);
       rt.set_transposed_dx(it != params.end() && it->second != 0);
+      continue;
+    }
+    if (name == kConv) {
+      const auto it = params.find(kBatchedDw);
+      rt.set_batched_dw(it == params.end() || it->second != 0);
       continue;
     }
     check(detail::clblast_params::override_parameters(rt.info().id, name, params),

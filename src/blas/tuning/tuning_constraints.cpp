@@ -119,6 +119,10 @@ std::string tuning_constraint_violation(const GemmTuning& tuning) {
       wrong = params.size() == 1 && params.count("TRANSPOSED_DX") && get(params, "TRANSPOSED_DX") <= 1
                   ? ""
                   : "holds other parameters than TRANSPOSED_DX (0 or 1)";
+    } else if (kernel == "anyclConv") {
+      wrong = params.size() == 1 && params.count("BATCHED_DW") && get(params, "BATCHED_DW") <= 1
+                  ? ""
+                  : "holds other parameters than BATCHED_DW (0 or 1)";
     } else {
       return fmt::format("unknown kernel '{}' (anycl tunes XgemmDirect, Xgemm and GemmRoutine)", kernel);
     }
