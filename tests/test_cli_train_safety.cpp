@@ -87,14 +87,15 @@ TEST_CASE("a failed plot costs neither the saved model nor leaves kernels runnin
 
 TEST_CASE("SIGINT in the last epoch stops after the current step and not at the epoch's end") {
   TempDir dir;
-  // One long epoch with a checkpoint every 200 steps. The first checkpoint's file says training is
-  // under way at step 200; SIGINT then. The host may run only a few steps ahead of the device, so
-  // the stop comes a few steps later. (Before, the host enqueued ahead until the next blocking read
-  // — the next checkpoint, at step 400, or the epoch's end, where a stop in the last epoch was
-  // lost and the run ended with exit 0.)
+  // One long epoch (3,750 steps) with a checkpoint every 1,000 steps. The first checkpoint's file
+  // says training is under way at step 1,000; SIGINT then. The host may run only a few steps ahead
+  // of the device, and a fast GPU runs on while the signal is sent (an H200: 134 steps), so the stop
+  // comes some steps later, but before the next checkpoint. (Before, the host enqueued ahead until
+  // the next blocking read — the next checkpoint, at step 2,000, or the epoch's end, where a stop
+  // in the last epoch was lost and the run ended with exit 0.)
   const std::string ck = dir.file("ck"), file = ck + "/checkpoint.anyclckpt";
   anycl::test::Background run(
-      fmt::format("{} train --batch 16 --layers 256,256 --epochs 1 --checkpoint {} --checkpoint-every 200",
+      fmt::format("{} train --batch 16 --layers 256,256 --epochs 1 --checkpoint {} --checkpoint-every 1000",
                   anycl_cli(), ck),
       dir.file("log.txt"));
   REQUIRE(anycl::test::wait_for_file(file));
@@ -104,8 +105,8 @@ TEST_CASE("SIGINT in the last epoch stops after the current step and not at the 
   REQUIRE_MESSAGE(code == 130, log);
   const anycl::Checkpoint c = anycl::read_checkpoint(file);
   CHECK(c.epoch == 0);
-  CHECK(c.step_in_epoch >= 200);
-  CHECK_MESSAGE(c.step_in_epoch < 300, "stopped at step ", c.step_in_epoch);
+  CHECK(c.step_in_epoch >= 1000);
+  CHECK_MESSAGE(c.step_in_epoch < 2000, "stopped at step ", c.step_in_epoch);
 }
 
 TEST_CASE("a checkpoint never chooses output paths or flags however it was written") {
