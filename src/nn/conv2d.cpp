@@ -1,14 +1,13 @@
 // Conv2D as whole-batch GEMMs. Forward: im2col of the batch into col:(C·K·K, B·P) (P = OH·OW), one
 // CLBlast GEMM cf = W·col:(F, B·P), then one pass that adds the bias, applies the activation and
 // reorders to NCHW; or CLBlast's Convgemm, then the bias and activation in place. Backward: one pass
-// for dz = dy·act'(y), reordered channel-major into cf, and db; then dW = dz·colᵀ as a GEMM TN over
-// dz's rows and colᵀ (both (B·P, ·), written by two passes, colᵀ straight from x by im2row, their
-// rows padded so that CLBlast copies neither; NN over dz itself where there is nothing to pad or
-// split) and dcol = Wᵀ·dz (into col's buffer), one GEMM each
-// for the whole batch (the batch is the GEMMs' inner or outer size, which keeps CLBlast on its
-// fast, large-matrix kernel), and col2im for dx — no atomics, so reruns are bit-identical. A dW of
-// few output tiles (the first layer's 32×9, the second's 64×288) has the batch as its inner size:
-// a few work-groups would run it all, so it is split over slices of whole samples (a
+// for dz = dy·act'(y), reordered channel-major into cf, and one summing cf's rows into db; then dW = dz·colᵀ
+// as a GEMM TN over dz's rows and colᵀ (both (B·P, ·), written by two passes, colᵀ straight from x by im2row,
+// their rows padded so that CLBlast copies neither; NN over dz itself where there is nothing to pad or split)
+// and dcol = Wᵀ·dz (into col's buffer), one GEMM each for the whole batch (the batch is the GEMMs' inner or
+// outer size, which keeps CLBlast on its fast, large-matrix kernel), and col2im for dx — no atomics, so
+// reruns are bit-identical. A dW of few output tiles (the first layer's 32×9, the second's 64×288) has the
+// batch as its inner size: a few work-groups would run it all, so it is split over slices of whole samples (a
 // strided-batched GEMM, or one GEMM per slice where Runtime::batched_dw says so) and the slices
 // summed in order by a kernel.
 #include "anycl/nn/conv2d.hpp"

@@ -12,7 +12,8 @@ ConvOps::ConvOps(Runtime& rt)
       im2row_(detail::kernel(rt, "conv", "im2row_batched")),
       col2im_(detail::kernel(rt, "conv", "col2im_batched")),
       output_forward_(detail::kernel(rt, "conv", "conv_output_forward")),
-      output_backward_(detail::single_group_kernel(rt, "conv", "conv_output_backward", 1, lanes_)),
+      output_backward_(detail::kernel(rt, "conv", "conv_output_backward")),
+      bias_backward_(detail::single_group_kernel(rt, "conv", "conv_bias_backward", 1, lanes_)),
       dz_rows_(detail::kernel(rt, "conv", "conv_dz_rows")),
       sum_slices_(detail::kernel(rt, "conv", "conv_sum_slices")) {}
 
@@ -135,10 +136,14 @@ void ConvOps::output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Te
     throw ValidationError(
         fmt::format("conv_output_backward: y {} and dy {} differ", y.shape_string(), dy.shape_string()));
   detail::set_args(output_backward_, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"),
-                   dcf.mem(), dbias.mem(), u32(dbias.offset(), "offset"), u32(y.rows(), "batch"),
-                   u32(dbias.size(), "filters"), u32(g.plane(), "plane"), cl_int(act));
+                   dcf.mem(), u32(y.rows(), "batch"), u32(dbias.size(), "filters"), u32(g.plane(), "plane"),
+                   cl_int(act));
+  detail::launch_row_blocks(rt_, output_backward_, g.plane(), y.rows() * dbias.size());
+  const size_t count = y.rows() * g.plane();
+  detail::set_args(bias_backward_, dcf.mem(), u32(count, "count"), dbias.mem(),
+                   u32(dbias.offset(), "offset"));
   const size_t local[2] = {lanes_, 1};
-  detail::launch_groups_2d(rt_, output_backward_, dbias.size(), local, dbias.size(), y.rows() * g.plane());
+  detail::launch_groups_2d(rt_, bias_backward_, dbias.size(), local, dbias.size(), count);
 }
 
 }  // namespace anycl
