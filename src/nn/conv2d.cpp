@@ -340,8 +340,7 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
       gemm_strided_batched(rt, Trans::yes, Trans::no, d.fp, d.kp, part, 1.f, dz_rows_.buffer(), 0, d.fp,
                            part * d.fp, colt_.buffer(), 0, d.kp, part * d.kp, 0.f, parts, 0, d.kp, stride,
                            slices);
-    } else {  // one GEMM per slice on the indirect kernel (the GEMM layer hands CLBlast sub-buffers: no
-              // copies)
+    } else {  // one GEMM per slice on the indirect kernel; the GEMM layer hands CLBlast sub-buffers
       for (size_t s = 0; s < slices; ++s)
         gemm(rt, Trans::yes, Trans::no, d.fp, d.kp, part, 1.f, dz_rows_.buffer(), s * part * d.fp, d.fp,
              colt_.buffer(), s * part * d.kp, d.kp, 0.f, parts, s * stride, d.kp);

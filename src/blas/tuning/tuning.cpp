@@ -418,6 +418,12 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
   apply_tuning(rt, t);
   t.kernels[kDense] = {{kTransposedDx, use_transposed ? 1 : 0}};
   rt.set_transposed_dx(use_transposed);
+  // The convolutions' choice is not tuned but comes with the device's database entry: kept in the
+  // tuning of its own, which replaces the entry at every later start.
+  if (const auto entry = database_tuning(rt.info()); entry && entry->kernels.count(kConv)) {
+    t.kernels[kConv] = entry->kernels.at(kConv);
+    rt.set_batched_dw(t.kernels[kConv][kBatchedDw] != 0);
+  }
   for (size_t i = 0; i < n; ++i) {
     const auto& s = o.shapes[i];
     say(fmt::format(
