@@ -66,8 +66,10 @@ TEST_CASE("Conv2D forward and backward match the host reference (both forward al
   REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "GemmRoutine", before) ==
           clblast::StatusCode::kSuccess);
   // On the indirect kernel also with dW's slices as one GEMM each (Runtime::batched_dw off).
-  for (const auto& [from, batched_dw] :
+  for (const auto& setting :
        {std::pair{size_t{1}, true}, std::pair{size_t{1}, false}, std::pair{size_t{1} << 20, true}}) {
+    const size_t from = setting.first;       // plain variables: CAPTURE's lambda cannot take a structured
+    const bool batched_dw = setting.second;  // binding in C++17 (clang refuses it)
     anycl::GemmTuning routine;
     routine.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", from}};
     anycl::apply_tuning(rt, routine);
