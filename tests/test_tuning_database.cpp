@@ -120,7 +120,7 @@ TEST_CASE("every tuning database entry parses, meets CLBlast's constraints and m
 // compiled them (7.7 min of CPU against 4.2 one after the other, 2 cores).
 TEST_CASE(
     "a device without a tuning file gets its database entry after the exact check once - a model with large "
-    "GEMMs the same sets") {
+    "GEMMs its large sets") {
   ScopedEnv on("ANYCL_TUNING_DATABASE", "on");
   const std::vector<anycl::GemmShape> mlp = anycl::reference_model_gemm_shapes(),
                                       cnn = {{"fwd 2", false, false, 73728, 64, 288}};
