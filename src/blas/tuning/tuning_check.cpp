@@ -40,6 +40,11 @@ GemmTuning current(Runtime& rt, const GemmTuning& t) {
 
 }  // namespace
 
+void remember_exact_tuning(const Runtime& rt, const GemmTuning& tuning, const DiskCache& cache) {
+  cache.put(verdict_key(rt, tuning),
+            std::vector<unsigned char>(kExact, kExact + std::char_traits<char>::length(kExact)));
+}
+
 void apply_checked_tuning(Runtime& rt, const GemmTuning& tuning, const DiskCache* cache) {
   const GemmTuning before = current(rt, tuning);
   apply_tuning(rt, tuning);
@@ -67,8 +72,7 @@ void apply_checked_tuning(Runtime& rt, const GemmTuning& tuning, const DiskCache
         rt.info().name, e.what()));
   }
   if (wrong.empty()) {
-    if (cache)
-      cache->put(key, std::vector<unsigned char>(kExact, kExact + std::char_traits<char>::length(kExact)));
+    if (cache) remember_exact_tuning(rt, tuning, *cache);
     return;
   }
   if (cache) cache->put(key, std::vector<unsigned char>(wrong.begin(), wrong.end()));

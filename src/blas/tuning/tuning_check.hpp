@@ -16,4 +16,8 @@ class DiskCache;
 /// `cache` may be null (the check then runs every time).
 void apply_checked_tuning(Runtime& rt, const GemmTuning& tuning, const DiskCache* cache);
 
+/// Stores in `cache` the verdict that `tuning` computes exact GEMMs on `rt`'s device and driver
+/// (what a passed check stores): a later apply_checked_tuning of the same sets skips the check.
+void remember_exact_tuning(const Runtime& rt, const GemmTuning& tuning, const DiskCache& cache);
+
 }  // namespace anycl::detail
