@@ -4,12 +4,12 @@
 #define T float
 #endif
 
-// Philox4x32-10 (Salmon et al., SC'11): 4×32-bit counter, 2×32-bit key, 10 rounds. Only the first
-// output word is used. Scalar words and a fully unrolled loop, so a CPU compiler (PoCL) vectorises
-// it across work-items: the uint4 form with a rolled loop ran scalar, ~100 ns per element. Each
+// Philox4x32-10 (Salmon et al., SC'11): 4×32-bit counter, 2×32-bit key, 10 rounds; all four
+// output words. Scalar words and a fully unrolled loop, so a CPU compiler (PoCL) vectorises it
+// across work-items: the uint4 form with a rolled loop ran scalar, ~100 ns per element. Each
 // round's products are 32x32->64-bit multiplies giving low and high words at once: mul_hi plus a
 // separate low multiply made dropout on PoCL (AVX-512) take twice as long.
-static inline uint philox4x32_x(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
+static inline uint4 philox4x32(uint c0, uint c1, uint c2, uint c3, uint k0, uint k1) {
 #pragma unroll
   for (int round = 0; round < 10; ++round) {
     const ulong p0 = (ulong)c0 * 0xD2511F53u, p1 = (ulong)c2 * 0xCD9E8D57u;
@@ -22,12 +22,13 @@ static inline uint philox4x32_x(uint c0, uint c1, uint c2, uint c3, uint k0, uin
     k0 += 0x9E3779B9u;
     k1 += 0xBB67AE85u;
   }
-  return c0;
+  return (uint4)(c0, c1, c2, c3);
 }
 
-// 24 random bits of element `index` in stream (seed, step, stream): exact on every device.
+// 24 random bits of element `index` in stream (seed, step, stream): exact on every device (the
+// first word of one Philox call per element; initial weights).
 static inline uint random_bits24(uint seed_lo, uint seed_hi, uint step, uint stream, uint index) {
-  return philox4x32_x(index, step, stream, 0u, seed_lo, seed_hi) >> 8;
+  return philox4x32(index, step, stream, 0u, seed_lo, seed_hi).x >> 8;
 }
 
 // Uniform in [0, 1) with 24 bits of resolution (the conversion is exact).

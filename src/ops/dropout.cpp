@@ -6,7 +6,8 @@
 
 namespace anycl {
 namespace {
-constexpr size_t kPerItem = 16;  // elements per work-item in cl_kernels/dropout.cl
+constexpr size_t kPerItem = 64;      // elements per work-item of the kernels that make the mask
+constexpr size_t kKeptPerItem = 16;  // … and of dropout_backward_kept, which reads it
 
 struct MaskArgs {
   cl_uint threshold;
@@ -65,7 +66,7 @@ void DropoutOp::backward_kept(Tensor& dy, const DeviceBuffer& keep, size_t keep_
   using detail::u32;
   detail::set_args(backward_kept_, dy.mem(), u32(dy.offset(), "offset"), keep.mem(),
                    u32(keep_offset, "offset"), u32(dy.size(), "size"), a.scale);
-  detail::launch_1d(rt_, backward_kept_, dy.size(), 64, kPerItem);
+  detail::launch_1d(rt_, backward_kept_, dy.size(), 64, kKeptPerItem);
 }
 
 void DropoutOp::backward(Tensor& dy, const DropoutMask& m) {

@@ -17,8 +17,8 @@ inline float dropout_scale(float rate) { return 1.0f / (1.0f - rate); }
 /// mask·scale for element (r, c) of a (·, cols) tensor: 0 or 1/(1−rate).
 inline float dropout_factor(const DropoutMask& m, size_t r, size_t c, size_t cols) {
   const uint32_t index = uint32_t((m.row_base + r) * cols + c);
-  return random_bits24(m.seed, m.step, m.stream, index) >= dropout_threshold(m.rate) ? dropout_scale(m.rate)
-                                                                                     : 0.0f;
+  return dropout_bits24(m.seed, m.step, m.stream, index) >= dropout_threshold(m.rate) ? dropout_scale(m.rate)
+                                                                                      : 0.0f;
 }
 
 /// y = x·mask·scale.  x,y:(rows,cols); may alias.

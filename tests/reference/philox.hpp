@@ -1,5 +1,5 @@
-// Host Philox4x32-10 with random_bits24 and uniform01 exactly as cl_kernels/common.cl computes
-// them, so dropout masks and initial weights can be checked bit for bit on the host.
+// Host Philox4x32-10 with random_bits24, dropout_bits24 and uniform01 exactly as cl_kernels/common.cl
+// computes them, so dropout masks and initial weights can be checked bit for bit on the host.
 #pragma once
 
 #include <array>
@@ -27,6 +27,13 @@ inline Philox4 philox4x32(Philox4 ctr, PhiloxKey key) {
 inline uint32_t random_bits24(uint64_t seed, uint32_t step, uint32_t stream, uint32_t index) {
   const PhiloxKey key = {uint32_t(seed & 0xffffffffu), uint32_t(seed >> 32)};
   return philox4x32({index, step, stream, 0u}, key)[0] >> 8;
+}
+
+/// Dropout's 24 bits for element `index`: in each block of 64 elements, element 16w + j takes word w
+/// of the call at counter (16·(index / 64) + j, step, stream, 1), so that one call serves four elements.
+inline uint32_t dropout_bits24(uint64_t seed, uint32_t step, uint32_t stream, uint32_t index) {
+  const PhiloxKey key = {uint32_t(seed & 0xffffffffu), uint32_t(seed >> 32)};
+  return philox4x32({((index >> 6) << 4) | (index & 15u), step, stream, 1u}, key)[(index >> 4) & 3u] >> 8;
 }
 
 /// Uniform in [0, 1) with 24 bits of resolution; the conversion is exact, hence bit-identical.
