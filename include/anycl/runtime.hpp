@@ -104,7 +104,7 @@ class Runtime {
   /// Whether a convolution's weight gradient split over slices of the batch runs as one
   /// strided-batched GEMM (on by default) or, where its slices run on CLBlast's indirect kernel, as
   /// one GEMM per slice: a tuning database entry turns it off for a device whose batched indirect
-  /// GEMM is the slower (Intel's CPU runtime: 5×; its batched direct GEMM is the faster, so that stays).
+  /// GEMM is the slower (Intel's CPU runtime was, 5×, on its earlier tuning; no shipped entry does now).
   bool batched_dw() const noexcept { return batched_dw_; }
   void set_batched_dw(bool on) noexcept { batched_dw_ = on; }
   /// What the GEMM layer read from CLBlast to choose each call's layout (src/blas/blas.cpp); reset
