@@ -2,7 +2,7 @@
 // `step` is kept when its 24 random bits reach `threshold` = rate·2^24, so the mask is the same on
 // every device. One Philox4x32-10 call gives four elements their bits: in each block of 64
 // elements, element 16w + j takes word w of the call at counter (16·(i / 64) + j, step, stream, 1)
-// (on PoCL's AVX2 class, 128x512 took 0.03 ms instead of 0.11 with one call per element). The
+// (on PoCL's AVX2 class, 128x512 took 0.05 ms instead of 0.12-0.16 with one call per element). The
 // training forward also stores the mask, a byte per element, for the backward pass to read back
 // (dropout_backward_kept: a tenth of regenerating it); dropout_backward regenerates it. Kept
 // elements are scaled by 1/(1-rate). The counter uses the sample's global position, so a shard of
@@ -24,12 +24,11 @@ static inline void store16(__global const float* x, __global float* y, __global 
   if (keep) vstore16(convert_uchar16(factor != 0.0f) & (uchar16)(1), 0, keep + i0);
 }
 
-// Sixteen Philox calls in 16-lane vectors, each product one 32x32->64-bit multiply: word w of all
-// sixteen is the mask of the block's elements 16w to 16w + 15, so no word is moved between lanes.
-
 // y = x·mask·scale and keep = mask for the 64 elements from i0 (x and y already offset; they may be
-// the same memory), or element by element for the last partial 64 and where the block is not one of
-// the mask's (cols not a multiple of 64): the body of the kernels below.
+// the same memory): the body of the kernels below. A block of the mask runs sixteen Philox calls in
+// 16-lane vectors, each product one 32x32->64-bit multiply; word w of all sixteen is the mask of the
+// block's elements 16w to 16w + 15, so no word moves between lanes. The last partial 64, and 64 that
+// are not one block of the mask (a row base times cols not a multiple of 64), go element by element.
 static inline void apply_mask64(__global const float* x, __global float* y, __global uchar* keep,
                                 const size_t i0, const uint n, const uint first, const uint threshold,
                                 const float scale, const uint seed_lo, const uint seed_hi, const uint step,
