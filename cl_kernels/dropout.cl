@@ -12,8 +12,11 @@ static inline float keep_scale(const uint seed_lo, const uint seed_hi, const uin
                               const uint index, const uint threshold, const float scale) {
   const uint4 words = philox4x32(((index >> 6) << 4) | (index & 15u), step, stream, 1u, seed_lo, seed_hi);
   const uint w = (index >> 4) & 3u;
-  const uint bits = (w == 0 ? words.x : w == 1 ? words.y : w == 2 ? words.z : words.w) >> 8;
-  return bits >= threshold ? scale : 0.0f;
+  uint bits = words.x;  // an if chain: Oclgrind 21.10 evaluated the same choice as nested ?: wrongly
+  if (w == 1) bits = words.y;
+  if (w == 2) bits = words.z;
+  if (w == 3) bits = words.w;
+  return (bits >> 8) >= threshold ? scale : 0.0f;
 }
 
 // y[i] = x[i]·mask·scale for sixteen elements from i0, keep[i] = 1 or 0 where `keep` is given.
