@@ -3,70 +3,78 @@
 // (bias + activation while reordering channel-major GEMM results back to NCHW) with its backward.
 // Shapes: x:(B,C,H,W); col:(C·KH·KW, B·OH·OW) with row (c·KH + i)·KW + j and column b·P + p,
 // P = OH·OW; the channel-major GEMM result cf:(F, B·P); y:(B,F,P).
+// Every kernel's x index (get_global_id(0)) is a size_t that addresses memory directly: Intel's
+// runtime vectorizes across work-items in x, and from a 32-bit index (which may wrap) it cannot
+// prove neighbouring lanes adjacent, so it gathered and scattered — conv_output_forward took
+// 8.7 ms for the reference CNN's conv 2 with `uint p`, 3.0 with `size_t p` (PoCL: 3.8, 3.0).
 
-// col[(c,i,j)][b·P + oy·OW+ox] = x[b][c][oy·s−pt+i][ox·s−pl+j], 0 outside the image. One
-// work-item per output row ((c,i,j)·B + b, oy), looping over ox: the row's index arithmetic (five
-// integer divisions) is done once per row, not per element — per element, PoCL computed them for
-// every work-item and im2col ran ~10× slower (150 vs 16 ms for 21M elements).
+// col[(c,i,j)][b·P + oy·OW+ox] = x[b][c][oy·s−pt+i][ox·s−pl+j], 0 outside the image. A 3-D
+// range: x over ox, y over oy, z over the patch position k = (c,i,j); a work-item walks the batch.
+// Neighbouring work-items write neighbouring columns, and the plane's index arithmetic (three
+// integer divisions) is paid once per B elements. Addresses are 64-bit offsets of the size_t ox:
+// Intel's runtime, which runs lanes across work-items, then moves adjacent lanes with vector loads
+// and stores (from 32-bit indices it gathered and scattered: 21 ms for the reference CNN's conv 2,
+// now 12; one work-item per output row looping over ox was PoCL's fastest, 10 ms, now 11).
 __kernel void im2col_batched(__global const float* x, const uint x_off, __global float* col, const uint batch,
                              const uint channels, const uint height, const uint width, const uint kh,
                              const uint kw, const uint stride, const uint pad_top, const uint pad_left,
                              const uint out_h, const uint out_w) {
-  const size_t line = get_global_id(0);
-  if (line >= (size_t)batch * channels * kh * kw * out_h) return;
-  const uint l = (uint)line, oy = l % out_h, r = l / out_h, b = r % batch, k = r / batch;  // launcher: fits
+  const size_t ox = get_global_id(0);
+  const uint oy = get_global_id(1), k = get_global_id(2);
+  if (ox >= out_w || oy >= out_h) return;
   const uint kj = k % kw, ki = (k / kw) % kh, c = k / (kw * kh);
   const int y = (int)(oy * stride + ki) - (int)pad_top;
-  __global float* out = col + line * out_w;
-  if (y < 0 || y >= (int)height) {
-    for (uint ox = 0; ox < out_w; ++ox) out[ox] = 0.0f;
+  const long xx = (long)(ox * stride) + (long)kj - (long)pad_left;
+  const size_t p_count = (size_t)out_h * out_w, image = (size_t)channels * height * width;
+  __global float* out = col + (size_t)k * batch * p_count + (size_t)oy * out_w + ox;
+  if (y < 0 || y >= (int)height || xx < 0 || xx >= (long)width) {
+    for (uint b = 0; b < batch; ++b) out[b * p_count] = 0.0f;
     return;
   }
-  __global const float* in = x + x_off + (((size_t)b * channels + c) * height + (uint)y) * width;
-  for (uint ox = 0; ox < out_w; ++ox) {
-    const int xx = (int)(ox * stride + kj) - (int)pad_left;
-    out[ox] = xx >= 0 && xx < (int)width ? in[xx] : 0.0f;
-  }
+  __global const float* in = x + (long)(x_off + ((size_t)c * height + (uint)y) * width) + xx;
+  for (uint b = 0; b < batch; ++b) out[b * p_count] = in[b * image];
 }
 
 // The same patches as rows of `ld` ≥ C·KH·KW floats, for the weight gradient's GEMM:
 // colt[b·P + oy·OW+ox][(c,i,j)] = x[b][c][oy·s−pt+i][ox·s−pl+j], 0 outside the image. A row's
 // padding after the patch is not written: the caller zeroes it once per buffer (rewriting it every
-// step was a quarter of the reference CNN's conv 2 stores on AVX2, 288 of 384). One work-item per
-// output pixel, writing its patch contiguously (8.9 ms for the reference CNN's 21M elements on
-// PoCL, where CLBlast's transpose of im2col's matrix took 76 ms).
+// step was a quarter of the reference CNN's conv 2 stores on AVX2, 288 of 384). A 2-D range: x over
+// the patch position k = (c,i,j), y over the output rows (b, oy); a work-item walks the row's ox,
+// so neighbouring work-items write neighbouring floats (one work-item per pixel writing its whole
+// patch: 21 ms on Intel's runtime for the reference CNN's conv 2, now 12.5; PoCL 13 either way).
 __kernel void im2row_batched(__global const float* x, const uint x_off, __global float* colt, const uint batch,
                              const uint channels, const uint height, const uint width, const uint kh,
                              const uint kw, const uint stride, const uint pad_top, const uint pad_left,
                              const uint out_h, const uint out_w, const uint ld) {
-  const size_t pixel = get_global_id(0);
-  if (pixel >= (size_t)batch * out_h * out_w) return;
-  const uint q = (uint)pixel, ox = q % out_w, oy = (q / out_w) % out_h, b = q / (out_w * out_h);  // fits
-  __global float* out = colt + pixel * (size_t)ld;
-  __global const float* in = x + x_off + (size_t)b * channels * height * width;
-  uint k = 0;
-  for (uint c = 0; c < channels; ++c)
-    for (uint ki = 0; ki < kh; ++ki) {
-      const int y = (int)(oy * stride + ki) - (int)pad_top;
-      for (uint kj = 0; kj < kw; ++kj, ++k) {
-        const int xx = (int)(ox * stride + kj) - (int)pad_left;
-        out[k] = y >= 0 && y < (int)height && xx >= 0 && xx < (int)width
-                     ? in[((size_t)c * height + (uint)y) * width + (uint)xx]
-                     : 0.0f;
-      }
-    }
+  const size_t k = get_global_id(0);
+  const uint line = get_global_id(1), oy = line % out_h, b = line / out_h;
+  if (k >= (size_t)channels * kh * kw || b >= batch) return;
+  const uint kk = (uint)k, kj = kk % kw, ki = (kk / kw) % kh, c = kk / (kw * kh);
+  const int y = (int)(oy * stride + ki) - (int)pad_top;
+  __global float* out = colt + (size_t)line * out_w * ld + k;
+  if (y < 0 || y >= (int)height) {
+    for (uint ox = 0; ox < out_w; ++ox) out[(size_t)ox * ld] = 0.0f;
+    return;
+  }
+  __global const float* in = x + x_off + (((size_t)b * channels + c) * height + (uint)y) * width;
+  for (uint ox = 0; ox < out_w; ++ox) {
+    const int xx = (int)(ox * stride + kj) - (int)pad_left;
+    out[(size_t)ox * ld] = xx >= 0 && xx < (int)width ? in[xx] : 0.0f;
+  }
 }
 
 // The adjoint of im2col, gathered (no atomics, a fixed order): dx[b][c][y][x] = Σ over the
-// (i, j, oy, ox) that read pixel (y, x) of dcol at that position. A 2-D range: x over the pixel's
-// column, y over the rows (b·C + c)·H + y; stride 1 (the common case) skips the divisibility tests.
+// (i, j, oy, ox) that read pixel (y, x) of dcol at that position. A 3-D range: x over the pixel's
+// column, y over its row, z over the planes b·C + c; stride 1 (the common case) skips the
+// divisibility tests. 64-bit offsets of x, as in im2col (Intel's runtime: 10.6 ms for the
+// reference CNN's conv 2 as a 2-D range over rows, now 7.0; PoCL 13 either way).
 __kernel void col2im_batched(__global const float* col, __global float* dx, const uint batch,
                              const uint channels, const uint height, const uint width, const uint kh,
                              const uint kw, const uint stride, const uint pad_top, const uint pad_left,
                              const uint out_h, const uint out_w) {
-  const uint xx = get_global_id(0), line = get_global_id(1);
-  const uint y = line % height, bc = line / height, c = bc % channels, b = bc / channels;
-  if (xx >= width || b >= batch) return;
+  const size_t xx = get_global_id(0);
+  const uint y = get_global_id(1), bc = get_global_id(2), c = bc % channels, b = bc / channels;
+  if (xx >= width || y >= height) return;
   const size_t p_count = (size_t)out_h * out_w, row = (size_t)batch * p_count;
   __global const float* base = col + b * p_count;
   float sum = 0.0f;
@@ -77,15 +85,15 @@ __kernel void col2im_batched(__global const float* col, __global float* dx, cons
     if (oy >= out_h) continue;
     __global const float* plane = base + ((size_t)c * kh + ki) * kw * row + (size_t)oy * out_w;
     for (uint kj = 0; kj < kw; ++kj) {
-      const int tx = (int)(xx + pad_left) - (int)kj;
+      const long tx = (long)xx + (long)pad_left - (long)kj;
       if (stride == 1) {
-        if (tx >= 0 && tx < (int)out_w) sum += plane[kj * row + (uint)tx];
-      } else if (tx >= 0 && tx % (int)stride == 0 && (uint)tx / stride < out_w) {
-        sum += plane[kj * row + (uint)tx / stride];
+        if (tx >= 0 && tx < (long)out_w) sum += plane[(long)(kj * row) + tx];
+      } else if (tx >= 0 && tx % stride == 0 && tx / stride < (long)out_w) {
+        sum += plane[(long)(kj * row) + tx / stride];
       }
     }
   }
-  dx[(size_t)line * width + xx] = sum;
+  dx[((size_t)bc * height + y) * width + xx] = sum;
 }
 
 // y[b][f][p] = act(cf[f][b·P + p] + bias[f]): the channel-major GEMM result back to NCHW, with the
@@ -93,7 +101,8 @@ __kernel void col2im_batched(__global const float* col, __global float* dx, cons
 __kernel void conv_output_forward(__global const float* cf, __global float* y, const uint y_off,
                                   __global const float* bias, const uint bias_off, const uint batch,
                                   const uint filters, const uint plane, const int act) {
-  const uint p = get_global_id(0), row = get_global_id(1);
+  const size_t p = get_global_id(0);
+  const uint row = get_global_id(1);
   const uint f = row % filters, b = row / filters;
   if (p >= plane || b >= batch) return;
   y[y_off + (size_t)row * plane + p] =
@@ -107,7 +116,8 @@ __kernel void conv_output_forward(__global const float* cf, __global float* y, c
 __kernel void conv_output_backward(__global const float* y, const uint y_off, __global const float* dy,
                                    const uint dy_off, __global float* dcf, const uint batch,
                                    const uint filters, const uint plane, const int act) {
-  const uint p = get_global_id(0), row = get_global_id(1);
+  const size_t p = get_global_id(0);
+  const uint row = get_global_id(1);
   const uint f = row % filters, b = row / filters;
   if (p >= plane || b >= batch) return;
   const size_t in = (size_t)row * plane + p;
@@ -144,7 +154,7 @@ void conv_bias_backward(__global const float* dcf, const uint count, __global fl
 #define DZ_ROWS_RUN 8
 __kernel void conv_dz_rows(__global const float* dcf, __global float* rows, const uint count,
                            const uint filters, const uint ld) {
-  const uint f = get_global_id(0);
+  const size_t f = get_global_id(0);
   const size_t first = (size_t)get_global_id(1) * DZ_ROWS_RUN;
   if (f >= ld || first >= count) return;
   __global float* out = rows + first * ld + f;
@@ -158,7 +168,8 @@ __kernel void conv_dz_rows(__global const float* dcf, __global float* rows, cons
 __kernel void conv_sum_slices(__global const float* parts, const uint slices, const uint slice_stride,
                               const uint ld, __global float* dw, const uint dw_off, const uint filters,
                               const uint cols) {
-  const uint j = get_global_id(0), f = get_global_id(1);
+  const size_t j = get_global_id(0);
+  const uint f = get_global_id(1);
   if (j >= cols || f >= filters) return;
   __global const float* in = parts + (size_t)f * ld + j;
   float sum = 0.0f;

@@ -6,7 +6,8 @@
 __kernel void maxpool_forward(__global const float* x, const uint x_off, __global float* y,
                               __global int* arg, const uint planes, const uint height, const uint width,
                               const uint size, const uint stride, const uint out_h, const uint out_w) {
-  const uint ox = get_global_id(0), line = get_global_id(1);  // x: the column, y: the row plane·OH + oy
+  const size_t ox = get_global_id(0);  // x: the column (size_t: see conv.cl), y: the row plane·OH + oy
+  const uint line = get_global_id(1);
   if (ox >= out_w || line >= planes * out_h) return;
   const uint oy = line % out_h, plane = line / out_h;
   const size_t i = (size_t)line * out_w + ox;

@@ -40,9 +40,10 @@ void check_output_stage(const char* what, const Tensor& cf, const Tensor& y, con
 constexpr size_t kRowRun = 8;
 
 // im2col and im2row take the same arguments (x, its offset, the output, the batch and the geometry)
-// and differ in the layout they write; `items` is their work-item count.
+// and differ in the layout they write and their ranges (conv.cl): im2col x, y over the output
+// plane and z over the patch positions; im2row x over the patch positions and y over output rows.
 void enqueue_patches(Runtime& rt, compute::kernel& k, const char* what, const Tensor& x, Tensor& out,
-                     const ConvGeometry& g, size_t items, size_t ld = 0) {
+                     const ConvGeometry& g, size_t ld = 0) {
   using detail::u32;
   const size_t batch = x.rows(), row = ld ? ld : g.patch();
   if (x.cols() != g.channels * g.height * g.width || row < g.patch() || out.size() < batch * row * g.plane())
@@ -59,17 +60,19 @@ void enqueue_patches(Runtime& rt, compute::kernel& k, const char* what, const Te
   if (ld) {
     const cl_uint row_length = u32(ld, "row length");
     detail::set_arg(k, 14, &row_length, sizeof(row_length));
+    detail::launch_row_blocks(rt, k, g.patch(), batch * g.out_h);
+  } else {
+    detail::launch_planes(rt, k, g.out_w, g.out_h, g.patch());
   }
-  detail::launch_1d(rt, k, items);
 }
 }  // namespace
 
 void ConvOps::im2col(const Tensor& x, Tensor& col, const ConvGeometry& g) {
-  enqueue_patches(rt_, im2col_, "im2col", x, col, g, x.rows() * g.patch() * g.out_h);  // one per output row
+  enqueue_patches(rt_, im2col_, "im2col", x, col, g);
 }
 
 void ConvOps::im2row(const Tensor& x, Tensor& colt, const ConvGeometry& g, size_t ld) {
-  enqueue_patches(rt_, im2row_, "im2row", x, colt, g, x.rows() * g.plane(), ld);  // one per output pixel
+  enqueue_patches(rt_, im2row_, "im2row", x, colt, g, ld);
 }
 
 void ConvOps::dz_rows(const Tensor& dcf, Tensor& rows, size_t count, size_t filters, size_t ld) {
@@ -115,7 +118,7 @@ void ConvOps::col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g) {
                    u32(g.height, "height"), u32(g.width, "width"), u32(g.kernel, "kernel"),
                    u32(g.kernel, "kernel"), u32(g.stride, "stride"), u32(g.pad_top, "pad"),
                    u32(g.pad_left, "pad"), u32(g.out_h, "out_h"), u32(g.out_w, "out_w"));
-  detail::launch_row_blocks(rt_, col2im_, g.width, batch * g.channels * g.height);
+  detail::launch_planes(rt_, col2im_, g.width, g.height, batch * g.channels);
 }
 
 void ConvOps::output_forward(const Tensor& cf, Tensor& y, const Tensor& bias, const ConvGeometry& g,

@@ -130,6 +130,23 @@ inline void launch_row_blocks(Runtime& rt, compute::kernel& k, size_t nx, size_t
   enqueue_range(rt, k, 2, global, local, [&] { return fmt::format("{} {}x{}", k.name(), ny, nx); });
 }
 
+/// Enqueues `k` over nx × ny × nz work-items: planes of nx × ny (an image's columns × rows) in
+/// work-groups of about 256 (x as launch_row_blocks, y in equal parts of the plane's height), one
+/// plane deep, so a kernel's per-plane index arithmetic depends on z alone. Kernels bound-check x
+/// and y. No wait.
+inline void launch_planes(Runtime& rt, compute::kernel& k, size_t nx, size_t ny, size_t nz) {
+  if (nx == 0 || ny == 0 || nz == 0) return;
+  const size_t most =
+      std::max<size_t>(1, std::min(rt.info().max_work_group_size, kernel_work_group_size(rt, k)));
+  const size_t parts_x = (nx + 255) / 256;
+  const size_t local_x = std::min({round_up((nx + parts_x - 1) / parts_x, 8), size_t(256), most});
+  const size_t rows_fit = std::max<size_t>(1, std::min(size_t(256), most) / local_x);
+  const size_t parts_y = (ny + rows_fit - 1) / rows_fit, local_y = (ny + parts_y - 1) / parts_y;
+  const size_t global[3] = {round_up(nx, local_x), round_up(ny, local_y), nz},
+               local[3] = {local_x, local_y, 1};
+  enqueue_range(rt, k, 3, global, local, [&] { return fmt::format("{} {}x{}x{}", k.name(), nz, ny, nx); });
+}
+
 /// Enqueues `k` over a 2-D range of work-groups `local` = {x, y}: `groups_x` × 1 groups, for data
 /// of `rows` × `cols` (its name in a profile). No wait.
 inline void launch_groups_2d(Runtime& rt, compute::kernel& k, size_t groups_x, const size_t (&local)[2],
