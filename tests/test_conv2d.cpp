@@ -131,12 +131,23 @@ TEST_CASE(
   const Case second{32, 26, 26, 64, 3, 1, Padding::valid, Activation::relu};  // and second layers
   const Case wide{64, 12, 12, 256, 3, 1, Padding::valid, Activation::relu};   // 4 × 9 tiles of 64×64
   const anycl::Conv2D shape_of(small.filters, small.kernel);
+  const size_t most_before = rt.dw_slices();  // PoCL's CPU entries say 128 (anyclConv DW_SLICES)
+  rt.set_dw_slices(anycl::Runtime::kDefaultDwSlices);
   const auto b = build(rt, small, 128, std::vector<float>(shape_of.parameter_count({1, 28, 28}), 0.f));
   CHECK(b->layer.dw_slices(128) == 16);
   CHECK(b->layer.dw_slices(96) == 16);
   CHECK(b->layer.dw_slices(40) == 10);  // the largest divisor up to 16
   CHECK(b->layer.dw_slices(17) == 1);   // a prime batch: one GEMM
   CHECK(b->layer.dw_slices(1) == 1);
+  // The runtime's bound, read at each call (a tuning applied after build() may change it).
+  rt.set_dw_slices(128);
+  CHECK(b->layer.dw_slices(128) == 128);  // one sample a slice
+  CHECK(b->layer.dw_slices(96) == 96);
+  CHECK(b->layer.dw_slices(17) == 17);
+  CHECK(b->layer.dw_slices(256) == 128);
+  rt.set_dw_slices(0);  // no bound is no split's bound: the default
+  CHECK(rt.dw_slices() == anycl::Runtime::kDefaultDwSlices);
+  rt.set_dw_slices(most_before);
   const anycl::Conv2D second_shape(second.filters, second.kernel);
   const auto s2 = build(rt, second, 4, std::vector<float>(second_shape.parameter_count({32, 26, 26}), 0.f));
   CHECK(s2->layer.dw_slices(4) == 4);  // 64×288: five tiles

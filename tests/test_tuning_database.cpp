@@ -91,12 +91,14 @@ TEST_CASE("every tuning database entry parses, meets CLBlast's constraints and m
                         fake(pocl_name, "pthread-cortex-a72-ARM"), fake("Intel(R) OpenCL", "AMD EPYC")})
     if (const auto large = anycl::database_tuning(d, nullptr, nullptr, &cnn)) entries.push_back(*large);
   CHECK(entries.size() == 8);
+  const size_t most_slices = rt.dw_slices();
   for (const anycl::GemmTuning& t : entries) {
     const anycl::GemmTuning before = clblast_now(rt, t);
     CHECK_NOTHROW(anycl::apply_tuning(rt, t));
     anycl::apply_tuning(rt, before);
     rt.set_transposed_dx(false);
     rt.set_batched_dw(true);
+    rt.set_dw_slices(most_slices);
   }
   // anycl's switch for a convolution's sliced weight gradient (one strided-batched GEMM, or one GEMM per
   // slice): what an entry's `anyclConv` line sets (Intel's CPU runtime had BATCHED_DW=0 on its earlier sets).
@@ -109,6 +111,25 @@ TEST_CASE("every tuning database entry parses, meets CLBlast's constraints and m
   CHECK(rt.batched_dw());
   conv_only.kernels["anyclConv"] = {{"BATCHED_DW", 2}};
   CHECK_THROWS_AS(anycl::apply_tuning(rt, conv_only), anycl::ValidationError);
+  // ...and the most slices the split takes (PoCL's CPU entries: 128); a line without it resets it.
+  conv_only.kernels["anyclConv"] = {{"DW_SLICES", 128}};
+  anycl::apply_tuning(rt, conv_only);
+  CHECK(rt.dw_slices() == 128);
+  CHECK(rt.batched_dw());
+  conv_only.kernels["anyclConv"] = {{"BATCHED_DW", 0}, {"DW_SLICES", 32}};
+  anycl::apply_tuning(rt, conv_only);
+  CHECK(rt.dw_slices() == 32);
+  CHECK(!rt.batched_dw());
+  conv_only.kernels["anyclConv"] = {{"BATCHED_DW", 1}};
+  anycl::apply_tuning(rt, conv_only);
+  CHECK(rt.dw_slices() == anycl::Runtime::kDefaultDwSlices);
+  for (const size_t wrong : {size_t(0), size_t(1025)}) {
+    conv_only.kernels["anyclConv"] = {{"DW_SLICES", wrong}};
+    CHECK_THROWS_AS(anycl::apply_tuning(rt, conv_only), anycl::ValidationError);
+  }
+  conv_only.kernels["anyclConv"] = {{"DW_SLICES", 16}, {"SLICES", 16}};
+  CHECK_THROWS_AS(anycl::apply_tuning(rt, conv_only), anycl::ValidationError);
+  rt.set_dw_slices(most_slices);
   // An export is an entry again.
   const std::string text = anycl::database_entry(*intel, fake("Intel(R) OpenCL", "AMD EPYC"));
   CHECK(text.rfind("anycl-tuning-database 1\n", 0) == 0);

@@ -107,6 +107,12 @@ class Runtime {
   /// GEMM is the slower (Intel's CPU runtime was, 5×, on its earlier tuning; no shipped entry does now).
   bool batched_dw() const noexcept { return batched_dw_; }
   void set_batched_dw(bool on) noexcept { batched_dw_ = on; }
+  /// The most slices of the batch a convolution's weight gradient of few output tiles is split
+  /// into (kDefaultDwSlices unless a tuning database entry says otherwise: PoCL's CPU entries say
+  /// 128, one sample a slice for the reference CNN, where 16 left conv 2's GEMM 9 ms slower).
+  static constexpr size_t kDefaultDwSlices = 16;
+  size_t dw_slices() const noexcept { return dw_slices_; }
+  void set_dw_slices(size_t most) noexcept { dw_slices_ = most > 0 ? most : kDefaultDwSlices; }
   /// What the GEMM layer read from CLBlast to choose each call's layout (src/blas/blas.cpp); reset
   /// to {} after a tuning changes CLBlast's parameters, so that it is read again.
   const GemmLayoutParams& gemm_layout() const noexcept { return gemm_layout_; }
@@ -127,6 +133,7 @@ class Runtime {
   DeviceBuffer workspace_;
   bool transposed_dx_ = false;
   bool batched_dw_ = true;
+  size_t dw_slices_ = kDefaultDwSlices;
   GemmLayoutParams gemm_layout_;
   bool started_ = false;  // counted among the live runtimes (runtime.cpp)
 };

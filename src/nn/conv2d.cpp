@@ -41,18 +41,19 @@ constexpr size_t kMaxFilters = 65536, kMaxKernel = 64, kMaxStride = 64;
 // The weight gradient dW:(F, C·K·K) is one GEMM whose inner size is the whole batch's pixels; with
 // few output tiles (the first layer's 32×9 is one, the reference CNN's 64×288 five) a CPU device's
 // cores have too few work-groups to share, so it is split over slices of whole samples, at most
-// this many, when it has fewer than this many 64×64 tiles (conv 2 on PoCL: 86 → 73 ms a step).
-constexpr size_t kSplitDwTile = 64, kSplitDwMaxTiles = 32, kSplitDwMaxSlices = 16;
+// Runtime::dw_slices, when it has fewer than this many 64×64 tiles (conv 2 on PoCL: 86 → 73 ms a
+// step with 16 slices; 38 → 27 ms plus 3.5 ms more summing with 128 on AVX-512).
+constexpr size_t kSplitDwTile = 64, kSplitDwMaxTiles = 32;
 
 bool split_dw(size_t filters, size_t patch) noexcept {
   return ((filters + kSplitDwTile - 1) / kSplitDwTile) * ((patch + kSplitDwTile - 1) / kSplitDwTile) <
          kSplitDwMaxTiles;
 }
 
-// Slices of whole samples for the weight gradient of `filters` × `patch` at `batch` rows.
-size_t split_dw_slices(size_t filters, size_t patch, size_t batch) noexcept {
+// Slices of whole samples, at most `most`, for the weight gradient of `filters` × `patch` at `batch` rows.
+size_t split_dw_slices(size_t filters, size_t patch, size_t batch, size_t most) noexcept {
   if (!split_dw(filters, patch)) return 1;
-  size_t slices = std::min(kSplitDwMaxSlices, batch);
+  size_t slices = std::min(std::max<size_t>(most, 1), batch);
   while (slices > 1 && batch % slices != 0) --slices;
   return slices;
 }
@@ -218,7 +219,11 @@ size_t Conv2D::activation_floats(const Shape& input) const {
       checked_mul(col, 2, "a Conv2D's activations"), "a Conv2D's activations");
 }
 
-size_t Conv2D::dw_slices(size_t batch) const noexcept { return split_dw_slices(filters_, g_.patch(), batch); }
+size_t Conv2D::dw_slices(size_t batch) const noexcept {
+  return split_dw_slices(filters_, g_.patch(), batch, most_dw_slices());
+}
+
+size_t Conv2D::most_dw_slices() const noexcept { return rt_ ? rt_->dw_slices() : Runtime::kDefaultDwSlices; }
 
 Conv2D::DwLayout Conv2D::dw_layout(Runtime& rt, size_t part) const {
   const GemmPadding pad = gemm_padding(rt, filters_, g_.patch(), part);
@@ -250,7 +255,7 @@ std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, boo
   const size_t columns = checked_mul(batch, g.plane(), "a Conv2D's column matrix");
   // cf = W·col (NN); dW = dz·colᵀ (TN over dz's rows and im2row's colᵀ, per slice of the batch
   // when split, then summed by a kernel; NN over dz where neither split nor padded); dcol = Wᵀ·dz (TN)
-  const size_t slices = split_dw_slices(filters_, g.patch(), batch);
+  const size_t slices = split_dw_slices(filters_, g.patch(), batch, most_dw_slices());
   std::vector<GemmShape> shapes{{"fwd", false, false, filters_, columns, g.patch()},
                                 {"dW", true, false, filters_, g.patch(), columns / slices, slices}};
   if (need_dx) shapes.push_back({"dX", true, false, g.patch(), columns, filters_});
@@ -261,6 +266,7 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
                    uint32_t index) {
   g_ = geometry(input);
   index_ = index;
+  rt_ = &rt;
   const size_t wn = filters_ * g_.patch();
   w_ = params.rows(0, wn).reshaped({filters_, g_.patch()});
   b_ = params.rows(wn, filters_);
@@ -271,7 +277,7 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   const size_t most_columns = max_batch * g_.plane();
   col_ = Tensor(rt, {dx_rows(rt, most_columns) * most_columns});  // flat: a batch's (K, B·P) is its front
   // dW's operands and slices, padded for the tuning in force now (backward grows them if it changes)
-  const size_t most_slices = split_dw(filters_, g_.patch()) ? std::min(kSplitDwMaxSlices, max_batch) : 1;
+  const size_t most_slices = split_dw(filters_, g_.patch()) ? std::min(rt.dw_slices(), max_batch) : 1;
   const DwLayout d = dw_layout(rt, max_batch * g_.plane() / most_slices);
   colt_ = Tensor(rt, {d.kp * max_batch * g_.plane()});
   colt_zeroed_ld_ = 0;

@@ -21,7 +21,8 @@ class Sequential;
 
 /// CLBlast parameters per kernel family ("XgemmDirect", "Xgemm", "GemmRoutine"), as CLBlast names
 /// them, plus anycl's own measured choices "anyclDense" {TRANSPOSED_DX: 0|1} (Runtime::transposed_dx)
-/// and, from the tuning database only, "anyclConv" {BATCHED_DW: 0|1} (Runtime::batched_dw).
+/// and, from the tuning database only, "anyclConv" {BATCHED_DW: 0|1, DW_SLICES: 1..1024}
+/// (Runtime::batched_dw, Runtime::dw_slices).
 struct GemmTuning {
   std::map<std::string, std::map<std::string, size_t>> kernels;
   std::string device, driver;                    // for people reading the file; the file name carries the key

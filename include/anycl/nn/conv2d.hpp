@@ -37,8 +37,9 @@ class Conv2D final : public Layer {
   /// Chooses the forward algorithm (default im2col_gemm).
   void set_forward(ConvForward f) noexcept { forward_algo_ = f; }
   /// Into how many slices of the batch the weight gradient's GEMM is split at `batch` rows: 1 for
-  /// a large weight matrix; for a small one (the first layer's 32×9), up to 16 slices of whole
-  /// samples, so that the long inner size is spread over many work-groups, not one.
+  /// a large weight matrix; for a small one (the first layer's 32×9), up to the runtime's
+  /// dw_slices() (16 before build()) slices of whole samples, so that the long inner size is spread
+  /// over many work-groups, not one.
   size_t dw_slices(size_t batch) const noexcept;
 
   /// The Layer interface (layer.hpp) over (C, H, W) inputs.
@@ -64,6 +65,8 @@ class Conv2D final : public Layer {
   ConvForward forward_algo_ = ConvForward::im2col_gemm;
   ConvGeometry g_;
   uint32_t index_ = 0;
+  Runtime* rt_ = nullptr;  // the runtime build() was given: its dw_slices() bounds the split
+  size_t most_dw_slices() const noexcept;
   Tensor w_, b_, dw_, db_;  // views into the model's flat buffers
   Tensor y_, dx_;           // (max_batch, F, OH, OW), (max_batch, C, H, W)
   Tensor col_;       // (C·K·K, batch·OH·OW) (flat): im2col of x in the forward pass, dcol in the backward

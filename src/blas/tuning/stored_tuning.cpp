@@ -102,7 +102,9 @@ void apply_model_tuning(Runtime& rt, const std::vector<GemmShape>& shapes) {
       continue;
     }
     if (kernel == "anyclConv") {
-      held = held && rt.batched_dw() == (!params.count("BATCHED_DW") || params.at("BATCHED_DW") != 0);
+      held =
+          held && rt.batched_dw() == (!params.count("BATCHED_DW") || params.at("BATCHED_DW") != 0) &&
+          rt.dw_slices() == (params.count("DW_SLICES") ? params.at("DW_SLICES") : Runtime::kDefaultDwSlices);
       continue;
     }
     std::map<std::string, size_t> now;

@@ -39,6 +39,14 @@ constexpr const char* kDense = "anyclDense";       // anycl's own choices, store
 constexpr const char* kTransposedDx = "TRANSPOSED_DX";
 constexpr const char* kConv = "anyclConv";  // likewise, from the tuning database only
 constexpr const char* kBatchedDw = "BATCHED_DW";
+constexpr const char* kDwSlices = "DW_SLICES";
+
+// What an anyclConv line sets on the runtime; a parameter it lacks takes its default.
+void apply_conv_choices(Runtime& rt, const std::map<std::string, size_t>& params) {
+  const auto batched = params.find(kBatchedDw), slices = params.find(kDwSlices);
+  rt.set_batched_dw(batched == params.end() || batched->second != 0);
+  rt.set_dw_slices(slices == params.end() ? Runtime::kDefaultDwSlices : slices->second);
+}
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -232,8 +240,7 @@ void apply_tuning(Runtime& rt, const GemmTuning& t) {
       continue;
     }
     if (name == kConv) {
-      const auto it = params.find(kBatchedDw);
-      rt.set_batched_dw(it == params.end() || it->second != 0);
+      apply_conv_choices(rt, params);
       continue;
     }
     check(detail::clblast_params::override_parameters(rt.info().id, name, params),
@@ -422,7 +429,7 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
   // tuning of its own, which replaces the entry at every later start.
   if (const auto entry = database_tuning(rt.info()); entry && entry->kernels.count(kConv)) {
     t.kernels[kConv] = entry->kernels.at(kConv);
-    rt.set_batched_dw(t.kernels[kConv][kBatchedDw] != 0);
+    apply_conv_choices(rt, t.kernels[kConv]);
   }
   for (size_t i = 0; i < n; ++i) {
     const auto& s = o.shapes[i];

@@ -120,9 +120,13 @@ std::string tuning_constraint_violation(const GemmTuning& tuning) {
                   ? ""
                   : "holds other parameters than TRANSPOSED_DX (0 or 1)";
     } else if (kernel == "anyclConv") {
-      wrong = params.size() == 1 && params.count("BATCHED_DW") && get(params, "BATCHED_DW") <= 1
+      const bool batched_ok = !params.count("BATCHED_DW") || get(params, "BATCHED_DW") <= 1;
+      const bool slices_ok =
+          !params.count("DW_SLICES") || (get(params, "DW_SLICES") >= 1 && get(params, "DW_SLICES") <= 1024);
+      wrong = !params.empty() && params.size() == params.count("BATCHED_DW") + params.count("DW_SLICES") &&
+                      batched_ok && slices_ok
                   ? ""
-                  : "holds other parameters than BATCHED_DW (0 or 1)";
+                  : "holds other parameters than BATCHED_DW (0 or 1) and DW_SLICES (1 to 1024)";
     } else {
       return fmt::format("unknown kernel '{}' (anycl tunes XgemmDirect, Xgemm and GemmRoutine)", kernel);
     }
