@@ -101,7 +101,7 @@ void ConvOps::sum_slices(const Tensor& parts, size_t slices, size_t slice_stride
   detail::set_args(sum_slices_, parts.mem(), u32(slices, "slices"), u32(slice_stride, "slice stride"),
                    u32(ld, "ld"), dw.mem(), u32(dw.offset(), "offset"), u32(filters, "filters"),
                    u32(cols, "cols"));
-  detail::launch_row_blocks(rt_, sum_slices_, cols, filters);
+  detail::launch_row_blocks(rt_, sum_slices_, (cols + 3) / 4, filters);  // four columns a work-item
 }
 
 void ConvOps::col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g) {
