@@ -76,7 +76,7 @@ constexpr const char* kBenchKernels = R"CL(
 __kernel void empty_kernel() {}
 __kernel void triad(__global float* a, __global const float* b, __global const float* c, const float s,
                     const uint n) {
-  const uint i = get_global_id(0);
+  const size_t i = get_global_id(0);  // 32-bit, Intel's runtime gathered and scattered: 13 GB/s
   if (i < n) a[i] = b[i] + s * c[i];
 }
 )CL";
