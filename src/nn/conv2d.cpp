@@ -42,7 +42,7 @@ constexpr size_t kMaxFilters = 65536, kMaxKernel = 64, kMaxStride = 64;
 // few output tiles (the first layer's 32×9 is one, the reference CNN's 64×288 five) a CPU device's
 // cores have too few work-groups to share, so it is split over slices of whole samples, at most
 // Runtime::dw_slices, when it has fewer than this many 64×64 tiles (conv 2 on PoCL: 86 → 73 ms a
-// step with 16 slices; 38 → 27 ms plus 3.5 ms more summing with 128 on AVX-512).
+// step with 16 slices; 38 → 27 ms plus 0.8 ms more summing with 128 on AVX-512).
 constexpr size_t kSplitDwTile = 64, kSplitDwMaxTiles = 32;
 
 bool split_dw(size_t filters, size_t patch) noexcept {
