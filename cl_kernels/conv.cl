@@ -96,6 +96,37 @@ __kernel void col2im_batched(__global const float* col, __global float* dx, cons
   dx[((size_t)bc * height + y) * width + xx] = sum;
 }
 
+// col2im's other form, for a driver that runs a work-group's items as a loop and vectorizes only
+// a kernel's innermost loop (PoCL's CPU driver; Runtime::row_kernels): one work-item per image row
+// (b·C + c)·H + y, zeroing it, then adding each (i, j)'s contiguous run of dcol to it — per pixel
+// the same additions in the same order as col2im_batched (the results are identical).
+__kernel void col2im_rows(__global const float* col, __global float* dx, const uint batch,
+                          const uint channels, const uint height, const uint width, const uint kh,
+                          const uint kw, const uint stride, const uint pad_top, const uint pad_left,
+                          const uint out_h, const uint out_w) {
+  const size_t line = get_global_id(0);
+  if (line >= (size_t)batch * channels * height) return;
+  const uint y = (uint)line % height, bc = (uint)line / height, c = bc % channels, b = bc / channels;  // fits
+  const size_t p_count = (size_t)out_h * out_w, row = (size_t)batch * p_count;
+  __global const float* base = col + b * p_count;
+  __global float* out = dx + line * width;
+  for (uint xx = 0; xx < width; ++xx) out[xx] = 0.0f;
+  for (uint ki = 0; ki < kh; ++ki) {
+    const int ty = (int)(y + pad_top) - (int)ki;
+    if (ty < 0 || ty % (int)stride != 0) continue;
+    const uint oy = (uint)ty / stride;
+    if (oy >= out_h) continue;
+    __global const float* plane = base + ((size_t)c * kh + ki) * kw * row + (size_t)oy * out_w;
+    for (uint kj = 0; kj < kw; ++kj) {
+      __global const float* in = plane + kj * row;
+      for (uint ox = 0; ox < out_w; ++ox) {  // the pixel x = ox·s + j − pl that position ox read
+        const int xx = (int)(ox * stride + kj) - (int)pad_left;
+        if (xx >= 0 && xx < (int)width) out[xx] += in[ox];
+      }
+    }
+  }
+}
+
 // y[b][f][p] = act(cf[f][b·P + p] + bias[f]): the channel-major GEMM result back to NCHW, with the
 // bias and activation (common.cl) in the same pass. A 2-D range: x over p, y over the rows b·F + f.
 __kernel void conv_output_forward(__global const float* cf, __global float* y, const uint y_off,

@@ -65,17 +65,25 @@ TEST_CASE("Conv2D forward and backward match the host reference (both forward al
   std::map<std::string, size_t> before;
   REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "GemmRoutine", before) ==
           clblast::StatusCode::kSuccess);
-  // On the indirect kernel also with dW's slices as one GEMM each (Runtime::batched_dw off).
-  for (const auto& setting :
-       {std::pair{size_t{1}, true}, std::pair{size_t{1}, false}, std::pair{size_t{1} << 20, true}}) {
-    const size_t from = setting.first;       // plain variables: CAPTURE's lambda cannot take a structured
-    const bool batched_dw = setting.second;  // binding in C++17 (clang refuses it)
+  // On the indirect kernel also with dW's slices as one GEMM each (Runtime::batched_dw off), and
+  // with col2im's other form than the driver's (Runtime::row_kernels), so that both are checked.
+  const bool driver_rows = rt.row_kernels();
+  struct Setting {
+    size_t from;
+    bool batched_dw, row_kernels;
+  };
+  for (const Setting& setting : {Setting{1, true, driver_rows}, Setting{1, false, !driver_rows},
+                                 Setting{size_t{1} << 20, true, driver_rows}}) {
+    const size_t from = setting.from;  // plain variables: CAPTURE's lambda takes them by reference
+    const bool batched_dw = setting.batched_dw, row_kernels = setting.row_kernels;
     anycl::GemmTuning routine;
     routine.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", from}};
     anycl::apply_tuning(rt, routine);
     rt.set_batched_dw(batched_dw);
+    rt.set_row_kernels(row_kernels);
     CAPTURE(from);
     CAPTURE(batched_dw);
+    CAPTURE(row_kernels);
     for (const Case& k : kCases)
       for (anycl::ConvForward algo : {anycl::ConvForward::im2col_gemm, anycl::ConvForward::convgemm})
         for (const size_t batch : {size_t(3), size_t(1)}) {  // dW split into 3 slices, and in one GEMM
@@ -122,6 +130,7 @@ TEST_CASE("Conv2D forward and backward match the host reference (both forward al
   restore.kernels["GemmRoutine"] = before;
   anycl::apply_tuning(rt, restore);
   rt.set_batched_dw(true);
+  rt.set_row_kernels(driver_rows);
 }
 
 TEST_CASE(

@@ -107,6 +107,14 @@ class Runtime {
   /// GEMM is the slower (Intel's CPU runtime was, 5×, on its earlier tuning; no shipped entry does now).
   bool batched_dw() const noexcept { return batched_dw_; }
   void set_batched_dw(bool on) noexcept { batched_dw_ = on; }
+  /// Whether kernels with a form for each run col2im as one work-item per image row looping over
+  /// its pixels (true on PoCL's CPU driver, which runs a work-group's items as a loop and
+  /// vectorizes only a kernel's innermost loop: the reference CNN's col2im 13.5 -> 7.5 ms on the
+  /// AVX2 class) or one work-item per pixel (elsewhere: Intel's CPU runtime vectorizes across
+  /// work-items, 7.0 ms that way against 24.6, and so do GPUs). Set from the driver at start;
+  /// tests set it to check both forms on one device.
+  bool row_kernels() const noexcept { return row_kernels_; }
+  void set_row_kernels(bool on) noexcept { row_kernels_ = on; }
   /// The most slices of the batch a convolution's weight gradient of few output tiles is split
   /// into (kDefaultDwSlices unless a tuning database entry says otherwise: PoCL's CPU entries say
   /// 128, one sample a slice for the reference CNN, where 16 left conv 2's GEMM 9 ms slower).
@@ -134,6 +142,7 @@ class Runtime {
   bool transposed_dx_ = false;
   bool batched_dw_ = true;
   size_t dw_slices_ = kDefaultDwSlices;
+  bool row_kernels_ = false;
   GemmLayoutParams gemm_layout_;
   bool started_ = false;  // counted among the live runtimes (runtime.cpp)
 };

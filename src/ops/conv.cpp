@@ -11,6 +11,7 @@ ConvOps::ConvOps(Runtime& rt)
       im2col_(detail::kernel(rt, "conv", "im2col_batched")),
       im2row_(detail::kernel(rt, "conv", "im2row_batched")),
       col2im_(detail::kernel(rt, "conv", "col2im_batched")),
+      col2im_rows_(detail::kernel(rt, "conv", "col2im_rows")),
       output_forward_(detail::kernel(rt, "conv", "conv_output_forward")),
       output_backward_(detail::kernel(rt, "conv", "conv_output_backward")),
       bias_backward_(detail::single_group_kernel(rt, "conv", "conv_bias_backward", 1, lanes_)),
@@ -114,11 +115,15 @@ void ConvOps::col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g) {
   check_offset_zero(dcol, "col2im's column buffer");
   check_offset_zero(dx, "col2im's output");
   detail::u32(batch * g.patch() * g.plane(), "col2im's column matrix size");
-  detail::set_args(col2im_, dcol.mem(), dx.mem(), u32(batch, "batch"), u32(g.channels, "channels"),
+  compute::kernel& k = rt_.row_kernels() ? col2im_rows_ : col2im_;
+  detail::set_args(k, dcol.mem(), dx.mem(), u32(batch, "batch"), u32(g.channels, "channels"),
                    u32(g.height, "height"), u32(g.width, "width"), u32(g.kernel, "kernel"),
                    u32(g.kernel, "kernel"), u32(g.stride, "stride"), u32(g.pad_top, "pad"),
                    u32(g.pad_left, "pad"), u32(g.out_h, "out_h"), u32(g.out_w, "out_w"));
-  detail::launch_planes(rt_, col2im_, g.width, g.height, batch * g.channels);
+  if (rt_.row_kernels())
+    detail::launch_1d(rt_, k, batch * g.channels * g.height);  // one work-item per image row
+  else
+    detail::launch_planes(rt_, k, g.width, g.height, batch * g.channels);
 }
 
 void ConvOps::output_forward(const Tensor& cf, Tensor& y, const Tensor& bias, const ConvGeometry& g,

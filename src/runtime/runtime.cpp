@@ -72,6 +72,8 @@ void Runtime::start() {
   detail::check_cl(status, "clCreateCommandQueue", info_.name);
   impl_->queue = compute::command_queue(q, /*retain=*/false);
   if (options_.profiling) profile_ = std::make_unique<Profile>();
+  row_kernels_ = info_.type == DeviceType::cpu &&
+                 detail::is_pocl_platform(info_.vendor + " " + info_.platform_name, info_.platform_version);
 
   const std::string cache_dir = detail::DiskCache::default_dir();
   if (!cache_dir.empty()) impl_->cache = std::make_unique<detail::DiskCache>(cache_dir);
