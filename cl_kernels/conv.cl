@@ -14,7 +14,7 @@
 // integer divisions) is paid once per B elements. Addresses are 64-bit offsets of the size_t ox:
 // Intel's runtime, which runs lanes across work-items, then moves adjacent lanes with vector loads
 // and stores (from 32-bit indices it gathered and scattered: 21 ms for the reference CNN's conv 2,
-// now 12; one work-item per output row looping over ox was PoCL's fastest, 10 ms, now 11).
+// now 12). PoCL's CPU driver runs im2col_rows below instead (3.4 ms there; this form 13).
 __kernel void im2col_batched(__global const float* x, const uint x_off, __global float* col, const uint batch,
                              const uint channels, const uint height, const uint width, const uint kh,
                              const uint kw, const uint stride, const uint pad_top, const uint pad_left,
@@ -33,6 +33,41 @@ __kernel void im2col_batched(__global const float* x, const uint x_off, __global
   }
   __global const float* in = x + (long)(x_off + ((size_t)c * height + (uint)y) * width) + xx;
   for (uint b = 0; b < batch; ++b) out[b * p_count] = in[b * image];
+}
+
+// im2col's other form, for a driver that runs a work-group's items as a loop and vectorizes only
+// a kernel's innermost loop (PoCL's CPU driver; Runtime::row_kernels): one work-item per row
+// (k, b) of col, copying each output row's run of x inside the image (contiguous at stride 1) with
+// the zeros of the padding on either side written apart, so the copy is a plain vector loop. (The
+// batch-walking form ran on PoCL as 8-wide gathers and scatters: 13 ms for the reference CNN's conv 2.)
+__kernel void im2col_rows(__global const float* restrict x, const uint x_off, __global float* restrict col,
+                          const uint batch, const uint channels, const uint height, const uint width,
+                          const uint kh, const uint kw, const uint stride, const uint pad_top,
+                          const uint pad_left, const uint out_h, const uint out_w) {
+  const size_t line = get_global_id(0);  // k·B + b
+  if (line >= (size_t)channels * kh * kw * batch) return;
+  const uint b = (uint)(line % batch), k = (uint)(line / batch);
+  const uint kj = k % kw, ki = (k / kw) % kh, c = k / (kw * kh);
+  // ox reads column ox·s + kj − pl: inside the image for ox in [lo, hi)
+  const uint lo = min(out_w, kj >= pad_left ? 0u : (pad_left - kj + stride - 1) / stride);
+  const uint hi = width + pad_left <= kj ? 0u : max(lo, min(out_w, (width + pad_left - kj - 1) / stride + 1));
+  __global const float* in = x + x_off + ((size_t)b * channels + c) * height * width;
+  __global float* out = col + line * out_h * out_w;
+  for (uint oy = 0; oy < out_h; ++oy, out += out_w) {
+    const int y = (int)(oy * stride + ki) - (int)pad_top;
+    if (y < 0 || y >= (int)height) {
+      for (uint ox = 0; ox < out_w; ++ox) out[ox] = 0.0f;
+      continue;
+    }
+    const long base = (long)y * width + (long)kj - (long)pad_left;  // + ox·s ≥ 0 for ox ≥ lo
+    for (uint ox = 0; ox < lo; ++ox) out[ox] = 0.0f;
+    if (stride == 1) {
+      for (uint ox = lo; ox < hi; ++ox) out[ox] = in[base + ox];
+    } else {
+      for (uint ox = lo; ox < hi; ++ox) out[ox] = in[base + (long)ox * stride];
+    }
+    for (uint ox = hi; ox < out_w; ++ox) out[ox] = 0.0f;
+  }
 }
 
 // The same patches as rows of `ld` ≥ C·KH·KW floats, for the weight gradient's GEMM:

@@ -191,7 +191,7 @@ TEST_CASE("anycl bench cnn --breakdown names each convolution's commands and wri
       "{} bench cnn --limit 128 --repeats 1 --breakdown --profile {}", anycl::test::anycl_cli(), trace));
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   for (const char* command :
-       {"layer 1 conv2d forward: im2col_batched", "layer 2 conv2d forward: SGEMM NN 64x73728x288",
+       {"layer 1 conv2d forward: im2col_", "layer 2 conv2d forward: SGEMM NN 64x73728x288",
         "conv_output_forward", "layer 2 conv2d backward: conv_output_backward",
         "layer 2 conv2d backward: SGEMM batched TN ", "layer 2 conv2d backward: col2im_",
         "maxpool2d backward: maxpool_backward", "non-GEMM share"})

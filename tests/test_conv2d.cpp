@@ -66,7 +66,8 @@ TEST_CASE("Conv2D forward and backward match the host reference (both forward al
   REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "GemmRoutine", before) ==
           clblast::StatusCode::kSuccess);
   // On the indirect kernel also with dW's slices as one GEMM each (Runtime::batched_dw off), and
-  // with col2im's other form than the driver's (Runtime::row_kernels), so that both are checked.
+  // with im2col's and col2im's other forms than the driver's (Runtime::row_kernels), so that both are
+  // checked.
   const bool driver_rows = rt.row_kernels();
   struct Setting {
     size_t from;

@@ -9,6 +9,7 @@ namespace anycl {
 ConvOps::ConvOps(Runtime& rt)
     : rt_(rt),
       im2col_(detail::kernel(rt, "conv", "im2col_batched")),
+      im2col_rows_(detail::kernel(rt, "conv", "im2col_rows")),
       im2row_(detail::kernel(rt, "conv", "im2row_batched")),
       col2im_(detail::kernel(rt, "conv", "col2im_batched")),
       col2im_rows_(detail::kernel(rt, "conv", "col2im_rows")),
@@ -62,6 +63,8 @@ void enqueue_patches(Runtime& rt, compute::kernel& k, const char* what, const Te
     const cl_uint row_length = u32(ld, "row length");
     detail::set_arg(k, 14, &row_length, sizeof(row_length));
     detail::launch_row_blocks(rt, k, g.patch(), batch * g.out_h);
+  } else if (rt.row_kernels()) {
+    detail::launch_1d(rt, k, g.patch() * batch);  // im2col_rows: one work-item per row (k, b) of col
   } else {
     detail::launch_planes(rt, k, g.out_w, g.out_h, g.patch());
   }
@@ -69,7 +72,7 @@ void enqueue_patches(Runtime& rt, compute::kernel& k, const char* what, const Te
 }  // namespace
 
 void ConvOps::im2col(const Tensor& x, Tensor& col, const ConvGeometry& g) {
-  enqueue_patches(rt_, im2col_, "im2col", x, col, g);
+  enqueue_patches(rt_, rt_.row_kernels() ? im2col_rows_ : im2col_, "im2col", x, col, g);
 }
 
 void ConvOps::im2row(const Tensor& x, Tensor& colt, const ConvGeometry& g, size_t ld) {

@@ -39,8 +39,8 @@ class ConvOps {
  private:
   Runtime& rt_;
   size_t lanes_ = 256;  // bias_backward's work-group (one per channel); set before the kernels below
-  compute::kernel im2col_, im2row_, col2im_, col2im_rows_, output_forward_, output_backward_, bias_backward_,
-      dz_rows_, sum_slices_;
+  compute::kernel im2col_, im2col_rows_, im2row_, col2im_, col2im_rows_, output_forward_, output_backward_,
+      bias_backward_, dz_rows_, sum_slices_;
 };
 
 }  // namespace anycl
