@@ -70,31 +70,78 @@ __kernel void im2col_rows(__global const float* restrict x, const uint x_off, __
   }
 }
 
-// The same patches as rows of `ld` ≥ C·KH·KW floats, for the weight gradient's GEMM:
-// colt[b·P + oy·OW+ox][(c,i,j)] = x[b][c][oy·s−pt+i][ox·s−pl+j], 0 outside the image. A row's
-// padding after the patch is not written: the caller zeroes it once per buffer (rewriting it every
-// step was a quarter of the reference CNN's conv 2 stores on AVX2, 288 of 384). A 2-D range: x over
-// the patch position k = (c,i,j), y over the output rows (b, oy); a work-item walks the row's ox,
-// so neighbouring work-items write neighbouring floats (one work-item per pixel writing its whole
-// patch: 21 ms on Intel's runtime for the reference CNN's conv 2, now 12.5; PoCL 13 either way).
-__kernel void im2row_batched(__global const float* x, const uint x_off, __global float* colt, const uint batch,
-                             const uint channels, const uint height, const uint width, const uint kh,
-                             const uint kw, const uint stride, const uint pad_top, const uint pad_left,
-                             const uint out_h, const uint out_w, const uint ld) {
-  const size_t k = get_global_id(0);
-  const uint line = get_global_id(1), oy = line % out_h, b = line / out_h;
-  if (k >= (size_t)channels * kh * kw || b >= batch) return;
-  const uint kk = (uint)k, kj = kk % kw, ki = (kk / kw) % kh, c = kk / (kw * kh);
-  const int y = (int)(oy * stride + ki) - (int)pad_top;
-  __global float* out = colt + (size_t)line * out_w * ld + k;
+// x in channels-last order for im2row: xt[b][p][c] = x[b][c][p] (p a pixel of the H·W plane). A
+// 2-D range: x over p (neighbouring reads), y over the planes b·C + c. (Through TILE × TILE
+// blocks of local memory, reads and writes both along rows: 4.8 ms on PoCL for the reference CNN's
+// conv 2 and 6.0 on Intel's runtime, against 1.9 either way.)
+__kernel void to_channels_last(__global const float* x, const uint x_off, __global float* xt, const uint batch,
+                               const uint channels, const uint pixels) {
+  const size_t p = get_global_id(0);
+  const uint bc = get_global_id(1), c = bc % channels, b = bc / channels;
+  if (p >= pixels || b >= batch) return;
+  xt[((size_t)b * pixels + p) * channels + c] = x[x_off + (size_t)bc * pixels + p];
+}
+
+// The same patches as rows of `ld` ≥ C·KH·KW floats, for the weight gradient's GEMM, the patch in
+// tap-major order (i, j, c) — the layer sums dW's columns back to W's (c, i, j) order
+// (conv_sum_slices): colt[b·P + oy·OW+ox][(i·KW + j)·C + c] = xt[b][oy·s−pt+i][ox·s−pl+j][c], 0
+// outside the image, from channels-last xt. A tap row i of a patch, its KW·C floats, is then one
+// contiguous run of xt (whatever the stride): copies where the (c, i, j) order gathered from x (the
+// reference CNN's conv 2: 12.7 ms on Intel's runtime, 13.0 on PoCL; now 5.8 and 5.1, plus 1.9 for
+// to_channels_last). Addresses are a uniform start plus q, so Intel's runtime, which runs lanes
+// across work-items, loads and stores them as vectors (from x0 + j computed per lane: 10.6 ms).
+// A row's padding after the patch is not written: the caller zeroes it once per buffer. A 3-D
+// range: x over q = j·C + c, y over the output rows (b, oy), z over i; a work-item walks the row's ox.
+__kernel void im2row_taps(__global const float* xt, __global float* colt, const uint batch, const uint channels,
+                          const uint height, const uint width, const uint kh, const uint kw, const uint stride,
+                          const uint pad_top, const uint pad_left, const uint out_h, const uint out_w,
+                          const uint ld) {
+  const size_t q = get_global_id(0);
+  const uint line = get_global_id(1), i = get_global_id(2), oy = line % out_h, b = line / out_h;
+  const uint run = kw * channels;
+  if (q >= run || b >= batch) return;
+  const uint j = (uint)q / channels;
+  const int y = (int)(oy * stride + i) - (int)pad_top;
+  __global float* out = colt + (size_t)line * out_w * ld + (size_t)i * run + q;
   if (y < 0 || y >= (int)height) {
     for (uint ox = 0; ox < out_w; ++ox) out[(size_t)ox * ld] = 0.0f;
     return;
   }
-  __global const float* in = x + x_off + (((size_t)b * channels + c) * height + (uint)y) * width;
+  // xt's run for ox starts at pixel (y, x0 = ox·s − pl), the same for every q: q is the offset in it
+  __global const float* in = xt + ((size_t)b * height + (uint)y) * width * channels + q;
   for (uint ox = 0; ox < out_w; ++ox) {
-    const int xx = (int)(ox * stride + kj) - (int)pad_left;
-    out[(size_t)ox * ld] = xx >= 0 && xx < (int)width ? in[xx] : 0.0f;
+    const int x0 = (int)(ox * stride) - (int)pad_left, xx = x0 + (int)j;
+    out[(size_t)ox * ld] = xx >= 0 && xx < (int)width ? in[(long)x0 * channels] : 0.0f;
+  }
+}
+
+// im2row_taps' other form, for PoCL's CPU driver (Runtime::row_kernels): one work-item per output
+// row (b, oy) and tap row i, copying each pixel's run of KW·C floats with the zeros of the padding
+// apart (a plain vector loop; the taps form there loops over ox with strided stores).
+__kernel void im2row_taps_rows(__global const float* restrict xt, __global float* restrict colt, const uint batch,
+                               const uint channels, const uint height, const uint width, const uint kh,
+                               const uint kw, const uint stride, const uint pad_top, const uint pad_left,
+                               const uint out_h, const uint out_w, const uint ld) {
+  const size_t item = get_global_id(0);  // line·KH + i
+  if (item >= (size_t)batch * out_h * kh) return;
+  const uint i = (uint)(item % kh), line = (uint)(item / kh), oy = line % out_h, b = line / out_h;
+  const uint run = kw * channels;
+  const int y = (int)(oy * stride + i) - (int)pad_top;
+  __global float* out = colt + (size_t)line * out_w * ld + (size_t)i * run;
+  if (y < 0 || y >= (int)height) {
+    for (uint ox = 0; ox < out_w; ++ox, out += ld)
+      for (uint q = 0; q < run; ++q) out[q] = 0.0f;
+    return;
+  }
+  __global const float* in = xt + ((size_t)b * height + (uint)y) * width * channels;
+  for (uint ox = 0; ox < out_w; ++ox, out += ld) {
+    const int x0 = (int)(ox * stride) - (int)pad_left;  // the pixel of tap j = 0
+    const uint lo = (uint)clamp(-x0, 0, (int)kw) * channels;
+    const uint hi = (uint)clamp((int)width - x0, (int)(lo / channels), (int)kw) * channels;
+    const long base = (long)x0 * channels;  // + q ≥ 0 for q ≥ lo
+    for (uint q = 0; q < lo; ++q) out[q] = 0.0f;
+    for (uint q = lo; q < hi; ++q) out[q] = in[base + q];
+    for (uint q = hi; q < run; ++q) out[q] = 0.0f;
   }
 }
 
@@ -229,28 +276,39 @@ __kernel void conv_dz_rows(__global const float* dcf, __global float* rows, cons
   for (uint i = 0; i < DZ_ROWS_RUN && first + i < count; ++i) out[(size_t)i * ld] = f < filters ? in[i] : 0.0f;
 }
 
-// The weight gradient from its slices: dw[f][j] = Σ_s parts[s][f][j] (s in order: deterministic),
-// parts[s] a (rows ≥ filters) × ld matrix at s·slice_stride, dw a filters × cols one at dw_off.
-// A 2-D range: x over runs of four j (vector loads: a work-item's loop over the slices is scalar
-// code on PoCL, which took 3.5 ms for the reference CNN's conv 2 in 128 slices one float at a
-// time), y over f.
+// The weight gradient from its slices: dw[f][c·T + t] = Σ_s parts[s][f][t·C + c] (s in order:
+// deterministic), parts[s] a (rows ≥ filters) × ld matrix at s·slice_stride in im2row_taps' column
+// order (tap t = i·KW + j major, channel c minor; T taps), dw a filters × cols one at dw_off in W's
+// (c, i, j) order (the same order when C = 1). A 2-D range: x over runs of four parts columns (vector
+// loads: a work-item's loop over the slices is scalar code on PoCL, which took 3.5 ms for the
+// reference CNN's conv 2 in 128 slices one float at a time), y over f.
 __kernel void conv_sum_slices(__global const float* parts, const uint slices, const uint slice_stride,
                               const uint ld, __global float* dw, const uint dw_off, const uint filters,
-                              const uint cols) {
+                              const uint cols, const uint channels) {
   const size_t j0 = 4 * get_global_id(0);
   const uint f = get_global_id(1);
   if (j0 >= cols || f >= filters) return;
   __global const float* in = parts + (size_t)f * ld + j0;
-  __global float* out = dw + dw_off + (size_t)f * cols + j0;
+  __global float* out = dw + dw_off + (size_t)f * cols;
+  const uint taps = cols / channels;
   if (j0 + 4 <= cols) {
     float4 sum = (float4)(0.0f);
     for (uint s = 0; s < slices; ++s) sum += vload4(0, in + (size_t)s * slice_stride);
-    vstore4(sum, 0, out);
+    if (channels == 1) {
+      vstore4(sum, 0, out + j0);
+      return;
+    }
+    const float part[4] = {sum.x, sum.y, sum.z, sum.w};
+    for (uint u = 0; u < 4; ++u) {
+      const uint j = (uint)j0 + u;
+      out[(j % channels) * taps + j / channels] = part[u];
+    }
     return;
   }
-  for (uint j = 0; j < cols - j0; ++j) {
+  for (uint u = 0; u < cols - j0; ++u) {
     float sum = 0.0f;
-    for (uint s = 0; s < slices; ++s) sum += in[(size_t)s * slice_stride + j];
-    out[j] = sum;
+    for (uint s = 0; s < slices; ++s) sum += in[(size_t)s * slice_stride + u];
+    const uint j = (uint)j0 + u;
+    out[(j % channels) * taps + j / channels] = sum;
   }
 }

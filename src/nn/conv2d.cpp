@@ -2,7 +2,8 @@
 // CLBlast GEMM cf = W·col:(F, B·P), then one pass that adds the bias, applies the activation and
 // reorders to NCHW; or CLBlast's Convgemm, then the bias and activation in place. Backward: one pass
 // for dz = dy·act'(y), reordered channel-major into cf, and one summing cf's rows into db; then dW = dz·colᵀ
-// as a GEMM TN over dz's rows and colᵀ (both (B·P, ·), written by two passes, colᵀ straight from x by im2row,
+// as a GEMM TN over dz's rows and colᵀ (both (B·P, ·), written by two passes, colᵀ by im2row from x in
+// channels-last order with its columns tap-major, put back in W's order when the slices are summed,
 // their rows padded so that CLBlast copies neither; NN over dz itself where there is nothing to pad or split)
 // and dcol = Wᵀ·dz (into col's buffer), one GEMM each for the whole batch (the batch is the GEMMs' inner or
 // outer size, which keeps CLBlast on its fast, large-matrix kernel), and col2im for dx — no atomics, so
@@ -214,8 +215,10 @@ size_t Conv2D::activation_floats(const Shape& input) const {
   const ConvGeometry g = geometry(input);
   const size_t y = checked_mul(filters_, g.plane(), "a Conv2D's output");
   const size_t col = checked_mul(g.patch(), g.plane(), "a Conv2D's column matrix");
-  return checked_add(  // y, cf and dz's rows; x; col (im2col) and colt (im2row; more where padded)
-      checked_add(checked_mul(y, 3, "a Conv2D's activations"), shape_size(input), "a Conv2D's activations"),
+  return checked_add(  // y, cf and dz's rows; x and its channels-last copy; col (im2col) and colt
+                       // (im2row; more where padded)
+      checked_add(checked_mul(y, 3, "a Conv2D's activations"),
+                  checked_mul(shape_size(input), 2, "a Conv2D's activations"), "a Conv2D's activations"),
       checked_mul(col, 2, "a Conv2D's activations"), "a Conv2D's activations");
 }
 
@@ -281,6 +284,7 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   const DwLayout d = dw_layout(rt, max_batch * g_.plane() / most_slices);
   colt_ = Tensor(rt, {d.kp * max_batch * g_.plane()});
   colt_zeroed_ld_ = 0;
+  xt_ = Tensor(rt, {max_batch * g_.channels * g_.height * g_.width});
   dz_rows_ = Tensor(rt, {d.fp * max_batch * g_.plane()});
   cf_ = Tensor(rt, {filters_, max_batch * g_.plane()});
   // Room for the most slices any batch up to max_batch can take (a smaller batch may split where
@@ -329,15 +333,20 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
   Runtime& rt = dy.runtime();
   ops_->output_backward(y_last_, dy, cf_, db_, g_, activation_);
   // dW = dz·colᵀ = (dzᵀ)ᵀ·colᵀ, a GEMM TN whose operands both have the batch's pixels as rows: dz's
-  // rows from cf, colᵀ written straight from x (im2row), each row padded as gemm_padding says, so
-  // that CLBlast copies neither (its batched routine allocates every copy it makes, on every call).
+  // rows from cf, colᵀ written from x (im2row, its columns in tap-major order: each tap row of a
+  // patch is one run of channels-last x), each row padded as gemm_padding says, so that CLBlast
+  // copies neither (its batched routine allocates every copy it makes, on every call). The slices'
+  // sum puts the columns back in W's order; with one channel the orders agree.
   const size_t slices = dw_slices(batch), part = columns / slices;
   const DwLayout d = dw_layout(rt, part);
-  ops_->im2row(x_last_, colt_for(columns, d.kp), g_, d.kp);
-  DeviceBuffer cb = col_.buffer(), dwb = dw_.buffer();
+  ops_->im2row(x_last_, xt_, colt_for(columns, d.kp), g_, d.kp);
+  DeviceBuffer cb = col_.buffer();
   if (slices == 1 && d.fp == filters_ && d.kp == k) {  // nothing to pad (row-major): NN over dz itself
+    Tensor& out = g_.channels == 1 ? dw_ : reserve(dw_parts_, filters_ * k);
+    DeviceBuffer ob = out.buffer();
     gemm(rt, Trans::no, Trans::no, filters_, k, columns, 1.f, cf_.buffer(), 0, columns, colt_.buffer(), 0, k,
-         0.f, dwb, dw_.offset(), k);
+         0.f, ob, out.offset(), k);
+    if (g_.channels != 1) ops_->sum_slices(dw_parts_, 1, filters_ * k, k, dw_, g_.channels);
   } else {  // dW_s = dz[:, slice s]·colᵀ[slice s, :] (padded), then dW = Σ_s dW_s in slice order
     ops_->dz_rows(cf_, reserve(dz_rows_, columns * d.fp), columns, filters_, d.fp);
     const size_t stride = d.fp * d.kp;
@@ -351,7 +360,7 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
         gemm(rt, Trans::yes, Trans::no, d.fp, d.kp, part, 1.f, dz_rows_.buffer(), s * part * d.fp, d.fp,
              colt_.buffer(), s * part * d.kp, d.kp, 0.f, parts, s * stride, d.kp);
     }
-    ops_->sum_slices(dw_parts_, slices, stride, d.kp, dw_);
+    ops_->sum_slices(dw_parts_, slices, stride, d.kp, dw_, g_.channels);
   }
   if (!need_dx) return {};
   // dcol = Wᵀ·dz. Where gemm_padding pads C·K·K, W gets zero columns and dcol rows to match, so that

@@ -10,7 +10,9 @@ ConvOps::ConvOps(Runtime& rt)
     : rt_(rt),
       im2col_(detail::kernel(rt, "conv", "im2col_batched")),
       im2col_rows_(detail::kernel(rt, "conv", "im2col_rows")),
-      im2row_(detail::kernel(rt, "conv", "im2row_batched")),
+      channels_last_(detail::kernel(rt, "conv", "to_channels_last")),
+      im2row_(detail::kernel(rt, "conv", "im2row_taps")),
+      im2row_rows_(detail::kernel(rt, "conv", "im2row_taps_rows")),
       col2im_(detail::kernel(rt, "conv", "col2im_batched")),
       col2im_rows_(detail::kernel(rt, "conv", "col2im_rows")),
       output_forward_(detail::kernel(rt, "conv", "conv_output_forward")),
@@ -41,42 +43,53 @@ void check_output_stage(const char* what, const Tensor& cf, const Tensor& y, con
 // Rows per work-item of conv_dz_rows (DZ_ROWS_RUN in conv.cl).
 constexpr size_t kRowRun = 8;
 
-// im2col and im2row take the same arguments (x, its offset, the output, the batch and the geometry)
-// and differ in the layout they write and their ranges (conv.cl): im2col x, y over the output
-// plane and z over the patch positions; im2row x over the patch positions and y over output rows.
-void enqueue_patches(Runtime& rt, compute::kernel& k, const char* what, const Tensor& x, Tensor& out,
-                     const ConvGeometry& g, size_t ld = 0) {
-  using detail::u32;
-  const size_t batch = x.rows(), row = ld ? ld : g.patch();
-  if (x.cols() != g.channels * g.height * g.width || row < g.patch() || out.size() < batch * row * g.plane())
+// Checks that x:(batch, C·H·W) fits the geometry and `out` holds batch·OH·OW rows of `row` floats.
+void check_patches(const char* what, const Tensor& x, const Tensor& out, const ConvGeometry& g, size_t row) {
+  if (x.cols() != g.channels * g.height * g.width || row < g.patch() ||
+      out.size() < x.rows() * row * g.plane())
     throw ValidationError(fmt::format("{}: x {} or its output {} does not fit ({}, {}, {}) with kernel {}",
                                       what, x.shape_string(), out.shape_string(), g.channels, g.height,
                                       g.width, g.kernel));
   check_offset_zero(out, what);
-  u32(batch * row * g.plane(), what);
-  detail::set_args(k, x.mem(), u32(x.offset(), "offset"), out.mem(), u32(batch, "batch"),
-                   u32(g.channels, "channels"), u32(g.height, "height"), u32(g.width, "width"),
-                   u32(g.kernel, "kernel"), u32(g.kernel, "kernel"), u32(g.stride, "stride"),
-                   u32(g.pad_top, "pad"), u32(g.pad_left, "pad"), u32(g.out_h, "out_h"),
-                   u32(g.out_w, "out_w"));
-  if (ld) {
-    const cl_uint row_length = u32(ld, "row length");
-    detail::set_arg(k, 14, &row_length, sizeof(row_length));
-    detail::launch_row_blocks(rt, k, g.patch(), batch * g.out_h);
-  } else if (rt.row_kernels()) {
-    detail::launch_1d(rt, k, g.patch() * batch);  // im2col_rows: one work-item per row (k, b) of col
-  } else {
-    detail::launch_planes(rt, k, g.out_w, g.out_h, g.patch());
-  }
+  detail::u32(x.rows() * row * g.plane(), what);
 }
 }  // namespace
 
 void ConvOps::im2col(const Tensor& x, Tensor& col, const ConvGeometry& g) {
-  enqueue_patches(rt_, rt_.row_kernels() ? im2col_rows_ : im2col_, "im2col", x, col, g);
+  using detail::u32;
+  check_patches("im2col", x, col, g, g.patch());
+  compute::kernel& k = rt_.row_kernels() ? im2col_rows_ : im2col_;
+  const size_t batch = x.rows();
+  detail::set_args(k, x.mem(), u32(x.offset(), "offset"), col.mem(), u32(batch, "batch"),
+                   u32(g.channels, "channels"), u32(g.height, "height"), u32(g.width, "width"),
+                   u32(g.kernel, "kernel"), u32(g.kernel, "kernel"), u32(g.stride, "stride"),
+                   u32(g.pad_top, "pad"), u32(g.pad_left, "pad"), u32(g.out_h, "out_h"),
+                   u32(g.out_w, "out_w"));
+  if (rt_.row_kernels())
+    detail::launch_1d(rt_, k, g.patch() * batch);  // one work-item per row (k, b) of col
+  else
+    detail::launch_planes(rt_, k, g.out_w, g.out_h, g.patch());
 }
 
-void ConvOps::im2row(const Tensor& x, Tensor& colt, const ConvGeometry& g, size_t ld) {
-  enqueue_patches(rt_, im2row_, "im2row", x, colt, g, ld);
+void ConvOps::im2row(const Tensor& x, Tensor& xt, Tensor& colt, const ConvGeometry& g, size_t ld) {
+  using detail::u32;
+  check_patches("im2row", x, colt, g, ld);
+  const size_t batch = x.rows(), pixels = g.height * g.width;
+  if (xt.size() < x.size()) throw ValidationError("im2row: the channels-last scratch is smaller than x");
+  check_offset_zero(xt, "im2row's channels-last scratch");
+  detail::set_args(channels_last_, x.mem(), u32(x.offset(), "offset"), xt.mem(), u32(batch, "batch"),
+                   u32(g.channels, "channels"), u32(pixels, "pixels"));
+  detail::launch_row_blocks(rt_, channels_last_, pixels, batch * g.channels);
+  compute::kernel& k = rt_.row_kernels() ? im2row_rows_ : im2row_;
+  detail::set_args(k, xt.mem(), colt.mem(), u32(batch, "batch"), u32(g.channels, "channels"),
+                   u32(g.height, "height"), u32(g.width, "width"), u32(g.kernel, "kernel"),
+                   u32(g.kernel, "kernel"), u32(g.stride, "stride"), u32(g.pad_top, "pad"),
+                   u32(g.pad_left, "pad"), u32(g.out_h, "out_h"), u32(g.out_w, "out_w"),
+                   u32(ld, "row length"));
+  if (rt_.row_kernels())
+    detail::launch_1d(rt_, k, batch * g.out_h * g.kernel);  // one work-item per output row and tap row
+  else
+    detail::launch_planes(rt_, k, g.kernel * g.channels, batch * g.out_h, g.kernel);
 }
 
 void ConvOps::dz_rows(const Tensor& dcf, Tensor& rows, size_t count, size_t filters, size_t ld) {
@@ -92,10 +105,11 @@ void ConvOps::dz_rows(const Tensor& dcf, Tensor& rows, size_t count, size_t filt
   detail::launch_row_blocks(rt_, dz_rows_, ld, (count + kRowRun - 1) / kRowRun);
 }
 
-void ConvOps::sum_slices(const Tensor& parts, size_t slices, size_t slice_stride, size_t ld, Tensor& dw) {
+void ConvOps::sum_slices(const Tensor& parts, size_t slices, size_t slice_stride, size_t ld, Tensor& dw,
+                         size_t channels) {
   using detail::u32;
   const size_t filters = dw.rows(), cols = dw.cols();
-  if (slices == 0 || ld < cols || slice_stride < filters * ld ||
+  if (slices == 0 || ld < cols || slice_stride < filters * ld || channels == 0 || cols % channels != 0 ||
       parts.size() < (slices - 1) * slice_stride + filters * ld)
     throw ValidationError(
         fmt::format("conv_sum_slices: {} slices of {} (stride {}, rows of {}) do not fit dW {}", slices,
@@ -104,7 +118,7 @@ void ConvOps::sum_slices(const Tensor& parts, size_t slices, size_t slice_stride
   u32(parts.size(), "conv_sum_slices' input size");
   detail::set_args(sum_slices_, parts.mem(), u32(slices, "slices"), u32(slice_stride, "slice stride"),
                    u32(ld, "ld"), dw.mem(), u32(dw.offset(), "offset"), u32(filters, "filters"),
-                   u32(cols, "cols"));
+                   u32(cols, "cols"), u32(channels, "channels"));
   detail::launch_row_blocks(rt_, sum_slices_, (cols + 3) / 4, filters);  // four columns a work-item
 }
 

@@ -20,13 +20,16 @@ class ConvOps {
   /// col:(C·K·K, batch·OH·OW), column b·OH·OW + p, from x:(batch, C·H·W); zeros where a window
   /// leaves the image.
   void im2col(const Tensor& x, Tensor& col, const ConvGeometry& g);
-  /// colt:(batch·OH·OW, ld) = colᵀ, written directly from x (row b·OH·OW + p is pixel p's patch,
-  /// then zeros up to ld ≥ C·K·K).
-  void im2row(const Tensor& x, Tensor& colt, const ConvGeometry& g, size_t ld);
+  /// colt:(batch·OH·OW, ld): row b·OH·OW + p is pixel p's patch in tap-major order (i, j, c) — colᵀ
+  /// with its columns permuted — and the row's floats past C·K·K are left as they are. Goes through
+  /// x in channels-last order in xt (≥ x's size), where each tap row of a patch is one run.
+  void im2row(const Tensor& x, Tensor& xt, Tensor& colt, const ConvGeometry& g, size_t ld);
   /// rows:(count, ld) = dcfᵀ for the channel-major dcf:(filters, count), zeros after the filters.
   void dz_rows(const Tensor& dcf, Tensor& rows, size_t count, size_t filters, size_t ld);
-  /// dw:(filters, cols) = Σ_s parts[s] (in order), parts[s] at s·slice_stride with rows of ld.
-  void sum_slices(const Tensor& parts, size_t slices, size_t slice_stride, size_t ld, Tensor& dw);
+  /// dw:(filters, cols) = Σ_s parts[s] (in order), parts[s] at s·slice_stride with rows of ld, their
+  /// columns in im2row's tap-major order over `channels`, dw's in W's (c, i, j) order.
+  void sum_slices(const Tensor& parts, size_t slices, size_t slice_stride, size_t ld, Tensor& dw,
+                  size_t channels);
   /// dx:(batch, C·H·W) = the adjoint of im2col applied to dcol (gathered: deterministic).
   void col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g);
   /// y:(batch, F, OH·OW) = act(cf + bias[f]) for the channel-major cf:(F, batch·OH·OW).
@@ -39,8 +42,8 @@ class ConvOps {
  private:
   Runtime& rt_;
   size_t lanes_ = 256;  // bias_backward's work-group (one per channel); set before the kernels below
-  compute::kernel im2col_, im2col_rows_, im2row_, col2im_, col2im_rows_, output_forward_, output_backward_,
-      bias_backward_, dz_rows_, sum_slices_;
+  compute::kernel im2col_, im2col_rows_, channels_last_, im2row_, im2row_rows_, col2im_, col2im_rows_,
+      output_forward_, output_backward_, bias_backward_, dz_rows_, sum_slices_;
 };
 
 }  // namespace anycl

@@ -72,7 +72,8 @@ class Conv2D final : public Layer {
   Tensor col_;       // (C·K·K, batch·OH·OW) (flat): im2col of x in the forward pass, dcol in the backward
                      // (dx_rows() rows there: the padding rows are written, never read)
   Tensor w_padded_;  // (F, dx_rows()): W with zero columns, dcol's A when dx_rows() pads C·K·K
-  Tensor colt_;      // (batch·OH·OW, kp) (flat): im2row of x, for the weight gradient's GEMM
+  Tensor colt_;      // (batch·OH·OW, kp) (flat): im2row of x (tap-major), for the weight gradient's GEMM
+  Tensor xt_;        // (batch, H, W, C): x in channels-last order, im2row's source
   size_t colt_zeroed_ld_ = 0;  // the row length colt_'s padding columns were zeroed for (0: not yet)
   Tensor cf_;       // (F, batch·OH·OW): the forward GEMM's result, then dz for the backward GEMMs
   Tensor dz_rows_;  // (batch·OH·OW, fp) (flat): dzᵀ, for the weight gradient's GEMM
