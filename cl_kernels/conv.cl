@@ -9,30 +9,28 @@
 // 8.7 ms for the reference CNN's conv 2 with `uint p`, 3.0 with `size_t p` (PoCL: 3.8, 3.0).
 
 // col[(c,i,j)][b·P + oy·OW+ox] = x[b][c][oy·s−pt+i][ox·s−pl+j], 0 outside the image. A 3-D
-// range: x over ox, y over oy, z over the patch position k = (c,i,j); a work-item walks the batch.
-// Neighbouring work-items write neighbouring columns, and the plane's index arithmetic (three
-// integer divisions) is paid once per B elements. Addresses are 64-bit offsets of the size_t ox:
-// Intel's runtime, which runs lanes across work-items, then moves adjacent lanes with vector loads
-// and stores (from 32-bit indices it gathered and scattered: 21 ms for the reference CNN's conv 2,
-// now 12). PoCL's CPU driver runs im2col_rows below instead (3.4 ms there; this form 13).
+// range, one element per work-item: x over ox, y over oy, z over the rows k·B + b of col (k the
+// patch position (c,i,j)), the plane's index arithmetic uniform over a work-group. Addresses are
+// 64-bit offsets of the size_t ox: Intel's runtime, which runs lanes across work-items, then moves
+// adjacent lanes with vector loads and stores (from 32-bit indices it gathered and scattered: 21 ms
+// for the reference CNN's conv 2; 12.5 with each work-item walking the batch; 8.5 so). PoCL's CPU
+// driver runs im2col_rows below instead (3.4 ms there; this form 57).
 __kernel void im2col_batched(__global const float* x, const uint x_off, __global float* col, const uint batch,
                              const uint channels, const uint height, const uint width, const uint kh,
                              const uint kw, const uint stride, const uint pad_top, const uint pad_left,
                              const uint out_h, const uint out_w) {
   const size_t ox = get_global_id(0);
-  const uint oy = get_global_id(1), k = get_global_id(2);
+  const uint oy = get_global_id(1), line = get_global_id(2), b = line % batch, k = line / batch;
   if (ox >= out_w || oy >= out_h) return;
   const uint kj = k % kw, ki = (k / kw) % kh, c = k / (kw * kh);
   const int y = (int)(oy * stride + ki) - (int)pad_top;
   const long xx = (long)(ox * stride) + (long)kj - (long)pad_left;
-  const size_t p_count = (size_t)out_h * out_w, image = (size_t)channels * height * width;
-  __global float* out = col + (size_t)k * batch * p_count + (size_t)oy * out_w + ox;
+  __global float* out = col + ((size_t)line * out_h + oy) * out_w + ox;
   if (y < 0 || y >= (int)height || xx < 0 || xx >= (long)width) {
-    for (uint b = 0; b < batch; ++b) out[b * p_count] = 0.0f;
+    *out = 0.0f;
     return;
   }
-  __global const float* in = x + (long)(x_off + ((size_t)c * height + (uint)y) * width) + xx;
-  for (uint b = 0; b < batch; ++b) out[b * p_count] = in[b * image];
+  *out = x[(long)(x_off + (((size_t)b * channels + c) * height + (uint)y) * width) + xx];
 }
 
 // im2col's other form, for a driver that runs a work-group's items as a loop and vectorizes only

@@ -68,7 +68,7 @@ void ConvOps::im2col(const Tensor& x, Tensor& col, const ConvGeometry& g) {
   if (rt_.row_kernels())
     detail::launch_1d(rt_, k, g.patch() * batch);  // one work-item per row (k, b) of col
   else
-    detail::launch_planes(rt_, k, g.out_w, g.out_h, g.patch());
+    detail::launch_planes(rt_, k, g.out_w, g.out_h, g.patch() * batch);
 }
 
 void ConvOps::im2row(const Tensor& x, Tensor& xt, Tensor& colt, const ConvGeometry& g, size_t ld) {
