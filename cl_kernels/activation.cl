@@ -4,7 +4,7 @@
 
 static inline float16 activate16(const float16 z, const int act) {
   switch (act) {
-    case 1: return fmax(z, 0.0f);
+    case 1: return select((float16)(0.0f), z, z > (float16)(0.0f));  // as activate() (common.cl)
     case 2: return tanh(z);
     case 3: return 1.0f / (1.0f + exp(-z));
     default: return z;

@@ -40,7 +40,7 @@ static inline float uniform01(uint seed_lo, uint seed_hi, uint step, uint stream
 // convolution output stages.
 static inline float activate(const float z, const int act) {
   switch (act) {
-    case 1: return fmax(z, 0.0f);
+    case 1: return z > 0.0f ? z : 0.0f;  // not fmax(z, 0), whose −0 may come out as either zero
     case 2: return tanh(z);
     case 3: return 1.0f / (1.0f + exp(-z));
     default: return z;

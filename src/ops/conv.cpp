@@ -15,11 +15,16 @@ ConvOps::ConvOps(Runtime& rt)
       im2row_rows_(detail::kernel(rt, "conv", "im2row_taps_rows")),
       col2im_(detail::kernel(rt, "conv", "col2im_batched")),
       col2im_rows_(detail::kernel(rt, "conv", "col2im_rows")),
-      output_forward_(detail::kernel(rt, "conv", "conv_output_forward")),
-      output_backward_(detail::kernel(rt, "conv", "conv_output_backward")),
       bias_backward_(detail::single_group_kernel(rt, "conv", "conv_bias_backward", 1, lanes_)),
       dz_rows_(detail::kernel(rt, "conv", "conv_dz_rows")),
-      sum_slices_(detail::kernel(rt, "conv", "conv_sum_slices")) {}
+      sum_slices_(detail::kernel(rt, "conv", "conv_sum_slices")) {
+  for (Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid}) {
+    output_forward_[size_t(act)] =
+        detail::kernel(rt, "conv", fmt::format("conv_output_forward_{}", to_string(act)));
+    output_backward_[size_t(act)] =
+        detail::kernel(rt, "conv", fmt::format("conv_output_backward_{}", to_string(act)));
+  }
+}
 
 namespace {
 void check_offset_zero(const Tensor& t, const char* what) {
@@ -147,10 +152,10 @@ void ConvOps::output_forward(const Tensor& cf, Tensor& y, const Tensor& bias, co
                              Activation act) {
   using detail::u32;
   check_output_stage("conv_output_forward", cf, y, bias, g);
-  detail::set_args(output_forward_, cf.mem(), y.mem(), u32(y.offset(), "offset"), bias.mem(),
-                   u32(bias.offset(), "offset"), u32(y.rows(), "batch"), u32(bias.size(), "filters"),
-                   u32(g.plane(), "plane"), cl_int(act));
-  detail::launch_row_blocks(rt_, output_forward_, g.plane(), y.rows() * bias.size());
+  compute::kernel& k = output_forward_.at(size_t(act));
+  detail::set_args(k, cf.mem(), y.mem(), u32(y.offset(), "offset"), bias.mem(), u32(bias.offset(), "offset"),
+                   u32(y.rows(), "batch"), u32(bias.size(), "filters"), u32(g.plane(), "plane"));
+  detail::launch_planes(rt_, k, g.plane(), bias.size(), y.rows());
 }
 
 void ConvOps::output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Tensor& dbias,
@@ -160,10 +165,10 @@ void ConvOps::output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Te
   if (y.shape() != dy.shape())
     throw ValidationError(
         fmt::format("conv_output_backward: y {} and dy {} differ", y.shape_string(), dy.shape_string()));
-  detail::set_args(output_backward_, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"),
-                   dcf.mem(), u32(y.rows(), "batch"), u32(dbias.size(), "filters"), u32(g.plane(), "plane"),
-                   cl_int(act));
-  detail::launch_row_blocks(rt_, output_backward_, g.plane(), y.rows() * dbias.size());
+  compute::kernel& k = output_backward_.at(size_t(act));
+  detail::set_args(k, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dcf.mem(),
+                   u32(y.rows(), "batch"), u32(dbias.size(), "filters"), u32(g.plane(), "plane"));
+  detail::launch_planes(rt_, k, g.plane(), dbias.size(), y.rows());
   const size_t count = y.rows() * g.plane();
   detail::set_args(bias_backward_, dcf.mem(), u32(count, "count"), dbias.mem(),
                    u32(dbias.offset(), "offset"));

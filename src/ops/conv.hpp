@@ -4,6 +4,7 @@
 // and back. The GEMMs themselves are CLBlast's: one per pass for the whole batch.
 #pragma once
 
+#include <array>
 #include <cstddef>
 
 #include "activation.hpp"
@@ -43,7 +44,9 @@ class ConvOps {
   Runtime& rt_;
   size_t lanes_ = 256;  // bias_backward's work-group (one per channel); set before the kernels below
   compute::kernel im2col_, im2col_rows_, channels_last_, im2row_, im2row_rows_, col2im_, col2im_rows_,
-      output_forward_, output_backward_, bias_backward_, dz_rows_, sum_slices_;
+      bias_backward_, dz_rows_, sum_slices_;
+  // The output stage's kernels by activation (anycl::Activation's value): one per activation.
+  std::array<compute::kernel, 4> output_forward_, output_backward_;
 };
 
 }  // namespace anycl
