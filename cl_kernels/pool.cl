@@ -2,23 +2,37 @@
 // maximum (the first one on ties) so the backward routes the gradient there. The backward gathers
 // per input pixel, so overlapping windows need no atomics and the order is fixed.
 
-// y:(B·C, OH, OW), arg: index y·W+x of the max within its input plane.
+// y:(B·C, OH, OW), arg: index y·W+x of the max within its input plane. A 3-D range: x over ox
+// (size_t: see conv.cl), y over oy, z over the planes (from one row index plane·OH + oy, PoCL
+// divided per lane). The common 2×2 window is written out without loops, so that PoCL vectorizes
+// across the work-items, in the same order and with the same comparisons as the loops (3.0 ms on
+// PoCL for the reference CNN's pool as a scalar loop over the window).
 __kernel void maxpool_forward(__global const float* x, const uint x_off, __global float* y,
                               __global int* arg, const uint planes, const uint height, const uint width,
                               const uint size, const uint stride, const uint out_h, const uint out_w) {
-  const size_t ox = get_global_id(0);  // x: the column (size_t: see conv.cl), y: the row plane·OH + oy
-  const uint line = get_global_id(1);
-  if (ox >= out_w || line >= planes * out_h) return;
-  const uint oy = line % out_h, plane = line / out_h;
-  const size_t i = (size_t)line * out_w + ox;
+  const size_t ox = get_global_id(0);
+  const uint oy = get_global_id(1), plane = get_global_id(2);
+  if (ox >= out_w || oy >= out_h) return;
+  const size_t i = ((size_t)plane * out_h + oy) * out_w + ox;
   __global const float* in = x + x_off + (size_t)plane * height * width;
   int best_at = (int)(oy * stride * width + ox * stride);
   float best = in[best_at];
-  for (uint a = 0; a < size; ++a)
-    for (uint c = 0; c < size; ++c) {
-      const int at = (int)((oy * stride + a) * width + ox * stride + c);
-      if (in[at] > best) best = in[at], best_at = at;
-    }
+  if (size == 2) {
+    const int at = best_at;
+    const float right = in[at + 1], below = in[at + (int)width], diagonal = in[at + (int)width + 1];
+    best_at = right > best ? at + 1 : best_at;
+    best = right > best ? right : best;
+    best_at = below > best ? at + (int)width : best_at;
+    best = below > best ? below : best;
+    best_at = diagonal > best ? at + (int)width + 1 : best_at;
+    best = diagonal > best ? diagonal : best;
+  } else {
+    for (uint a = 0; a < size; ++a)
+      for (uint c = 0; c < size; ++c) {
+        const int at = (int)((oy * stride + a) * width + ox * stride + c);
+        if (in[at] > best) best = in[at], best_at = at;
+      }
+  }
   y[i] = best;
   arg[i] = best_at;
 }
@@ -35,11 +49,25 @@ __kernel void maxpool_backward(__global const float* dy, const uint dy_off, __gl
   if (line >= (size_t)planes * height) return;
   const uint yy = (uint)line % height, plane = (uint)line / height;  // the launcher checked: fits
   __global float* out = dx + line * width;
-  for (uint xx = 0; xx < width; ++xx) out[xx] = 0.0f;
   // windows oy with oy·stride ≤ yy < oy·stride + size
   const uint oy_lo = yy + 1 > size ? (yy + 1 - size + stride - 1) / stride : 0;
   const uint oy_hi = min(yy / stride, out_h - 1);
   const int row = (int)(yy * width);
+  if (size == 2 && stride == 2 && oy_lo <= oy_hi && oy_lo < out_h) {
+    // The common 2×2 pool: one window covers the pixel, each pixel written once, without the
+    // scattered additions below (which PoCL ran as scalar code: 3.9 ms for the reference CNN's pool,
+    // now 2.2; Intel's runtime, which runs the rows as lanes, 3.4 -> 4.1, its forward 2.0 -> 1.3).
+    const size_t o0 = ((size_t)plane * out_h + oy_lo) * out_w;
+    for (uint ox = 0; ox < out_w; ++ox) {
+      const int at = arg[o0 + ox] - row;
+      const float g = 0.0f + dy[dy_off + o0 + ox];  // as out[at] += g on a zeroed row
+      out[2 * ox] = at == (int)(2 * ox) ? g : 0.0f;
+      out[2 * ox + 1] = at == (int)(2 * ox + 1) ? g : 0.0f;
+    }
+    for (uint xx = 2 * out_w; xx < width; ++xx) out[xx] = 0.0f;
+    return;
+  }
+  for (uint xx = 0; xx < width; ++xx) out[xx] = 0.0f;
   for (uint oy = oy_lo; oy <= oy_hi && oy < out_h; ++oy) {
     const size_t o0 = ((size_t)plane * out_h + oy) * out_w;
     for (uint ox = 0; ox < out_w; ++ox) {
@@ -48,3 +76,4 @@ __kernel void maxpool_backward(__global const float* dy, const uint dy_off, __gl
     }
   }
 }
+

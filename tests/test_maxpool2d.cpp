@@ -15,18 +15,23 @@ TEST_CASE("MaxPool2D forward and backward match the host reference, overlapping 
   auto& rt = anycl::test::runtime();
   struct Case {
     size_t c, h, w, size, stride;
+    bool ties;  // inputs in {-1, 0, 1}: the first maximum of a window wins
   };
   unsigned seed = 1700;
-  for (const Case k : {Case{2, 6, 6, 2, 2}, Case{3, 7, 5, 2, 2}, Case{1, 7, 7, 3, 2}, Case{2, 5, 6, 3, 1},
-                       Case{1, 4, 4, 4, 4}}) {
+  for (const Case k : {Case{2, 6, 6, 2, 2, false}, Case{3, 7, 5, 2, 2, false}, Case{3, 7, 5, 2, 2, true},
+                       Case{2, 6, 6, 2, 2, true}, Case{1, 7, 7, 3, 2, false}, Case{2, 5, 6, 3, 1, true},
+                       Case{1, 4, 4, 4, 4, false}}) {
     CAPTURE(k.h);
     CAPTURE(k.size);
     CAPTURE(k.stride);
+    CAPTURE(k.ties);
     const size_t batch = 3, in = k.c * k.h * k.w;
     anycl::MaxPool2D pool(k.size, k.stride);
     const anycl::PoolGeometry g = pool.geometry({k.c, k.h, k.w});
     pool.build(rt, {k.c, k.h, k.w}, batch, {}, {}, 0);
-    const auto x = anycl::test::random_floats(batch * in, -1.f, 1.f, seed++);
+    auto x = anycl::test::random_floats(batch * in, -1.f, 1.f, seed++);
+    if (k.ties)
+      for (float& v : x) v = std::round(v);
     anycl::StepContext ctx;
     ctx.training = true;
     pool.forward(anycl::Tensor::from_host(rt, {batch, in}, std::vector<float>(x.size(), std::nanf(""))), ctx);

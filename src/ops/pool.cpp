@@ -22,7 +22,7 @@ void MaxPoolOp::forward(const Tensor& x, Tensor& y, Tensor& arg, const PoolGeome
   detail::set_args(forward_, x.mem(), u32(x.offset(), "offset"), y.mem(), arg.mem(), u32(planes, "planes"),
                    u32(g.height, "height"), u32(g.width, "width"), u32(g.size, "size"),
                    u32(g.stride, "stride"), u32(g.out_h, "out_h"), u32(g.out_w, "out_w"));
-  detail::launch_row_blocks(rt_, forward_, g.out_w, planes * g.out_h);
+  detail::launch_planes(rt_, forward_, g.out_w, g.out_h, planes);
 }
 
 void MaxPoolOp::backward(const Tensor& dy, const Tensor& arg, Tensor& dx, const PoolGeometry& g) {
