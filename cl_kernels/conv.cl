@@ -209,47 +209,64 @@ __kernel void col2im_rows(__global const float* col, __global float* dx, const u
 }
 
 // y[b][f][p] = act(cf[f][b·P + p] + bias[f]): the channel-major GEMM result back to NCHW, with the
-// bias and activation (common.cl) in the same pass. A 3-D range: x over p, y over f, z over b (from
-// one 2-D row index b·F + f, PoCL divided it per lane: 3.9 ms for the reference CNN's conv 2).
-// One kernel per activation (below), the activation a constant in each: with `act` a kernel
-// argument, PoCL ran the pass as scalar code and Intel's runtime computed tanh and exp on every
-// lane whatever the activation (the reference CNN's conv 2: 3.0 ms on either).
-static inline void conv_output_forward(__global const float* cf, __global float* y, const uint y_off,
-                                       __global const float* bias, const uint bias_off, const uint batch,
-                                       const uint filters, const uint plane, const int act) {
-  const size_t p = get_global_id(0);
-  const uint f = get_global_id(1), b = get_global_id(2), row = b * filters + f;
-  if (p >= plane || f >= filters) return;
-  y[y_off + (size_t)row * plane + p] =
+// bias and activation (common.cl) in the same pass; element p of plane (b, f).
+// One kernel per activation and range (below), the activation a constant in each: with `act` a
+// kernel argument, PoCL ran the pass as scalar code and Intel's runtime computed tanh and exp on
+// every lane whatever the activation (the reference CNN's conv 2: 3.0 ms on either, now 1.9 and 1.8).
+static inline void conv_output_forward(const size_t p, const uint f, const uint b, __global const float* cf,
+                                       __global float* y, const uint y_off, __global const float* bias,
+                                       const uint bias_off, const uint batch, const uint filters,
+                                       const uint plane, const int act) {
+  if (p >= plane || f >= filters || b >= batch) return;
+  y[y_off + ((size_t)b * filters + f) * plane + p] =
       activate(cf[((size_t)f * batch + b) * plane + p] + bias[bias_off + f], act);
 }
 
-// The backward of conv_output_forward: dz = dy·act'(y) from NCHW into the channel-major dcf:(F, B·P),
-// the same 3-D range (x over p, y over f, z over b). conv_bias_backward then sums dcf's rows.
-// (One work-group per channel doing both, its lanes looping over the samples, took 10.3 ms for
-// the reference CNN's conv 2 on PoCL's AVX2 class, where this pass moves 57 MB.)
-static inline void conv_output_backward(__global const float* y, const uint y_off, __global const float* dy,
-                                        const uint dy_off, __global float* dcf, const uint batch,
-                                        const uint filters, const uint plane, const int act) {
-  const size_t p = get_global_id(0);
-  const uint f = get_global_id(1), b = get_global_id(2), row = b * filters + f;
-  if (p >= plane || f >= filters) return;
-  const size_t in = (size_t)row * plane + p;
+// The backward of conv_output_forward: dz = dy·act'(y) from NCHW into the channel-major dcf:(F, B·P).
+// conv_bias_backward then sums dcf's rows. (One work-group per channel doing both, its lanes looping
+// over the samples, took 10.3 ms for the reference CNN's conv 2 on PoCL's AVX2 class, where this
+// pass moves 57 MB.)
+static inline void conv_output_backward(const size_t p, const uint f, const uint b, __global const float* y,
+                                        const uint y_off, __global const float* dy, const uint dy_off,
+                                        __global float* dcf, const uint batch, const uint filters,
+                                        const uint plane, const int act) {
+  if (p >= plane || f >= filters || b >= batch) return;
+  const size_t in = ((size_t)b * filters + f) * plane + p;
   dcf[((size_t)f * batch + b) * plane + p] = dy[dy_off + in] * activate_grad_from_output(y[y_off + in], act);
 }
 
-// conv_output_forward_<activation> and conv_output_backward_<activation>, for each of common.cl's
-// activations (ConvOps picks them by name).
-#define CONV_OUTPUT_KERNELS(NAME, ACT)                                                                          \
-  __kernel void conv_output_forward_##NAME(__global const float* cf, __global float* y, const uint y_off,      \
-                                           __global const float* bias, const uint bias_off, const uint batch, \
-                                           const uint filters, const uint plane) {                            \
-    conv_output_forward(cf, y, y_off, bias, bias_off, batch, filters, plane, ACT);                             \
-  }                                                                                                            \
-  __kernel void conv_output_backward_##NAME(__global const float* y, const uint y_off,                         \
-                                            __global const float* dy, const uint dy_off, __global float* dcf, \
-                                            const uint batch, const uint filters, const uint plane) {         \
-    conv_output_backward(y, y_off, dy, dy_off, dcf, batch, filters, plane, ACT);                               \
+// For each of common.cl's activations (ConvOps picks them by name): conv_output_forward_<activation>
+// and conv_output_backward_<activation> over a 3-D range (x over p, y over f, z over b), for PoCL's
+// CPU driver (Runtime::row_kernels), which divided a 2-D row index per lane (3.9 ms for the
+// reference CNN's conv 2's forward); the same names with `_2d` over a 2-D range (x over p, y over
+// the rows b·F + f) elsewhere: Intel's runtime took 7.6 ms for the reference CNN's four passes over
+// the 3-D range, 5.8 over this one.
+#define CONV_OUTPUT_KERNELS(NAME, ACT)                                                                            \
+  __kernel void conv_output_forward_##NAME(__global const float* cf, __global float* y, const uint y_off,        \
+                                           __global const float* bias, const uint bias_off, const uint batch,   \
+                                           const uint filters, const uint plane) {                              \
+    conv_output_forward(get_global_id(0), get_global_id(1), get_global_id(2), cf, y, y_off, bias, bias_off,    \
+                        batch, filters, plane, ACT);                                                             \
+  }                                                                                                              \
+  __kernel void conv_output_forward_2d_##NAME(__global const float* cf, __global float* y, const uint y_off,     \
+                                              __global const float* bias, const uint bias_off, const uint batch, \
+                                              const uint filters, const uint plane) {                           \
+    const uint row = get_global_id(1);                                                                           \
+    conv_output_forward(get_global_id(0), row % filters, row / filters, cf, y, y_off, bias, bias_off, batch,     \
+                        filters, plane, ACT);                                                                    \
+  }                                                                                                              \
+  __kernel void conv_output_backward_##NAME(__global const float* y, const uint y_off,                           \
+                                            __global const float* dy, const uint dy_off, __global float* dcf,   \
+                                            const uint batch, const uint filters, const uint plane) {           \
+    conv_output_backward(get_global_id(0), get_global_id(1), get_global_id(2), y, y_off, dy, dy_off, dcf,      \
+                         batch, filters, plane, ACT);                                                            \
+  }                                                                                                              \
+  __kernel void conv_output_backward_2d_##NAME(__global const float* y, const uint y_off,                        \
+                                               __global const float* dy, const uint dy_off, __global float* dcf,\
+                                               const uint batch, const uint filters, const uint plane) {        \
+    const uint row = get_global_id(1);                                                                           \
+    conv_output_backward(get_global_id(0), row % filters, row / filters, y, y_off, dy, dy_off, dcf, batch,     \
+                         filters, plane, ACT);                                                                   \
   }
 CONV_OUTPUT_KERNELS(linear, 0)
 CONV_OUTPUT_KERNELS(relu, 1)

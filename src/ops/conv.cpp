@@ -18,12 +18,15 @@ ConvOps::ConvOps(Runtime& rt)
       bias_backward_(detail::single_group_kernel(rt, "conv", "conv_bias_backward", 1, lanes_)),
       dz_rows_(detail::kernel(rt, "conv", "conv_dz_rows")),
       sum_slices_(detail::kernel(rt, "conv", "conv_sum_slices")) {
-  for (Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid}) {
-    output_forward_[size_t(act)] =
-        detail::kernel(rt, "conv", fmt::format("conv_output_forward_{}", to_string(act)));
-    output_backward_[size_t(act)] =
-        detail::kernel(rt, "conv", fmt::format("conv_output_backward_{}", to_string(act)));
-  }
+  // conv.cl's output-stage kernels: [0] over a 2-D range, [1] over a 3-D one (PoCL's CPU driver).
+  for (size_t planes : {0, 1})
+    for (Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid}) {
+      const char* range = planes ? "" : "2d_";
+      output_forward_[planes][size_t(act)] =
+          detail::kernel(rt, "conv", fmt::format("conv_output_forward_{}{}", range, to_string(act)));
+      output_backward_[planes][size_t(act)] =
+          detail::kernel(rt, "conv", fmt::format("conv_output_backward_{}{}", range, to_string(act)));
+    }
 }
 
 namespace {
@@ -148,14 +151,21 @@ void ConvOps::col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g) {
     detail::launch_planes(rt_, k, g.width, g.height, batch * g.channels);
 }
 
+void ConvOps::launch_output_stage(compute::kernel& k, size_t plane, size_t filters, size_t batch) {
+  if (rt_.row_kernels())
+    detail::launch_planes(rt_, k, plane, filters, batch);
+  else
+    detail::launch_row_blocks(rt_, k, plane, batch * filters);
+}
+
 void ConvOps::output_forward(const Tensor& cf, Tensor& y, const Tensor& bias, const ConvGeometry& g,
                              Activation act) {
   using detail::u32;
   check_output_stage("conv_output_forward", cf, y, bias, g);
-  compute::kernel& k = output_forward_.at(size_t(act));
+  compute::kernel& k = output_forward_[rt_.row_kernels()].at(size_t(act));
   detail::set_args(k, cf.mem(), y.mem(), u32(y.offset(), "offset"), bias.mem(), u32(bias.offset(), "offset"),
                    u32(y.rows(), "batch"), u32(bias.size(), "filters"), u32(g.plane(), "plane"));
-  detail::launch_planes(rt_, k, g.plane(), bias.size(), y.rows());
+  launch_output_stage(k, g.plane(), bias.size(), y.rows());
 }
 
 void ConvOps::output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Tensor& dbias,
@@ -165,10 +175,10 @@ void ConvOps::output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Te
   if (y.shape() != dy.shape())
     throw ValidationError(
         fmt::format("conv_output_backward: y {} and dy {} differ", y.shape_string(), dy.shape_string()));
-  compute::kernel& k = output_backward_.at(size_t(act));
+  compute::kernel& k = output_backward_[rt_.row_kernels()].at(size_t(act));
   detail::set_args(k, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dcf.mem(),
                    u32(y.rows(), "batch"), u32(dbias.size(), "filters"), u32(g.plane(), "plane"));
-  detail::launch_planes(rt_, k, g.plane(), dbias.size(), y.rows());
+  launch_output_stage(k, g.plane(), dbias.size(), y.rows());
   const size_t count = y.rows() * g.plane();
   detail::set_args(bias_backward_, dcf.mem(), u32(count, "count"), dbias.mem(),
                    u32(dbias.offset(), "offset"));

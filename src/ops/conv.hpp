@@ -45,8 +45,11 @@ class ConvOps {
   size_t lanes_ = 256;  // bias_backward's work-group (one per channel); set before the kernels below
   compute::kernel im2col_, im2col_rows_, channels_last_, im2row_, im2row_rows_, col2im_, col2im_rows_,
       bias_backward_, dz_rows_, sum_slices_;
-  // The output stage's kernels by activation (anycl::Activation's value): one per activation.
-  std::array<compute::kernel, 4> output_forward_, output_backward_;
+  // The output stage's kernels by range and activation (anycl::Activation's value): [0] over a 2-D
+  // range (x over the plane, y over the rows b·F + f), [1] over a 3-D one (y over the filters, z
+  // over the batch), which PoCL's CPU driver (Runtime::row_kernels) runs (conv.cl).
+  std::array<std::array<compute::kernel, 4>, 2> output_forward_, output_backward_;
+  void launch_output_stage(compute::kernel& k, size_t plane, size_t filters, size_t batch);
 };
 
 }  // namespace anycl
