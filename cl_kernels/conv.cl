@@ -311,18 +311,32 @@ __kernel void conv_dz_rows(__global const float* dcf, __global float* rows, cons
   for (uint i = 0; i < DZ_ROWS_RUN && first + i < count; ++i) out[(size_t)i * ld] = f < filters ? in[i] : 0.0f;
 }
 
+// t[r·ld + col] = value for r < rows: colt's ones column (the bias gradient's, see conv2d.cpp).
+__kernel void conv_fill_column(__global float* t, const uint rows, const uint ld, const uint col,
+                               const float value) {
+  const size_t r = get_global_id(0);
+  if (r < rows) t[r * ld + col] = value;
+}
+
 // The weight gradient from its slices: dw[f][c·T + t] = Σ_s parts[s][f][t·C + c] (s in order:
 // deterministic), parts[s] a (rows ≥ filters) × ld matrix at s·slice_stride in im2row_taps' column
 // order (tap t = i·KW + j major, channel c minor; T taps), dw a filters × cols one at dw_off in W's
 // (c, i, j) order (the same order when C = 1). A 2-D range: x over runs of four parts columns (vector
 // loads: a work-item's loop over the slices is scalar code on PoCL, which took 3.5 ms for the
-// reference CNN's conv 2 in 128 slices one float at a time), y over f.
+// reference CNN's conv 2 in 128 slices one float at a time), y over f. With with_db, the work-item
+// of the first run also sums column `cols`, the bias gradient that colt's ones column formed.
 __kernel void conv_sum_slices(__global const float* parts, const uint slices, const uint slice_stride,
                               const uint ld, __global float* dw, const uint dw_off, const uint filters,
-                              const uint cols, const uint channels) {
+                              const uint cols, const uint channels, __global float* db, const uint db_off,
+                              const uint with_db) {
   const size_t j0 = 4 * get_global_id(0);
   const uint f = get_global_id(1);
   if (j0 >= cols || f >= filters) return;
+  if (with_db && j0 == 0) {  // db[f] = Σ_s parts[s][f][cols]: the bias gradient, from colt's ones column
+    float sum = 0.0f;
+    for (uint s = 0; s < slices; ++s) sum += parts[(size_t)s * slice_stride + (size_t)f * ld + cols];
+    db[db_off + f] = sum;
+  }
   __global const float* in = parts + (size_t)f * ld + j0;
   __global float* out = dw + dw_off + (size_t)f * cols;
   const uint taps = cols / channels;

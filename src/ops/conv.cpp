@@ -17,7 +17,8 @@ ConvOps::ConvOps(Runtime& rt)
       col2im_rows_(detail::kernel(rt, "conv", "col2im_rows")),
       bias_backward_(detail::single_group_kernel(rt, "conv", "conv_bias_backward", 1, lanes_)),
       dz_rows_(detail::kernel(rt, "conv", "conv_dz_rows")),
-      sum_slices_(detail::kernel(rt, "conv", "conv_sum_slices")) {
+      sum_slices_(detail::kernel(rt, "conv", "conv_sum_slices")),
+      fill_column_(detail::kernel(rt, "conv", "conv_fill_column")) {
   // conv.cl's output-stage kernels: [0] over a 2-D range, [1] over a 3-D one (PoCL's CPU driver).
   for (size_t planes : {0, 1})
     for (Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid}) {
@@ -114,10 +115,11 @@ void ConvOps::dz_rows(const Tensor& dcf, Tensor& rows, size_t count, size_t filt
 }
 
 void ConvOps::sum_slices(const Tensor& parts, size_t slices, size_t slice_stride, size_t ld, Tensor& dw,
-                         size_t channels) {
+                         size_t channels, Tensor* db) {
   using detail::u32;
   const size_t filters = dw.rows(), cols = dw.cols();
-  if (slices == 0 || ld < cols || slice_stride < filters * ld || channels == 0 || cols % channels != 0 ||
+  if (slices == 0 || ld < cols + (db ? 1 : 0) || slice_stride < filters * ld || channels == 0 ||
+      cols % channels != 0 || (db && db->size() != filters) ||
       parts.size() < (slices - 1) * slice_stride + filters * ld)
     throw ValidationError(
         fmt::format("conv_sum_slices: {} slices of {} (stride {}, rows of {}) do not fit dW {}", slices,
@@ -126,8 +128,20 @@ void ConvOps::sum_slices(const Tensor& parts, size_t slices, size_t slice_stride
   u32(parts.size(), "conv_sum_slices' input size");
   detail::set_args(sum_slices_, parts.mem(), u32(slices, "slices"), u32(slice_stride, "slice stride"),
                    u32(ld, "ld"), dw.mem(), u32(dw.offset(), "offset"), u32(filters, "filters"),
-                   u32(cols, "cols"), u32(channels, "channels"));
+                   u32(cols, "cols"), u32(channels, "channels"), (db ? *db : dw).mem(),
+                   u32((db ? *db : dw).offset(), "offset"), cl_uint(db ? 1 : 0));
   detail::launch_row_blocks(rt_, sum_slices_, (cols + 3) / 4, filters);  // four columns a work-item
+}
+
+void ConvOps::fill_column(Tensor& t, size_t rows, size_t ld, size_t col, float value) {
+  using detail::u32;
+  if (col >= ld || t.size() < rows * ld)
+    throw ValidationError(fmt::format("conv_fill_column: column {} of {} rows of {} does not fit {}", col,
+                                      rows, ld, t.shape_string()));
+  check_offset_zero(t, "conv_fill_column's tensor");
+  u32(rows * ld, "conv_fill_column's size");
+  detail::set_args(fill_column_, t.mem(), u32(rows, "rows"), u32(ld, "ld"), u32(col, "column"), value);
+  detail::launch_1d(rt_, fill_column_, rows);
 }
 
 void ConvOps::col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g) {
@@ -169,7 +183,7 @@ void ConvOps::output_forward(const Tensor& cf, Tensor& y, const Tensor& bias, co
 }
 
 void ConvOps::output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Tensor& dbias,
-                              const ConvGeometry& g, Activation act) {
+                              const ConvGeometry& g, Activation act, bool sum_bias) {
   using detail::u32;
   check_output_stage("conv_output_backward", dcf, y, dbias, g);
   if (y.shape() != dy.shape())
@@ -179,6 +193,7 @@ void ConvOps::output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Te
   detail::set_args(k, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dcf.mem(),
                    u32(y.rows(), "batch"), u32(dbias.size(), "filters"), u32(g.plane(), "plane"));
   launch_output_stage(k, g.plane(), dbias.size(), y.rows());
+  if (!sum_bias) return;
   const size_t count = y.rows() * g.plane();
   detail::set_args(bias_backward_, dcf.mem(), u32(count, "count"), dbias.mem(),
                    u32(dbias.offset(), "offset"));

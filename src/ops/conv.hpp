@@ -28,23 +28,27 @@ class ConvOps {
   /// rows:(count, ld) = dcfᵀ for the channel-major dcf:(filters, count), zeros after the filters.
   void dz_rows(const Tensor& dcf, Tensor& rows, size_t count, size_t filters, size_t ld);
   /// dw:(filters, cols) = Σ_s parts[s] (in order), parts[s] at s·slice_stride with rows of ld, their
-  /// columns in im2row's tap-major order over `channels`, dw's in W's (c, i, j) order.
+  /// columns in im2row's tap-major order over `channels`, dw's in W's (c, i, j) order; with `db`
+  /// (filters) also db = Σ_s of parts[s]'s column `cols` (ld > cols).
   void sum_slices(const Tensor& parts, size_t slices, size_t slice_stride, size_t ld, Tensor& dw,
-                  size_t channels);
+                  size_t channels, Tensor* db = nullptr);
+  /// t[r·ld + col] = value for the rows r < rows (a column of a row-major matrix in a flat tensor).
+  void fill_column(Tensor& t, size_t rows, size_t ld, size_t col, float value);
   /// dx:(batch, C·H·W) = the adjoint of im2col applied to dcol (gathered: deterministic).
   void col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g);
   /// y:(batch, F, OH·OW) = act(cf + bias[f]) for the channel-major cf:(F, batch·OH·OW).
   void output_forward(const Tensor& cf, Tensor& y, const Tensor& bias, const ConvGeometry& g, Activation act);
   /// The backward of output_forward: dcf:(F, batch·OH·OW) = dy·act'(y) reordered channel-major,
-  /// dbias[f] = Σ of channel f (a fixed-order reduction: deterministic). y, dy:(batch, F, OH·OW).
+  /// and with sum_bias dbias[f] = Σ of channel f (a fixed-order reduction: deterministic; dbias gives
+  /// the filter count either way). y, dy:(batch, F, OH·OW).
   void output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Tensor& dbias, const ConvGeometry& g,
-                       Activation act);
+                       Activation act, bool sum_bias = true);
 
  private:
   Runtime& rt_;
   size_t lanes_ = 256;  // bias_backward's work-group (one per channel); set before the kernels below
   compute::kernel im2col_, im2col_rows_, channels_last_, im2row_, im2row_rows_, col2im_, col2im_rows_,
-      bias_backward_, dz_rows_, sum_slices_;
+      bias_backward_, dz_rows_, sum_slices_, fill_column_;
   // The output stage's kernels by range and activation (anycl::Activation's value): [0] over a 2-D
   // range (x over the plane, y over the rows b·F + f), [1] over a 3-D one (y over the filters, z
   // over the batch), which PoCL's CPU driver (Runtime::row_kernels) runs (conv.cl).
