@@ -94,6 +94,12 @@ class Runtime {
   Profile* profile() noexcept { return profile_.get(); }
   /// Blocks until everything queued has finished.
   void finish();
+  /// Blocks until everything queued so far has finished, sleeping on a marker event: finish() and
+  /// every blocking read wait here first, because Intel's OpenCL CPU runtime spins the calling
+  /// thread in clFinish and in a blocking read, taking a core from its own workers (the reference
+  /// CNN's last step of an epoch ran at half speed on 2 cores, 330 ms against 170). `what` names
+  /// the wait in errors.
+  void wait_queued(const char* what);
   /// Enqueues a marker after everything queued so far and returns its event (the caller waits
   /// for it or asks for a callback, and releases it). `what` names it in errors.
   cl_event enqueue_marker(const char* what);

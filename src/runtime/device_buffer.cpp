@@ -133,6 +133,7 @@ void DeviceBuffer::read(void* dst, size_t bytes, size_t offset) const {
   check_range(bytes, offset, "a read");
   if (bytes == 0) return;
   ++rt_->counters().host_waits;
+  rt_->wait_queued(what_.c_str());  // sleeps until the read is next (Runtime::wait_queued)
   detail::check_cl(clEnqueueReadBuffer(rt_->queue(), mem_, CL_TRUE, offset, bytes, dst, 0, nullptr, nullptr),
                    "clEnqueueReadBuffer",
                    fmt::format("{} ({} bytes at {}) on '{}'", what_, bytes, offset, rt_->info().name));

@@ -196,8 +196,16 @@ cl_event Runtime::enqueue_marker(const char* what) {
   return marker;
 }
 
+void Runtime::wait_queued(const char* what) {
+  cl_event marker = enqueue_marker(what);
+  const cl_int status = clWaitForEvents(1, &marker);
+  clReleaseEvent(marker);
+  detail::check_cl(status, "clWaitForEvents", what);
+}
+
 void Runtime::finish() {
   ++counters_.host_waits;
+  wait_queued("waiting for the queue");  // first: clFinish alone may spin (runtime.hpp)
   detail::check_cl(clFinish(queue()), "clFinish", info_.name);
 }
 
