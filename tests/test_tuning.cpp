@@ -16,9 +16,11 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "blas/clblast_params.hpp"
+#include "blas/tuning/tuning_check.hpp"
 #include "data_files.hpp"
 #include "helpers.hpp"
 #include "hostile_files.hpp"
@@ -426,6 +428,7 @@ TEST_CASE("a stored tuning is checked for exact GEMMs once per device and driver
   anycl::GemmTuning good;
   good.kernels["XgemmDirect"] = current_parameters("XgemmDirect");
   good.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", 384}};
+  good.kernels["anyclConv"] = {{"DW_SLICES", 16}};  // anycl's own: not asked of CLBlast
   anycl::save_tuning(dir.file(name), good);
   const std::string cli =
       fmt::format("ANYCL_CACHE_DIR={} {} devices --verbose", dir.path(), anycl::test::anycl_cli());
@@ -440,8 +443,28 @@ TEST_CASE("a stored tuning is checked for exact GEMMs once per device and driver
   CHECK_MESSAGE(r.output.find("CLBlast tuning applied from " + dir.file(name)) != std::string::npos,
                 r.output);
   CHECK(verdicts() == 1);
+  CHECK_MESSAGE(r.output.find("CLBlast: Run-time error") == std::string::npos, r.output);
   r = anycl::test::run_command(cli);
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   CHECK(verdicts() == 1);
   CHECK_MESSAGE(r.output.find("tuning_check") == std::string::npos, r.output);  // loaded, not compiled
+}
+
+TEST_CASE("the start-up check meets odd sizes on both sides of the direct/indirect switch") {
+  // Each shape runs where the switch sends it (m·n·k < switch³: direct), so the check adds odd sizes
+  // over the switch; gemm_mismatch's own (7³, 31·17·65, 65·33·9) stay under any switch past 65.
+  for (size_t s : {2, 65, 120, 384, 512}) {
+    const auto shapes = anycl::detail::odd_shapes_over(s);
+    CHECK(shapes.size() == 4);
+    std::set<std::pair<bool, bool>> transposes;
+    for (const auto& g : shapes) {
+      CAPTURE(s);
+      CHECK(g.m * g.n * g.k >= s * s * s);
+      CHECK((g.m % 2 == 1 && g.n % 2 == 1 && g.k % 2 == 1));
+      transposes.insert({g.trans_a, g.trans_b});
+    }
+    CHECK(transposes.size() == 4);
+  }
+  CHECK(anycl::detail::odd_shapes_over(1).empty());    // every size is indirect already
+  CHECK(anycl::detail::odd_shapes_over(513).empty());  // beyond a host loop at start-up
 }

@@ -2,19 +2,29 @@
 // run once per device, driver and parameter set and remembered in the kernel cache.
 #pragma once
 
+#include <vector>
+
 #include "anycl/blas/tuning.hpp"
 
 namespace anycl::detail {
 
 class DiskCache;
 
-/// Applies `tuning` (apply_tuning's checks first), then makes sure it computes exact GEMMs: the
-/// verdict of tuning_mismatch() is looked up in `cache` (keyed on the device, its driver and the
-/// parameters) and only computed when absent; an exact verdict is stored. When the parameters
+/// Applies `tuning` (apply_tuning's checks first), then makes sure it computes exact GEMMs: CLBlast's
+/// GEMM routine as `tuning` sets it up runs the reference model's shapes and odd sizes on both sides
+/// of its direct/indirect switch, each on the kernel the switch picks (a kernel the switch never
+/// picks is not compiled, let alone checked). The verdict is looked up in `cache` (keyed on the device, its
+/// driver and the parameters) and only computed when absent; an exact verdict is stored. When the parameters
 /// compute wrong results, CLBlast's earlier parameters are restored and ValidationError says what
 /// is wrong; that verdict is cached too, so a refused set is refused again without re-checking.
 /// `cache` may be null (the check then runs every time).
 void apply_checked_tuning(Runtime& rt, const GemmTuning& tuning, const DiskCache* cache);
+
+/// Odd sizes in all four transposes that the switch `min_indirect` (XGEMM_MIN_INDIRECT_SIZE) sends to
+/// the indirect kernel; gemm_mismatch's own odd sizes are small, so they take the direct one wherever
+/// there is a switch, and the check meets odd sizes on both kernels. None for a switch of 1 (every
+/// size is indirect already) or over 512 (beyond a host loop's reach at start-up).
+std::vector<GemmShape> odd_shapes_over(size_t min_indirect);
 
 /// Stores in `cache` the verdict that `tuning` computes exact GEMMs on `rt`'s device and driver
 /// (what a passed check stores): a later apply_checked_tuning of the same sets skips the check.
