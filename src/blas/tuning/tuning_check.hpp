@@ -13,11 +13,11 @@ class DiskCache;
 /// Applies `tuning` (apply_tuning's checks first), then makes sure it computes exact GEMMs: CLBlast's
 /// GEMM routine as `tuning` sets it up runs the reference model's shapes and odd sizes on both sides
 /// of its direct/indirect switch, each on the kernel the switch picks (a kernel the switch never
-/// picks is not compiled, let alone checked). The verdict is looked up in `cache` (keyed on the device, its
-/// driver and the parameters) and only computed when absent; an exact verdict is stored. When the parameters
-/// compute wrong results, CLBlast's earlier parameters are restored and ValidationError says what
-/// is wrong; that verdict is cached too, so a refused set is refused again without re-checking.
-/// `cache` may be null (the check then runs every time).
+/// picks never runs, so it is not checked; CLBlast still compiles it into the same program). The verdict is
+/// looked up in `cache` (keyed on the device, its driver and the parameters) and only computed when absent;
+/// an exact verdict is stored. When the parameters compute wrong results, CLBlast's earlier parameters are
+/// restored and ValidationError says what is wrong; that verdict is cached too, so a refused set is refused
+/// again without re-checking. `cache` may be null (the check then runs every time).
 void apply_checked_tuning(Runtime& rt, const GemmTuning& tuning, const DiskCache* cache);
 
 /// Odd sizes in all four transposes that the switch `min_indirect` (XGEMM_MIN_INDIRECT_SIZE) sends to
