@@ -19,6 +19,7 @@
 #include "anycl/profile.hpp"
 #include "anycl/train/batch_order.hpp"
 #include "anycl/train/checkpoint.hpp"
+#include "blas/clblast_program_store.hpp"
 #include "hash.hpp"
 
 namespace anycl {
@@ -84,6 +85,7 @@ Trainer::Trainer(Sequential& model, Optimizer& optimizer, TrainOptions options)
   replicas_.push_back(std::make_unique<Replica>(model, optimizer, options_.batch, options_.seed));
   bounds_ = {0.0, 1.0};
   apply_model_tuning(model.runtime(), model_gemm_shapes(model, options_.batch));  // as below
+  detail::restore_clblast_programs(model.runtime());
 }
 
 Trainer::Trainer(const std::vector<Runtime*>& runtimes, const ModelSpec& spec,
@@ -111,7 +113,8 @@ Trainer::Trainer(const std::vector<Runtime*>& runtimes, const ModelSpec& spec,
     replicas_.push_back(std::make_unique<Replica>(*rt, spec, optimizer, options_.batch, options_.seed));
   // The tuning database's sets for this model's GEMMs (a CNN's differ from an MLP's), before any compiles.
   const std::vector<GemmShape> shapes = model_gemm_shapes(model(), options_.batch / runtimes.size());
-  for (Runtime* rt : runtimes) apply_model_tuning(*rt, shapes);
+  // Then CLBlast's programs kept for those sets by an earlier process (clblast_program_store.hpp).
+  for (Runtime* rt : runtimes) apply_model_tuning(*rt, shapes), detail::restore_clblast_programs(*rt);
 }
 
 Trainer::~Trainer() {
@@ -210,6 +213,8 @@ void Trainer::step(size_t first, size_t rows, size_t slot) {
   if (first_step_ns_->load() == 0 && !first_step_noted_) {
     first_step_noted_ = true;
     note_first_step();
+    // Every routine the step calls is compiled by now: keep what CLBlast compiled for the next process.
+    for (auto& r : replicas_) detail::keep_clblast_programs(r->runtime());
   }
   step_counters_ += rt.counters() - before;
   for (auto& r : replicas_)

@@ -12,6 +12,7 @@
 #include "anycl/runtime.hpp"
 #include "blas/clblast_library.hpp"
 #include "blas/clblast_params.hpp"
+#include "blas/clblast_program_store.hpp"
 #include "blas/tuning/tuning_check.hpp"
 #include "runtime/disk_cache.hpp"
 #include "util/platform.hpp"
@@ -80,10 +81,19 @@ std::string apply_stored_tuning(Runtime& rt, const DiskCache* cache,
   return "";
 }
 
+// The GEMM layer's start-up: CLBlast's parameters, then the programs kept for them (a warm start
+// loads CLBlast's programs instead of compiling them; clblast_program_store.hpp).
+std::string start_gemm_layer(Runtime& rt, const DiskCache* cache,
+                             const std::function<void(const std::string&)>& log) {
+  std::string applied = apply_stored_tuning(rt, cache, log);
+  restore_clblast_programs(rt);
+  return applied;
+}
+
 }  // namespace
 
 bool install_stored_tuning_hook() {
-  stored_tuning_hook() = &apply_stored_tuning;
+  stored_tuning_hook() = &start_gemm_layer;
   return true;
 }
 
