@@ -1,7 +1,7 @@
 // Keeping CLBlast's compiled programs between processes (see the header).
 #include "blas/clblast_program_store.hpp"
 
-#include <clblast_c.h>
+#include <clblast.h>
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -51,7 +51,8 @@ std::string device_string(cl_device_id device, cl_device_info what) {
 // What else a binary depends on: the options CLBlast builds with and the CLBlast it came from.
 uint64_t build_hash(uint64_t h) {
   h = fnv1a(platform::get_env("CLBLAST_BUILD_OPTIONS").value_or(""), h);
-  const std::string library = platform::library_containing(reinterpret_cast<const void*>(&CLBlastClearCache));
+  const std::string library =
+      platform::library_containing(reinterpret_cast<const void*>(&clblast::ClearCache));
   std::error_code ec;
   const auto size = std::filesystem::file_size(library, ec);
   const auto time = std::filesystem::last_write_time(library, ec).time_since_epoch().count();
