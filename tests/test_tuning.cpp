@@ -22,6 +22,7 @@
 #include "blas/clblast_params.hpp"
 #include "blas/tuning/tuning_check.hpp"
 #include "data_files.hpp"
+#include "gemm_exact.hpp"
 #include "helpers.hpp"
 #include "hostile_files.hpp"
 #include "reference/gemm.hpp"
@@ -46,17 +47,8 @@ std::string slurp(const std::string& path) {
 
 void write(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
-// Row-major GEMM on the device with small integers: the result must equal the reference exactly.
 void check_gemm_exact(size_t m, size_t n, size_t k) {
-  auto& rt = anycl::test::runtime();
-  const auto a = anycl::test::random_ints(m * k, -3, 3, 11), b = anycl::test::random_ints(k * n, -3, 3, 12);
-  auto ta = anycl::Tensor::from_host(rt, {m, k}, a), tb = anycl::Tensor::from_host(rt, {k, n}, b);
-  anycl::Tensor tc(rt, {m, n});
-  tc.fill(-999.f);
-  anycl::matmul(ta, anycl::Trans::no, tb, anycl::Trans::no, tc);
-  std::vector<float> ref(m * n);
-  anycl::reference::gemm(false, false, m, n, k, 1.f, a.data(), k, b.data(), n, 0.f, ref.data(), n);
-  anycl::test::check_close(tc.download(), ref, 0, 0, fmt::format("gemm {}x{}x{}", m, n, k));
+  anycl::test::check_gemm_exact(anycl::test::runtime(), m, n, k);
 }
 
 // CLBlast's current parameters for a kernel family on the test device.

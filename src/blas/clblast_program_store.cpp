@@ -85,9 +85,36 @@ bool builds(Runtime& rt, const std::vector<unsigned char>& binary) {
   return ok;
 }
 
-// The entries (cache folder and key) this process has kept or found kept: not written or read again.
+// The entries (their files) this process has kept or found kept: not written or read again.
 std::mutex kept_mutex;
 std::set<std::string> kept;
+
+bool is_kept(const std::string& entry) {
+  const std::lock_guard<std::mutex> lock(kept_mutex);
+  return kept.count(entry) > 0;
+}
+
+void mark_kept(const std::string& entry, bool is) {
+  const std::lock_guard<std::mutex> lock(kept_mutex);
+  if (is)
+    kept.insert(entry);
+  else
+    kept.erase(entry);
+}
+
+// One routine's program on one device: CLBlast's key parts and anycl's cache key.
+struct Program {
+  cl_platform_id platform;
+  std::string device, name, key;
+};
+
+// Whether CLBlast holds `p`'s binary (copied into `binary` unless null).
+bool clblast_holds(const Program& p, std::vector<unsigned char>* binary) {
+  const auto into = [](void* to, const char* bytes, size_t size) {
+    if (to) static_cast<std::vector<unsigned char>*>(to)->assign(bytes, bytes + size);
+  };
+  return clblast_binaries::get(p.platform, p.name.c_str(), p.device.c_str(), into, binary);
+}
 
 }  // namespace
 
@@ -117,75 +144,60 @@ std::string clblast_program_name(Runtime& rt, const std::string& routine) {
   return "";
 }
 
-size_t restore_clblast_programs(Runtime& rt) noexcept {
+namespace {
+
+// Calls `each(cache, program)` for the program of every routine anycl calls, at CLBlast's current
+// parameters on `rt`'s device, and counts the calls that returned true. Nothing (0) with the kernel
+// cache off or CLBlast's cache out of reach; a failure is a speed-up lost, never an error.
+template <typename Each>
+size_t for_each_program(Runtime& rt, Each each) noexcept {
   try {
     if (!clblast_missing().empty() || !clblast_binaries::reachable()) return 0;
     const std::string dir = DiskCache::default_dir();
     if (dir.empty()) return 0;
     const DiskCache cache(dir);
-    const cl_platform_id platform = platform_of(rt.info().id);
-    const std::string device = clblast_device_name(rt.info().id);
-    size_t given = 0;
+    Program p{platform_of(rt.info().id), clblast_device_name(rt.info().id), "", ""};
+    size_t count = 0;
     for (const auto& r : routines()) {
-      const std::string program = clblast_program_name(rt, r.routine);
-      if (program.empty()) continue;
-      const std::string key = cache_key(rt, program);
-      if (clblast_binaries::get(
-              platform, program.c_str(), device.c_str(), [](void*, const char*, size_t) {}, nullptr))
-        continue;  // CLBlast holds it already
-      const auto binary = cache.get(key);
-      if (!binary) continue;
-      if (!builds(rt, *binary)) {  // refused: CLBlast compiles it, and keep_clblast_programs replaces it
-        const std::lock_guard<std::mutex> lock(kept_mutex);
-        kept.erase(cache.path(key));
-        continue;
-      }
-      if (clblast_binaries::put(platform, program.c_str(), device.c_str(),
-                                reinterpret_cast<const char*>(binary->data()), binary->size()))
-        ++given;
-      const std::lock_guard<std::mutex> lock(kept_mutex);
-      kept.insert(cache.path(key));
+      p.name = clblast_program_name(rt, r.routine);
+      if (p.name.empty()) continue;
+      p.key = cache_key(rt, p.name);
+      count += each(cache, p) ? 1 : 0;
     }
-    return given;
-  } catch (...) {  // a speed-up only: CLBlast compiles as before
+    return count;
+  } catch (...) {
     return 0;
   }
 }
 
-size_t keep_clblast_programs(Runtime& rt) noexcept {
-  try {
-    if (!clblast_missing().empty() || !clblast_binaries::reachable()) return 0;
-    const std::string dir = DiskCache::default_dir();
-    if (dir.empty()) return 0;
-    const DiskCache cache(dir);
-    const cl_platform_id platform = platform_of(rt.info().id);
-    const std::string device = clblast_device_name(rt.info().id);
-    size_t written = 0;
-    for (const auto& r : routines()) {
-      const std::string program = clblast_program_name(rt, r.routine);
-      if (program.empty()) continue;
-      const std::string key = cache_key(rt, program);
-      {
-        const std::lock_guard<std::mutex> lock(kept_mutex);
-        if (kept.count(cache.path(key))) continue;
-      }
-      std::vector<unsigned char> binary;
-      const auto into = [](void* to, const char* bytes, size_t size) {
-        static_cast<std::vector<unsigned char>*>(to)->assign(bytes, bytes + size);
-      };
-      if (!clblast_binaries::get(platform, program.c_str(), device.c_str(), into, &binary) || binary.empty())
-        continue;  // not compiled in this process (yet)
-      // Absent, or a binary the device refused at restore (a driver that changed under its version):
-      // replaced by the one CLBlast compiled.
-      const auto old = cache.get(key);
-      if ((!old || *old != binary) && cache.put(key, binary)) ++written;
-      const std::lock_guard<std::mutex> lock(kept_mutex);
-      kept.insert(cache.path(key));
+}  // namespace
+
+size_t restore_clblast_programs(Runtime& rt) noexcept {
+  return for_each_program(rt, [&rt](const DiskCache& cache, const Program& p) {
+    if (clblast_holds(p, nullptr)) return false;
+    const auto binary = cache.get(p.key);
+    if (!binary) return false;
+    if (!builds(rt, *binary)) {  // refused: CLBlast compiles it, and keep_clblast_programs replaces it
+      mark_kept(cache.path(p.key), false);
+      return false;
     }
-    return written;
-  } catch (...) {
-    return 0;
-  }
+    mark_kept(cache.path(p.key), true);
+    return clblast_binaries::put(p.platform, p.name.c_str(), p.device.c_str(),
+                                 reinterpret_cast<const char*>(binary->data()), binary->size());
+  });
+}
+
+size_t keep_clblast_programs(Runtime& rt) noexcept {
+  return for_each_program(rt, [](const DiskCache& cache, const Program& p) {
+    if (is_kept(cache.path(p.key))) return false;
+    std::vector<unsigned char> binary;
+    if (!clblast_holds(p, &binary) || binary.empty()) return false;  // not compiled in this process (yet)
+    mark_kept(cache.path(p.key), true);
+    // Absent, or a binary the device refused at restore (a driver that changed under its version):
+    // replaced by the one CLBlast compiled.
+    const auto old = cache.get(p.key);
+    return (!old || *old != binary) && cache.put(p.key, binary);
+  });
 }
 
 }  // namespace anycl::detail
