@@ -140,7 +140,8 @@ TEST_CASE("--layers lists that do not fit the image are refused with the reason"
 }
 
 TEST_CASE(
-    "an image model's file is version 3 with an input_shape line and round-trips; MLP files stay version 1") {
+    "an image model's file is version 3 with an input_shape line and round-trips - MLP files stay version "
+    "1") {
   const anycl::ModelSpec spec = small_cnn();
   const anycl::Sequential model(spec);
   const std::vector<float> params(model.parameter_count(), 0.25f);

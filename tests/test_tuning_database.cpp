@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <vector>
@@ -230,4 +231,56 @@ TEST_CASE(
     }
     anycl::apply_tuning(anycl::test::runtime(), before);
   }
+}
+
+TEST_CASE(
+    "ANYCL_TUNING_DATABASE=FOLDER: its entries replace the shipped ones - a bad folder or entry stops the "
+    "start") {
+  anycl::test::TempDir dir;
+  const std::string folder = dir.file("entries");
+  std::filesystem::create_directories(folder);
+  const auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(folder + "/" + name) << text;
+  };
+  // A lab's own entry (as `anycl tune --export` prints one), and a file that is no entry (not *.txt).
+  write("lab-cpu.txt",
+        "anycl-tuning-database 1\nmatch platform=Lab OpenCL; device=lab cpu\n"
+        "kernel XgemmDirect KWID=2 MDIMAD=8 MDIMCD=8 NDIMBD=8 NDIMCD=8 PADA=1 PADB=1 VWMD=4 "
+        "VWND=4 WGD=32\ncandidate Xgemm GEMMK=0 KREG=1 KWG=16 KWI=2 MDIMA=16 MDIMC=16 MWG=64 "
+        "NDIMB=8 NDIMC=8 NWG=32 SA=0 SB=0 STRM=1 STRN=0 VWM=1 VWN=1\n");
+  write("README", "not an entry");
+  {
+    ScopedEnv lab("ANYCL_TUNING_DATABASE", folder);
+    std::string entry;
+    const auto tuning = anycl::database_tuning(fake("Lab OpenCL", "Lab CPU 9000"), &entry);
+    REQUIRE(tuning);
+    CHECK(entry == folder + "/lab-cpu.txt");
+    CHECK(tuning->kernels.at("XgemmDirect").at("WGD") == 32);
+    // The shipped entries are not consulted: Intel's runtime matches nothing here.
+    CHECK(!anycl::database_tuning(fake("Intel(R) OpenCL", "AMD EPYC")));
+    CHECK(anycl::database_parameter_sets("XgemmDirect").size() == 1);
+    REQUIRE(anycl::database_parameter_sets("Xgemm").size() == 1);
+    CHECK(anycl::database_parameter_sets("Xgemm")[0].at("MWG") == 64);
+  }
+  const auto refused = [&](const std::string& setting, const std::string& says) {
+    ScopedEnv bad("ANYCL_TUNING_DATABASE", setting);
+    CAPTURE(setting);
+    CHECK_THROWS_WITH_AS(anycl::database_tuning(fake("Lab OpenCL", "Lab CPU")),
+                         doctest::Contains(says.c_str()), anycl::Error);
+    CHECK_THROWS_WITH_AS(anycl::database_parameter_sets("Xgemm"), doctest::Contains(says.c_str()),
+                         anycl::Error);
+  };
+  refused(dir.file("missing"),
+          "ANYCL_TUNING_DATABASE=" + dir.file("missing") + ": No such file or directory");
+  refused(folder + "/lab-cpu.txt", "not a folder");  // a file where the folder goes
+  write("broken.txt", "anycl-tuning-database 1\nmatch device=x\nkernel Xgemm MWG=sixty-four\n");
+  refused(folder, folder + "/broken.txt: bad parameter 'MWG=sixty-four'");
+  std::filesystem::remove(folder + "/broken.txt");
+  std::filesystem::create_directory(folder + "/folder.txt");  // named as an entry, but no regular file
+  refused(folder, "not a regular file");
+  // A runtime started on such a setting stops with the reason instead of silently running without it.
+  ScopedEnv cache("ANYCL_CACHE_DIR", dir.file("cache"));
+  ScopedEnv bad("ANYCL_TUNING_DATABASE", dir.file("missing"));
+  CHECK_THROWS_WITH_AS(anycl::Runtime(anycl::test::runtime().info()),
+                       doctest::Contains("ANYCL_TUNING_DATABASE="), anycl::Error);
 }

@@ -56,13 +56,17 @@ std::string slurp_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+// The tuning-search tests' own database: two small sets per kernel in place of the shipped entries'
+// 18 (each candidate is a CLBlast program of its own, minutes of compiling on a cold machine).
+const std::string kSmallDatabase = std::string(ANYCL_SOURCE_DIR) + "/tests/tuning_database";
+
 const std::vector<anycl::GemmShape> kSmall = {{"fwd 1", false, false, 32, 48, 40},
                                               {"dW 1", true, false, 40, 48, 32},
                                               {"dX 2", false, true, 32, 40, 48}};
 
 }  // namespace
 
-TEST_CASE("neighbours are one step away and fit; the shortlist starts with CLBlast's current set") {
+TEST_CASE("neighbours are one step away and fit - the shortlist starts with CLBlast's current set") {
   ScopedEnv on("ANYCL_TUNING_DATABASE", "on");
   auto& rt = anycl::test::runtime();
   for (const char* kernel : {"XgemmDirect", "Xgemm"}) {
@@ -96,10 +100,11 @@ TEST_CASE("neighbours are one step away and fit; the shortlist starts with CLBla
 }
 
 TEST_CASE("candidates are timed, only the fastest so far is checked, and CLBlast is left as it was") {
-  ScopedEnv on("ANYCL_TUNING_DATABASE", "on");
+  ScopedEnv small("ANYCL_TUNING_DATABASE", kSmallDatabase);
   auto& rt = anycl::test::runtime();
   const auto before = current("XgemmDirect"), routine = current("GemmRoutine");
   auto list = anycl::tuning_shortlist(rt, "XgemmDirect");
+  REQUIRE(list.size() >= 2);  // CLBlast's current set and the folder's
   list.push_back({"XgemmDirect", list.front().params});
   list.back().params["WGD"] = 24;     // not a multiple of MDIMCD: breaks CLBlast's constraints, refused
   list.back().params["MDIMCD"] = 16;  // before anything compiles (whatever set is current)
@@ -135,7 +140,7 @@ TEST_CASE("candidates are timed, only the fastest so far is checked, and CLBlast
 }
 
 TEST_CASE("a quick tune_gemm keeps exact sets, picks switch and dx layout, and records the gain") {
-  ScopedEnv on("ANYCL_TUNING_DATABASE", "on");
+  ScopedEnv small("ANYCL_TUNING_DATABASE", kSmallDatabase);
   auto& rt = anycl::test::runtime();
   const auto direct = current("XgemmDirect"), indirect = current("Xgemm"), routine = current("GemmRoutine");
   anycl::TuneOptions o;
@@ -171,8 +176,8 @@ TEST_CASE("anycl train tunes a device without tuning on first use, once, and --n
   const std::string data = dir.file("data");
   std::filesystem::create_directories(data);
   anycl::test::write_mnist_folder(data, spec);
-  const std::string cli =
-      fmt::format("ANYCL_CACHE_DIR={} ANYCL_AUTOTUNE=on {}", dir.file("cache"), anycl::test::anycl_cli());
+  const std::string cli = fmt::format("ANYCL_CACHE_DIR={} ANYCL_AUTOTUNE=on ANYCL_TUNING_DATABASE={} {}",
+                                      dir.file("cache"), kSmallDatabase, anycl::test::anycl_cli());
   const std::string train =
       fmt::format(" train --data {} --epochs 1 --layers 24 --batch 32 --max-steps 2", data);
   const auto skipped = anycl::test::run_command(cli + train + " --no-autotune 2>&1");
@@ -197,8 +202,8 @@ TEST_CASE("anycl train tunes a device without tuning on first use, once, and --n
 TEST_CASE("anycl tune --quick: a candidate that crashes its child process costs that candidate only") {
   anycl::test::TempDir dir;
   const std::string cli =
-      fmt::format("ANYCL_CACHE_DIR={} ANYCL_TUNING_DATABASE=on ANYCL_TEST_CRASH_CANDIDATE=1 {}", dir.path(),
-                  anycl::test::anycl_cli());
+      fmt::format("ANYCL_CACHE_DIR={} ANYCL_TUNING_DATABASE={} ANYCL_TEST_CRASH_CANDIDATE=1 {}", dir.path(),
+                  kSmallDatabase, anycl::test::anycl_cli());
   const auto r =
       anycl::test::run_command(cli + " tune --quick --shapes 'NN32x48x40^/fwd 1;TN40x48x32*3/dW 1' 2>&1");
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);  // *3: a dW of three slices, ^: a Dense product, passed on
@@ -258,8 +263,8 @@ TEST_CASE("anycl tune --quick: a candidate still compiling when its stage's time
   anycl::test::TempDir dir;
   // Candidate 1 of each stage never finishes (as a compile that would take longer than the stage).
   const std::string cli =
-      fmt::format("ANYCL_CACHE_DIR={} ANYCL_TUNING_DATABASE=on ANYCL_TEST_HANG_CANDIDATE=1 {}", dir.path(),
-                  anycl::test::anycl_cli());
+      fmt::format("ANYCL_CACHE_DIR={} ANYCL_TUNING_DATABASE={} ANYCL_TEST_HANG_CANDIDATE=1 {}", dir.path(),
+                  kSmallDatabase, anycl::test::anycl_cli());
   const auto r = anycl::test::run_command(
       cli + " tune --quick --minutes 0.5 --shapes 'NN32x48x40/fwd 1;TN40x48x32/dW 1' 2>&1");
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
@@ -277,8 +282,8 @@ TEST_CASE("anycl tune --quick: a candidate still compiling when its stage's time
 TEST_CASE("Ctrl-C during anycl tune keeps the best exact set found so far, and the next run continues") {
   anycl::test::TempDir dir;
   const std::string shapes = "'NN48x40x56/fwd 1;TN56x40x48/dW 1'";
-  const std::string cli =
-      fmt::format("ANYCL_CACHE_DIR={} ANYCL_TUNING_DATABASE=on {}", dir.path(), anycl::test::anycl_cli());
+  const std::string cli = fmt::format("ANYCL_CACHE_DIR={} ANYCL_TUNING_DATABASE={} {}", dir.path(),
+                                      kSmallDatabase, anycl::test::anycl_cli());
   const std::string log = dir.file("log.txt");
   anycl::test::Background run("env " + cli + " tune --minutes 30 --shapes " + shapes, log);  // env: exec'd
   bool found = false;  // bounded wait for the first exact set; no pass or fail depends on the time

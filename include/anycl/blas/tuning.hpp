@@ -135,7 +135,10 @@ std::string tuning_file_path(const DeviceInfo& device);
 /// kLargeGemm multiply-adds, the entry's `large` sets replace its own (a convolutional network's
 /// tall GEMMs want other parameters than an MLP's). A Runtime applies the entry when the device has
 /// no tuning file; a Trainer then switches to the sets for its model (apply_model_tuning).
-/// ANYCL_TUNING_DATABASE=off (or 0) turns the database off: nothing matches.
+/// ANYCL_TUNING_DATABASE=off (or 0) turns the database off: nothing matches. Set to a folder, that
+/// folder's *.txt entries (as `anycl tune --export` prints them; regular files of at most 1 MiB)
+/// replace the shipped ones here and in database_parameter_sets; DataError or ValidationError, naming
+/// the folder or file, when it cannot be read or an entry does not parse.
 std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string* entry = nullptr,
                                           bool* generic = nullptr,
                                           const std::vector<GemmShape>* shapes = nullptr);
@@ -146,9 +149,9 @@ inline constexpr size_t kLargeGemm = size_t(1) << 28;
 /// that entry's sets for a model with these GEMM `shapes`, after the exact check, if CLBlast does
 /// not already hold them; otherwise changes nothing. Trainer calls it for every replica.
 void apply_model_tuning(Runtime& rt, const std::vector<GemmShape>& shapes);
-/// Every parameter set of `kernel` in the tuning database, whatever device it matches and even with
-/// ANYCL_TUNING_DATABASE=off: the entries' own and `large` sets first, then their `candidate` lines
-/// (first-use tuning's shortlist).
+/// Every parameter set of `kernel` in the tuning database (a folder's, when ANYCL_TUNING_DATABASE
+/// names one), whatever device it matches and even with ANYCL_TUNING_DATABASE=off: the entries' own and
+/// `large` sets first, then their `candidate` lines (first-use tuning's shortlist).
 std::vector<std::map<std::string, size_t>> database_parameter_sets(const std::string& kernel);
 /// `tuning` as a database entry for `device` (what `anycl tune --export` prints), to contribute.
 std::string database_entry(const GemmTuning& tuning, const DeviceInfo& device);

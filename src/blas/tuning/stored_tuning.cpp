@@ -22,19 +22,15 @@ namespace {
 
 constexpr const char* kFromDatabase = "anycl's tuning database, ";
 
-// No `anycl tune` file: the shipped database's entry for this device class, after the exact GEMM
-// check (once per device, driver and entry: the verdict is cached). A refused entry costs nothing
-// but a log line; CLBlast's defaults stay. ANYCL_TUNING_DATABASE=off skips it (the tests do).
+// No `anycl tune` file: the database's entry for this device class, after the exact GEMM check
+// (once per device, driver and entry: the verdict is cached). A refused entry costs nothing but a
+// log line; CLBlast's defaults stay. ANYCL_TUNING_DATABASE=off skips it (the tests do); a folder it
+// names that cannot be read, or an entry there that does not parse, stops the start with the
+// reason (a user's setting is not ignored silently).
 std::string apply_database_tuning(Runtime& rt, const DiskCache* cache,
                                   const std::function<void(const std::string&)>& log) {
   std::string entry;
-  std::optional<GemmTuning> tuning;
-  try {
-    tuning = database_tuning(rt.info(), &entry);
-  } catch (const Error& e) {
-    log(std::string("tuning database ignored: ") + e.what());
-    return "";
-  }
+  const std::optional<GemmTuning> tuning = database_tuning(rt.info(), &entry);
   if (!tuning) return "";
   try {
     apply_checked_tuning(rt, *tuning, cache);

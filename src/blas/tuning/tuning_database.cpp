@@ -2,6 +2,7 @@
 // substrings of the platform, device and driver names (`a|b`: either), then `kernel` lines as in a
 // tuning file, `candidate` lines (more sets for first-use tuning's shortlist) and an optional
 // `generic` line (a fallback for a whole platform: first-use tuning still runs where it matches).
+// The entries are the shipped tuning/*.txt, or those of a folder ANYCL_TUNING_DATABASE names.
 #include "blas/tuning/tuning_database.hpp"
 
 #include <fmt/format.h>
@@ -9,16 +10,20 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <sstream>
 
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
+#include "anycl/util/bounded_read.hpp"
 #include "util/platform.hpp"
 
 namespace anycl {
 namespace {
+
+namespace fs = std::filesystem;
 
 constexpr const char* kMagic = "anycl-tuning-database 1";
 
@@ -79,11 +84,11 @@ std::map<std::string, size_t> parameters(std::istringstream& words, const std::s
   return params;
 }
 
-Entry parse_entry(const std::string& name, const std::string& text) {
+Entry parse_entry(const std::string& file, const std::string& text) {
   std::istringstream in(text);
   std::string line;
   const std::function<ValidationError(const std::string&)> fail = [&](const std::string& why) {
-    return ValidationError(fmt::format("tuning database entry tuning/{}.txt: {}", name, why));
+    return ValidationError(fmt::format("tuning database entry {}: {}", file, why));
   };
   if (!std::getline(in, line) || line != kMagic)
     throw fail(fmt::format("the first line must be '{}'", kMagic));
@@ -114,13 +119,62 @@ Entry parse_entry(const std::string& name, const std::string& text) {
   return e;
 }
 
-}  // namespace
+// One entry of the database in use: where it comes from (for messages) and its text.
+struct EntryFile {
+  std::string file;
+  std::string text;
+};
 
-namespace {
+constexpr size_t kMaxEntryFiles = 1000;
+constexpr uint64_t kMaxEntryBytes = uint64_t{1} << 20;
+
+// ANYCL_TUNING_DATABASE: unset, "on" or "1" for the shipped entries, "off" or "0" for none matching,
+// anything else the folder whose *.txt entries replace the shipped ones.
+std::string database_setting() { return detail::platform::get_env("ANYCL_TUNING_DATABASE").value_or(""); }
 
 bool database_off() {
-  const std::string env = detail::platform::get_env("ANYCL_TUNING_DATABASE").value_or("");
+  const std::string env = database_setting();
   return env == "off" || env == "0";
+}
+
+std::vector<EntryFile> folder_entries(const std::string& folder) {
+  const std::string usage =
+      "set ANYCL_TUNING_DATABASE to on (anycl's shipped entries), off (none) or a folder of entries "
+      "(*.txt files as `anycl tune --export` prints them)";
+  std::error_code ec;
+  const fs::file_status status = fs::status(folder, ec);
+  if (!fs::is_directory(status))
+    throw ValidationError(fmt::format("ANYCL_TUNING_DATABASE={}: {} — {}", folder,
+                                      ec                   ? ec.message()
+                                      : fs::exists(status) ? std::string("not a folder")
+                                                           : std::string("no such folder"),
+                                      usage));
+  std::vector<fs::path> paths;
+  for (fs::directory_iterator it(folder, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().extension() == ".txt") paths.push_back(it->path());
+  if (ec)
+    throw ValidationError(
+        fmt::format("ANYCL_TUNING_DATABASE={}: cannot list the folder: {}", folder, ec.message()));
+  if (paths.size() > kMaxEntryFiles)
+    throw ValidationError(
+        fmt::format("ANYCL_TUNING_DATABASE={}: {} entries, more than the {} a database holds — {}", folder,
+                    paths.size(), kMaxEntryFiles, usage));
+  std::sort(paths.begin(), paths.end());
+  std::vector<EntryFile> entries;
+  entries.reserve(paths.size());
+  for (const fs::path& path : paths)  // regular files only, each bounded before it is read
+    entries.push_back({path.string(), read_text_file_bounded(path, kMaxEntryBytes, "tuning database entry")});
+  return entries;
+}
+
+// The entries in use: the shipped tuning/*.txt, or a folder's in their place.
+std::vector<EntryFile> database_entries() {
+  const std::string env = database_setting();
+  if (!env.empty() && env != "on" && env != "1" && !database_off()) return folder_entries(env);
+  std::vector<EntryFile> entries;
+  for (const auto& shipped : detail::embedded_tuning_database())
+    entries.push_back({"tuning/" + shipped.name + ".txt", shipped.source});
+  return entries;
 }
 
 }  // namespace
@@ -134,14 +188,14 @@ std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string*
     largest = std::max(largest, s.m * s.n * s.k);
   std::optional<GemmTuning> best;
   size_t best_keys = 0;
-  for (const auto& file : detail::embedded_tuning_database()) {
-    const Entry e = parse_entry(file.name, file.source);
+  for (const auto& file : database_entries()) {
+    const Entry e = parse_entry(file.file, file.text);
     size_t keys = 0;
     if (matches(e.match, device, keys) && keys > best_keys) {  // the most specific match wins
       best = e.tuning, best_keys = keys;
       if (largest >= kLargeGemm)
         for (const auto& [kernel, params] : e.large.kernels) best->kernels[kernel] = params;
-      if (entry) *entry = "tuning/" + file.name + ".txt";
+      if (entry) *entry = file.file;
       if (generic) *generic = e.generic;
     }
   }
@@ -152,8 +206,8 @@ std::vector<std::map<std::string, size_t>> database_parameter_sets(const std::st
   // Not subject to ANYCL_TUNING_DATABASE=off, which stands in for a device no entry matches: such a
   // device's first-use tuning is exactly where the known-good sets are wanted.
   std::vector<std::map<std::string, size_t>> own, more;
-  for (const auto& file : detail::embedded_tuning_database()) {
-    const Entry e = parse_entry(file.name, file.source);
+  for (const auto& file : database_entries()) {
+    const Entry e = parse_entry(file.file, file.text);
     for (const GemmTuning* sets : {&e.tuning, &e.large})
       if (const auto it = sets->kernels.find(kernel); it != sets->kernels.end()) own.push_back(it->second);
     for (const auto& [name, params] : e.candidates)
