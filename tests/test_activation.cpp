@@ -57,7 +57,7 @@ TEST_CASE("bias_activation_forward matches the reference on views with padding u
     }
 }
 
-TEST_CASE("dense_row_forward (one row: x·W + bias, activated) matches the reference, padding untouched") {
+TEST_CASE("dense_row_forward (one row: xW + bias, activated) matches the reference, padding untouched") {
   auto& rt = anycl::test::runtime();
   anycl::BiasActivation op(rt);
   unsigned seed = 300;

@@ -44,7 +44,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # --- a prefix of Windows-side files for the dependencies the mingw-w64 sysroot lacks ------------
-# Header-only libraries are the host's own headers (linked, not copied); fmt is used header-only.
+# Header-only libraries are the host's own headers (linked, not copied); fmt's implementation is
+# compiled once by this build (cmake/fmt-compiled).
 prefix=$root/$out/prefix
 rm -rf "$prefix"
 mkdir -p "$prefix/include" "$prefix/lib/cmake"
@@ -89,16 +90,11 @@ EOF
 $triple-dlltool -d "$prefix/lib/clblast.def" -D clblast.dll -l "$prefix/lib/libclblast.dll.a"
 
 # CMake package files for the prefix: imported targets with the names the build uses.
-mkdir -p "$prefix/lib/cmake/CLBlast" "$prefix/lib/cmake/fmt" "$prefix/lib/cmake/doctest" "$prefix/lib/cmake/nlohmann_json"
+mkdir -p "$prefix/lib/cmake/CLBlast" "$prefix/lib/cmake/doctest" "$prefix/lib/cmake/nlohmann_json"
 cat >"$prefix/lib/cmake/CLBlast/CLBlastConfig.cmake" <<EOF
 add_library(clblast SHARED IMPORTED)
 set_target_properties(clblast PROPERTIES IMPORTED_IMPLIB "$prefix/lib/libclblast.dll.a"
                       IMPORTED_LOCATION "clblast.dll" INTERFACE_INCLUDE_DIRECTORIES "$prefix/include")
-EOF
-cat >"$prefix/lib/cmake/fmt/fmt-config.cmake" <<EOF
-add_library(fmt::fmt INTERFACE IMPORTED)
-set_target_properties(fmt::fmt PROPERTIES INTERFACE_INCLUDE_DIRECTORIES "$prefix/include"
-                      INTERFACE_COMPILE_DEFINITIONS FMT_HEADER_ONLY=1)
 EOF
 cat >"$prefix/lib/cmake/doctest/doctestConfig.cmake" <<EOF
 add_library(doctest::doctest INTERFACE IMPORTED)
@@ -143,6 +139,7 @@ if ! { cmake -S . -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=Release "${launcher[@]}"
          -DCMAKE_TOOLCHAIN_FILE="$root/cmake/mingw-w64-x86_64.cmake" -DCMAKE_FIND_ROOT_PATH="$prefix" \
          -DOpenCL_INCLUDE_DIR="$prefix/include" -DOpenCL_LIBRARY="$opencl_dll" \
          -DBoost_INCLUDE_DIR="$prefix/include" -DBoost_NO_SYSTEM_PATHS=ON \
+         -Dfmt_DIR="$root/cmake/fmt-compiled" -DANYCL_FMT_INCLUDE_DIR="$prefix/include" \
          -DZLIB_LIBRARY_RELEASE="/usr/$triple/lib/libz.a" \
          -DANYCL_SHARED=ON -DANYCL_CLBLAST_DELAY_LOAD=ON -DANYCL_WERROR=ON -DANYCL_WITH_ONNX=OFF -DANYCL_WITH_MPI=OFF \
          -DANYCL_RUN_CLBLAST_TESTS=OFF &&

@@ -1,33 +1,55 @@
 #!/usr/bin/env bash
-# CI: an ASan+UBSan build with clang (build-asan/) that runs the unit tests on PoCL, then the
+# CI: clang 14 with libc++ (the standard library of Apple's toolchain: the closest stand-in for a
+# macOS build available here), -Werror, ASan+UBSan (build-asan/): the unit tests on PoCL, then the
 # libFuzzer targets (IDX reader, model/checkpoint decoders) for a bounded time each over the seed
-# corpora in tests/fuzz/corpus. One instrumented library serves both. Installs what it needs.
+# corpora in tests/fuzz/corpus. One instrumented libc++ build serves all three checks (they were
+# two builds: the sanitizers with libstdc++, and libc++ alone). Installs what it needs (as root).
 #   ANYCL_FUZZ_SECONDS  seconds per fuzzer (default 30: CI's time budget; the seeds run first)
+# Debian's fmt and protobuf are built against libstdc++: fmt is compiled by the build, ONNX export
+# is off. CLBlast is too: its calls that take std::string/unordered_map are in src/blas/clblast_params.cpp
+# and clblast_binary_cache.cpp, compiled against libstdc++ (ANYCL_CLBLAST_STDLIB); the rest of anycl
+# never hands CLBlast a standard-library type.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
+out=build-asan
 bash tools/setup.sh  # the packages the library needs (and a Release build CI needs anyway)
 need=()
-for p in clang libclang-rt-14-dev llvm; do
+for p in clang-14 libclang-rt-14-dev llvm libc++-14-dev libc++abi-14-dev; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || need+=("$p")
 done
 if [ ${#need[@]} -gt 0 ]; then
+  echo "run-sanitizers: installing ${need[*]}" >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1"
+# fmt compiled by this build against libc++ (cmake/fmt-compiled): Debian's libfmt.so is built
+# against libstdc++.
+start=$SECONDS
+flags="-stdlib=libc++ -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -g -O1"
 log=$(mktemp)
-if ! { cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
+if ! { cmake -S . -B "$out" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
          -DCMAKE_CXX_FLAGS="$flags -fsanitize=fuzzer-no-link" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+         -DANYCL_CLBLAST_STDLIB=libstdc++ -Dfmt_DIR="$root/cmake/fmt-compiled" -DANYCL_WERROR=ON \
          -DANYCL_BUILD_FUZZERS=ON -DANYCL_BUILD_SAMPLES=OFF -DANYCL_WITH_ONNX=OFF &&
-       cmake --build build-asan --parallel; } >"$log" 2>&1; then
-  grep -E -B2 -A12 'error|Error' "$log" | head -80 >&2 || cat "$log" >&2
-  echo "run-sanitizers: the sanitizer build failed (full log: $log)" >&2
+       cmake --build "$out" --parallel; } >"$log" 2>&1; then
+  grep -E -B2 -A12 'error|Error' "$log" | head -100 >&2 || cat "$log" >&2
+  echo "run-sanitizers: the clang + libc++ sanitizer build failed (full log: $log)" >&2
   exit 1
 fi
 rm -f "$log"
+echo "run-sanitizers: built with clang + libc++, ASan+UBSan, -Werror in $((SECONDS - start)) s" >&2
+# Every program but CLBlast's own code must use libc++ (libstdc++ is loaded for CLBlast).
+# ldd's output is captured first: under pipefail, `ldd | grep -q` fails whenever grep stops
+# reading at the first match and ldd dies of SIGPIPE writing the rest (it did, on CI).
+libraries=$(ldd "$out/tools/anycl")
+if ! grep 'libc++\.so' >/dev/null <<<"$libraries"; then
+  echo "run-sanitizers: $out/tools/anycl is not linked against libc++" >&2
+  exit 1
+fi
 
 export ANYCL_DEVICE=${ANYCL_DEVICE:-pocl}
-export ANYCL_CACHE_DIR=${ANYCL_CACHE_DIR:-$PWD/build-asan/kernel-cache}
+export ANYCL_CACHE_DIR=${ANYCL_CACHE_DIR:-$root/$out/kernel-cache}
 # intercept_tls_get_addr=0: up to LLVM 16 the runtime's __tls_get_addr interceptor takes a dynamic
 # TLS block that malloc happened to place 16 bytes past a page boundary for a pre-2.25 glibc
 # header and reads a bogus range from it; LeakSanitizer's tracer then dies at exit ("Tracer caught
@@ -37,9 +59,9 @@ export ANYCL_CACHE_DIR=${ANYCL_CACHE_DIR:-$PWD/build-asan/kernel-cache}
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:strict_string_checks=1:intercept_tls_get_addr=0
 # PoCL's and LLVM's own leaks on a cold compile are suppressed (tools/lsan-suppressions.txt): CI's
 # first rehearsal on empty caches failed "anycl train tunes a device … on first use" on them.
-export LSAN_OPTIONS=suppressions=$PWD/tools/lsan-suppressions.txt:print_suppressions=0
+export LSAN_OPTIONS=suppressions=$root/tools/lsan-suppressions.txt:print_suppressions=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-echo "run-sanitizers: unit tests under ASan+UBSan" >&2
+echo "run-sanitizers: unit tests under ASan+UBSan (clang + libc++)" >&2
 # Excluded here (they run in the normal build): the install/consumer tests, because a consumer is
 # built without the sanitizer runtime and cannot link an instrumented libanycl.
 # The Python package: an instrumented libanycl cannot be loaded into the uninstrumented Python
@@ -54,7 +76,7 @@ exclude=${ANYCL_ASAN_EXCLUDE:-install_to_prefix|installed_headers|embed_sample|e
 # This build is reduced on purpose (no ONNX, no samples; MPI jobs of instrumented binaries are not
 # run): a component it lacks skips here even under CI=true — the PoCL and Intel passes of
 # run-tests.sh are the ones that fail on a missing component.
-(cd build-asan && env -u CI ctest -LE oclgrind --output-on-failure --timeout 900 -j "$(nproc)" -E "$exclude" --repeat until-pass:3)
+(cd "$out" && env -u CI ctest -LE oclgrind --output-on-failure --timeout 900 -j "$(nproc)" -E "$exclude" --repeat until-pass:3)
 
 seconds=${ANYCL_FUZZ_SECONDS:-30}
 for target in fuzz_idx fuzz_model; do
@@ -62,8 +84,8 @@ for target in fuzz_idx fuzz_model; do
   work=$(mktemp -d)
   echo "run-sanitizers: $target for ${seconds}s (seeds: $corpus)" >&2
   # New inputs go to a scratch folder, so the committed corpus stays as it is; a crash input is
-  # written to build-asan/ and fails the script.
-  build-asan/tests/fuzz/$target "$work" "$corpus" -max_total_time="$seconds" -rss_limit_mb=2048 \
-    -max_len=65536 -timeout=10 -artifact_prefix=build-asan/ -print_final_stats=1 2>&1 | tail -n 12
+  # written to $out/ and fails the script.
+  "$out/tests/fuzz/$target" "$work" "$corpus" -max_total_time="$seconds" -rss_limit_mb=2048 \
+    -max_len=65536 -timeout=10 -artifact_prefix="$out/" -print_final_stats=1 2>&1 | tail -n 12
   rm -rf "$work"
 done
