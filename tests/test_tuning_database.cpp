@@ -275,6 +275,8 @@ TEST_CASE(
   refused(folder + "/lab-cpu.txt", "not a folder");  // a file where the folder goes
   write("broken.txt", "anycl-tuning-database 1\nmatch device=x\nkernel Xgemm MWG=sixty-four\n");
   refused(folder, folder + "/broken.txt: bad parameter 'MWG=sixty-four'");
+  write("broken.txt", "anycl-tuning-database 1\nmatch vendor=x\nkernel Xgemm MWG=64\n");
+  refused(folder, folder + "/broken.txt: unknown match key 'vendor'");
   std::filesystem::remove(folder + "/broken.txt");
   std::filesystem::create_directory(folder + "/folder.txt");  // named as an entry, but no regular file
   refused(folder, "not a regular file");

@@ -32,11 +32,13 @@ std::string lower(std::string s) {
   return s;
 }
 
-// "key=value with spaces" pairs separated by ';' on a match line.
-bool matches(const std::string& rule, const DeviceInfo& d, size_t& keys) {
+// "key=value with spaces" pairs separated by ';' on a match line. Every key is read (an unknown one
+// is an error naming the entry's file) before the answer.
+bool matches(const std::string& rule, const DeviceInfo& d, size_t& keys, const std::string& file) {
   std::istringstream in(rule);
   std::string part;
   keys = 0;
+  bool all = true;
   while (std::getline(in, part, ';')) {
     const auto eq = part.find('=');
     if (eq == std::string::npos) continue;
@@ -49,15 +51,19 @@ bool matches(const std::string& rule, const DeviceInfo& d, size_t& keys) {
                                : key == "device" ? &d.name
                                : key == "driver" ? &d.driver_version
                                                  : nullptr;
-    if (!field) throw ValidationError(fmt::format("tuning database: unknown match key '{}'", key));
+    if (!field)
+      throw ValidationError(
+          fmt::format("tuning database entry {}: unknown match key '{}' (platform, device "
+                      "or driver)",
+                      file, key));
     bool any = false;
     std::istringstream alternatives(value);
     for (std::string alt; std::getline(alternatives, alt, '|');)
       any = any || (!alt.empty() && lower(*field).find(lower(alt)) != std::string::npos);
-    if (!any) return false;
+    all = all && any;
     ++keys;
   }
-  return keys > 0;
+  return all && keys > 0;
 }
 
 struct Entry {
@@ -115,6 +121,8 @@ Entry parse_entry(const std::string& file, const std::string& text) {
     }
   }
   if (e.match.empty()) throw fail("no match line");
+  size_t keys = 0;
+  matches(e.match, DeviceInfo{}, keys, file);  // its keys checked now, whatever device asks later
   if (e.tuning.kernels.empty()) throw fail("no kernel lines");
   return e;
 }
@@ -191,7 +199,7 @@ std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string*
   for (const auto& file : database_entries()) {
     const Entry e = parse_entry(file.file, file.text);
     size_t keys = 0;
-    if (matches(e.match, device, keys) && keys > best_keys) {  // the most specific match wins
+    if (matches(e.match, device, keys, file.file) && keys > best_keys) {  // the most specific match wins
       best = e.tuning, best_keys = keys;
       if (largest >= kLargeGemm)
         for (const auto& [kernel, params] : e.large.kernels) best->kernels[kernel] = params;
