@@ -2,7 +2,7 @@
 // (Retrieve/OverrideParameters), behind an interface of plain C types:
 // clblast_params.cpp can then be compiled against the standard library CLBlast was built with
 // (libstdc++ on Debian) while the rest of anycl uses another one (clang's libc++,
-// tools/check-libcxx.sh). The inline wrappers below are what callers use.
+// tools/run-sanitizers.sh). The inline wrappers below are what callers use.
 #pragma once
 
 #include <clblast.h>
