@@ -15,9 +15,10 @@ namespace {
 // How many test cases the run's filters let through (-1: no run, as when listing).
 int g_selected = -1;
 
-// CTest runs one test case per command (--test-case=NAME). A NAME the filter reads otherwise (a ';'
-// splits CMake's list, so the command names only the part before it) selects nothing, and doctest
-// would pass: this listener lets main fail such a run instead.
+// CTest runs one test case per command (--test-case=NAME). A NAME the filter reads otherwise selects
+// nothing, and doctest would pass: a ';' splits CMake's list, so the command names only the part
+// before it (two tests never ran so); a non-ASCII character did not survive Wine's command line (one
+// test never ran under Wine). This listener lets main fail such a run instead.
 struct SelectionCounter : doctest::IReporter {
   explicit SelectionCounter(const doctest::ContextOptions& /*options*/) {}
   void report_query(const doctest::QueryData& /*data*/) override {}
@@ -57,8 +58,8 @@ int main(int argc, char** argv) {
   anycl::test::release_runtime();
   if (status == 0 && g_selected == 0 && names_test_cases(argc, argv)) {
     std::fprintf(stderr,
-                 "no test case matches the --test-case filter: a test name with ';' cannot be "
-                 "named through CTest — write ' - ' instead\n");
+                 "no test case matches the --test-case filter: rename the test so that CTest can name "
+                 "it (no ';', plain ASCII)\n");
     return 1;
   }
   return status;
