@@ -37,8 +37,11 @@ class Profile {
   Profile(const Profile&) = delete;
   Profile& operator=(const Profile&) = delete;
 
-  /// Takes `event` (a command just enqueued; released here) under `name`.
-  void record(cl_event event, std::string name, const char* category);
+  /// Takes `event` (a command just enqueued; released here) under `name`. With `since` (a marker
+  /// enqueued just before the commands `event` ends; released here) the span starts where the marker
+  /// ended instead: a CLBlast call whose event is only its last kernel's is shown whole, its own copy
+  /// and pad kernels included.
+  void record(cl_event event, std::string name, const char* category, cl_event since = nullptr);
   /// A host phase from `begin` to `end`.
   void host_phase(std::string name, Clock::time_point begin, Clock::time_point end);
   /// The label launches get while set (ProfileLabel sets it), and the step they belong to.
@@ -51,6 +54,7 @@ class Profile {
   friend class ProfileLabel;
   struct Pending {
     cl_event event;
+    cl_event since;  // null, or the marker the span starts at
     std::string name;
     const char* category;
     int64_t step;

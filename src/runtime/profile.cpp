@@ -52,13 +52,16 @@ double median(std::vector<double> v) {
 }  // namespace
 
 Profile::~Profile() {
-  for (const Pending& p : pending_) clReleaseEvent(p.event);
+  for (const Pending& p : pending_) {
+    clReleaseEvent(p.event);
+    if (p.since) clReleaseEvent(p.since);
+  }
 }
 
-void Profile::record(cl_event event, std::string name, const char* category) {
+void Profile::record(cl_event event, std::string name, const char* category, cl_event since) {
   const int64_t now = steady_ns(Clock::now());
   if (!label_.empty()) name = label_ + ": " + name;
-  pending_.push_back({event, std::move(name), category, step_, now});
+  pending_.push_back({event, since, std::move(name), category, step_, now});
   if (pending_.size() >= 4096) resolve(false);  // a long run keeps only unread events pending
 }
 
@@ -81,8 +84,14 @@ void Profile::resolve(bool all) {
     }
     if (all) clWaitForEvents(1, &p.event);  // after Runtime::finish this returns at once
     const uint64_t queued = profiling_ns(p.event, CL_PROFILING_COMMAND_QUEUED),
-                   start = profiling_ns(p.event, CL_PROFILING_COMMAND_START),
                    end = profiling_ns(p.event, CL_PROFILING_COMMAND_END);
+    uint64_t start = profiling_ns(p.event, CL_PROFILING_COMMAND_START);
+    if (p.since) {  // the marker has finished too: the queue is in order
+      if (all) clWaitForEvents(1, &p.since);
+      const uint64_t marker_end = profiling_ns(p.since, CL_PROFILING_COMMAND_END);
+      if (marker_end != 0 && marker_end <= start) start = marker_end;
+      clReleaseEvent(p.since);
+    }
     clReleaseEvent(p.event);
     if (start == 0 || end < start) continue;  // no times (a failed command): nothing to show
     if (queued) offset_ns_ = std::min<int64_t>(offset_ns_, p.host_ns - int64_t(queued));
