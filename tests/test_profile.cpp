@@ -158,6 +158,6 @@ TEST_CASE("a CLBlast call with copies of its own is profiled from the end of the
     CHECK(padded->name == "SGEMM NN 40x40x40 + its copies");
     CHECK(whole->name == "SGEMM TN 64x64x64");  // one kernel: its own event is the whole call
     CHECK(padded->start_us >= before->start_us + before->duration_us - 1.0);  // device clock, µs
-    CHECK(c.download() == std::vector<float>(size_t{40} * 40, 10.f));                 // 40 · 0.5 · 0.5
+    CHECK(c.download() == std::vector<float>(size_t{40} * 40, 10.f));         // 40 · 0.5 · 0.5
   }
 }

@@ -169,6 +169,60 @@ TEST_CASE("a quick tune_gemm keeps exact sets, picks switch and dx layout, and r
   rt.set_transposed_dx(false);
 }
 
+// The direct stage's best set is the fastest over every shape; the switch stage may pair another set
+// the stage timed with a switch that sends it only the shapes it is fast at. Timings are scripted
+// through TuneOptions::measure (the seam the CLI uses for child processes), so the choice is certain;
+// the GEMMs, the transposes and the time before tuning run on the device.
+TEST_CASE("the switch stage may take another timed direct set for the shapes it sends to the direct kernel") {
+  ScopedEnv small("ANYCL_TUNING_DATABASE", kSmallDatabase);
+  auto& rt = anycl::test::runtime();
+  const auto direct = current("XgemmDirect"), indirect = current("Xgemm"), routine = current("GemmRoutine");
+  const std::vector<anycl::GemmShape> shapes = {{"big", false, false, 64, 64, 64},
+                                                {"small", false, false, 8, 8, 8}};
+  const std::vector<anycl::GemmShape> timed = anycl::timed_shapes(shapes);
+  // Direct sets in the order first timed: A fast on the big shape, B on the small one, the rest slow;
+  // the indirect kernel in between on both.
+  std::vector<std::map<std::string, size_t>> direct_seen;
+  anycl::TuneOptions o;
+  o.quick = true;
+  o.shapes = shapes;
+  o.direct_seconds = o.indirect_seconds = 60;
+  o.measure = [&](const std::vector<anycl::TuningCandidate>& list, double, double,
+                  const std::function<void(const anycl::CandidateResult&)>& on_result) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      const anycl::TuningCandidate& c = list[i];
+      double big = 5e-3, little = 5e-3;  // the indirect kernel
+      if (c.kernel == "XgemmDirect") {
+        auto seen = std::find(direct_seen.begin(), direct_seen.end(), c.params);
+        if (seen == direct_seen.end()) seen = direct_seen.insert(direct_seen.end(), c.params);
+        const auto role = seen - direct_seen.begin();
+        big = role == 0 ? 1e-3 : 100e-3, little = role == 0 ? 10e-3 : role == 1 ? 1e-3 : 100e-3;
+      }
+      anycl::CandidateResult r;
+      r.index = i, r.exact = true;
+      for (const auto& s : timed)
+        r.shape_seconds.push_back(s.m * s.n * s.k >= size_t{64} * 64 * 64 ? big : little);
+      for (const double t : r.shape_seconds) r.seconds += t;
+      on_result(r);
+    }
+  };
+  std::vector<std::string> lines;
+  o.progress = [&](const std::string& line) { lines.push_back(line); };
+  const anycl::GemmTuning t = anycl::tune_gemm(rt, o);
+  REQUIRE(direct_seen.size() >= 2);
+  CHECK(t.kernels.at("XgemmDirect") == direct_seen[1]);  // B, not the stage's best A
+  const size_t sw = t.kernels.at("GemmRoutine").at("XGEMM_MIN_INDIRECT_SIZE");
+  CHECK(sw * sw * sw > size_t{8} * 8 * 8);      // the small shape direct (m·n·k below the switch's cube)
+  CHECK(sw * sw * sw <= size_t{64} * 64 * 64);  // the big one indirect
+  CHECK(std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find("direct set for the shapes the switch sends there") != std::string::npos;
+  }));
+  anycl::GemmTuning restore;
+  restore.kernels = {{"XgemmDirect", direct}, {"Xgemm", indirect}, {"GemmRoutine", routine}};
+  anycl::apply_tuning(rt, restore);
+  rt.set_transposed_dx(false);
+}
+
 TEST_CASE("anycl train tunes a device without tuning on first use, once, and --no-autotune skips it") {
   anycl::test::TempDir dir;
   anycl::test::TinySpec spec;

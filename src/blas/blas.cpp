@@ -36,8 +36,9 @@ const char* name(Trans t) { return t == Trans::yes ? "T" : "N"; }
 // as the call's and not as idle gaps (`anycl bench mlp --breakdown`).
 class ProfiledCall {
  public:
-  ProfiledCall(Runtime& rt, bool runs_more_kernels) : profile_(rt.profile()) {
-    if (!profile_ || !runs_more_kernels) return;
+  /// `kernels_before`: what the call runs before its last kernel ("copies"), or null for nothing.
+  ProfiledCall(Runtime& rt, const char* kernels_before) : profile_(rt.profile()), before_(kernels_before) {
+    if (!profile_ || !before_) return;
     cl_command_queue queue = rt.queue();
     if (clEnqueueMarkerWithWaitList(queue, 0, nullptr, &marker_) != CL_SUCCESS) marker_ = nullptr;
   }
@@ -49,17 +50,18 @@ class ProfiledCall {
   ProfiledCall& operator=(const ProfiledCall&) = delete;
   /// Where CLBlast writes its event: null when profiling is off.
   cl_event* event() { return profile_ ? &event_ : nullptr; }
-  /// Records the call (once CLBlast returned its event), named `name`; " + its copies" where the
-  /// span includes kernels before the last.
+  /// Records the call (once CLBlast returned its event), named `name`, and " + its copies" (say)
+  /// where the span includes the kernels before the last.
   void record(std::string name, const char* category) {
     if (!event_) return;
-    if (marker_) name += " + its copies";
+    if (marker_) name += fmt::format(" + its {}", before_);
     profile_->record(std::exchange(event_, nullptr), std::move(name), category,
                      std::exchange(marker_, nullptr));
   }
 
  private:
   Profile* profile_;
+  const char* before_;
   cl_event marker_ = nullptr, event_ = nullptr;
 };
 
@@ -160,7 +162,7 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
     throw OpenCLError(int(status), "clblast::GemmTempBufferSize", where());
   ++rt.counters().gemm_calls;
   cl_mem temp = temp_bytes ? rt.workspace(temp_bytes).mem() : nullptr;
-  ProfiledCall call(rt, /*runs_more_kernels=*/temp_bytes > 0);  // a temporary: CLBlast copies into it
+  ProfiledCall call(rt, temp_bytes > 0 ? "copies" : nullptr);  // CLBlast copies into a temporary
   status =
       clblast::Gemm<T>(layout, to_clblast(first), to_clblast(second), rows, cols, k, alpha, x.mem(), x_off,
                        ldx, y.mem(), y_off, ldy, beta, out.mem(), c_off, ldc, &queue, call.event(), temp);
@@ -226,7 +228,7 @@ void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, s
   cl_command_queue queue = rt.queue();
   ++rt.counters().gemm_calls;
   // One kernel where the operands are laid out as gemm_padding says (the trainer's case).
-  ProfiledCall call(rt, /*runs_more_kernels=*/false);
+  ProfiledCall call(rt, nullptr);
   const auto status = clblast::GemmStridedBatched<float>(
       layout, to_clblast(first), to_clblast(second), swap ? n : m, swap ? m : n, k, alpha, x.mem(),
       swap ? b_offset : a_offset, swap ? ldb : lda, swap ? b_stride : a_stride, y.mem(),
@@ -247,7 +249,7 @@ void convgemm(Runtime& rt, size_t channels, size_t height, size_t width, size_t 
   detail::require_clblast("clblast::Convgemm");
   cl_command_queue queue = rt.queue();
   ++rt.counters().gemm_calls;
-  ProfiledCall call(rt, /*runs_more_kernels=*/true);  // im2col, then the batched GEMM (CLBlast 1.5.3)
+  ProfiledCall call(rt, "im2col");  // im2col, then the batched GEMM (CLBlast 1.5.3)
   const auto status = clblast::Convgemm<float>(clblast::KernelMode::kCrossCorrelation, channels, height,
                                                width, kernel, kernel, pad, pad, stride, stride, 1, 1, filters,
                                                batch, im.mem(), im_offset, kernels.mem(), kernels_offset,
@@ -269,7 +271,7 @@ void omatcopy(Runtime& rt, Trans t, size_t rows, size_t cols, const DeviceBuffer
   if (rows == 0 || cols == 0) return;
   detail::require_clblast("clblast::Omatcopy");
   cl_command_queue queue = rt.queue();
-  ProfiledCall call(rt, /*runs_more_kernels=*/false);
+  ProfiledCall call(rt, nullptr);
   const auto status =
       clblast::Omatcopy<float>(clblast::Layout::kRowMajor, to_clblast(t), rows, cols, 1.f, a.mem(), a_offset,
                                lda, b.mem(), b_offset, ldb, &queue, call.event());

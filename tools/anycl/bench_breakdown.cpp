@@ -39,8 +39,8 @@ Table step_breakdown_table(Runtime& rt, int64_t first_step, const std::string& t
       "times from OpenCL profiling events (CL_QUEUE_PROFILING_ENABLE); medians of each line need not add up "
       "to the median step");
   t.notes.push_back(
-      "a CLBlast call '+ its copies' runs kernels of its own before its GEMM (copies into a padded "
-      "temporary): its time runs from the end of the command before it, those kernels included");
+      "a CLBlast call '+ its copies' (or '+ its im2col') runs kernels of its own before its GEMM: its time "
+      "runs from the end of the command before it, those kernels included");
   if (!trace_path.empty())
     t.notes.push_back("the whole profile (warm-up included) is in " + trace_path +
                       " (Chrome trace JSON: open it in https://ui.perfetto.dev)");

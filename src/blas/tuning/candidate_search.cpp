@@ -39,12 +39,6 @@ std::map<std::string, size_t> current_parameters(Runtime& rt, const std::string&
   return params;
 }
 
-std::string describe(const std::map<std::string, size_t>& p) {
-  std::string s;
-  for (const auto& [k, v] : p) s += fmt::format(" {}={}", k, v);
-  return s;
-}
-
 // "[#####-----]  5/14", the time spent and an estimate of the time left.
 std::string progress_bar(size_t done, size_t total, double spent, double budget) {
   const size_t width = 20, filled = total ? done * width / total : width;
@@ -145,6 +139,12 @@ std::vector<TuningCandidate> tuning_shortlist(Runtime& rt, const std::string& ke
 
 namespace detail {
 
+std::string describe(const std::map<std::string, size_t>& p) {
+  std::string s;
+  for (const auto& [k, v] : p) s += fmt::format(" {}={}", k, v);
+  return s;
+}
+
 CandidateMeasurer measurer_of(Runtime& rt, const TuneOptions& o) {
   if (o.measure) return o.measure;
   return [&rt, shapes = o.shapes](const std::vector<TuningCandidate>& list, double best, double budget,
@@ -172,7 +172,10 @@ SearchResult search_kernel(Runtime& rt, const std::string& kernel, double second
       if (r.index >= list.size()) return;
       ++done;
       best.measured += r.seconds > 0;
-      if (r.seconds > 0 && (r.exact || r.error.empty())) timed[list[r.index].params] = r.seconds;
+      if (r.seconds > 0 && (r.exact || r.error.empty())) {
+        timed[list[r.index].params] = r.seconds;
+        best.timed_sets.emplace_back(list[r.index].params, r.shape_seconds);
+      }
       std::string verdict = r.seconds > 0 ? fmt::format("{:8.3f} ms", r.seconds * 1e3) : "  failed  ";
       if (r.exact && r.seconds < best.seconds) {
         best.params = list[r.index].params, best.seconds = r.seconds, best.shape_seconds = r.shape_seconds;
