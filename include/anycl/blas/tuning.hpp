@@ -63,9 +63,10 @@ struct CandidateResult {
   std::string error;   // why it failed, or what it computed wrongly; "" when it ran
   /// Seconds per GEMM of timed_shapes(shapes): each shape, then each dense dx as a GEMM NN, then
   /// each Dense product as TN. The direct/indirect switch and the dx layout are chosen from the
-  /// stages' winners' times, so that choice compiles nothing (a new switch value is a new CLBlast
-  /// program). `seconds` counts each shape as training runs it on the candidate's kernel: a Dense
-  /// product as its transposes plus the TN GEMM where the kernel reads A transposed.
+  /// stages' times (the indirect winner's, and the direct set's that serves the switch best), so
+  /// that choice compiles nothing (a new switch value is a new CLBlast program). `seconds` counts
+  /// each shape as training runs it on the candidate's kernel: a Dense product as its transposes
+  /// plus the TN GEMM where the kernel reads A transposed.
   std::vector<double> shape_seconds;
   double transposes_seconds = 0;  // of `seconds`: anycl's transposes before Dense's products run as TN
 };
@@ -182,7 +183,10 @@ std::string gemm_mismatch(Runtime& rt, const std::vector<GemmShape>& shapes = {}
 std::string tuning_mismatch(Runtime& rt, const GemmTuning& tuning,
                             const std::vector<GemmShape>& shapes = reference_model_gemm_shapes());
 /// Searches XgemmDirect and Xgemm parameters at the shapes (see TuneOptions), then picks the
-/// direct/indirect switch size that is fastest over them and the dense layers' dx layout. Stages
+/// direct/indirect switch size that is fastest over them and the dense layers' dx layout, with the
+/// direct set that is fastest at the shapes the switch leaves to the direct kernel (any set the
+/// direct stage timed, checked for exact results first; the stage's own best is fastest over all
+/// shapes, the large ones the switch sends to the indirect kernel included). Stages
 /// found in `options.earlier` are kept; `options.stage_done` sees the result after each stage, so
 /// an interrupted run loses only the stage in progress. Applies the result to `rt`, and records in
 /// `seconds_before`/`seconds_after` one pass over the shapes with CLBlast's parameters as they were
