@@ -98,43 +98,51 @@ TEST_CASE("dense_row_forward (one row: xW + bias, activated) matches the referen
 
 TEST_CASE("bias_activation_backward matches the reference and writes only its dbias slice") {
   auto& rt = anycl::test::runtime();
-  anycl::BiasActivation op(rt);
+  const bool rows_before = rt.row_kernels();
   unsigned seed = 200;
-  for (Shape s : kShapes)
-    for (Activation act : kActs) {
-      auto y_host = anycl::test::random_floats(s.rows * s.cols, -3.f, 3.f, seed++);
-      const auto b = anycl::test::random_floats(s.cols, -1.f, 1.f, seed++);
-      anycl::reference::bias_activation_forward(y_host.data(), b.data(), s.rows, s.cols,
-                                                act);  // a real output
-      const auto dy_host = anycl::test::random_floats(s.rows * s.cols, -2.f, 2.f, seed++);
+  // Both work-group shapes a CPU gets (8 × 16 with PoCL's row kernels, 32 × 4 without) on this device;
+  // a GPU's is its own.
+  for (const bool row_kernels : {true, false}) {
+    rt.set_row_kernels(row_kernels);
+    anycl::BiasActivation op(rt);
+    rt.set_row_kernels(rows_before);
+    for (Shape s : kShapes)
+      for (Activation act : kActs) {
+        auto y_host = anycl::test::random_floats(s.rows * s.cols, -3.f, 3.f, seed++);
+        const auto b = anycl::test::random_floats(s.cols, -1.f, 1.f, seed++);
+        anycl::reference::bias_activation_forward(y_host.data(), b.data(), s.rows, s.cols,
+                                                  act);  // a real output
+        const auto dy_host = anycl::test::random_floats(s.rows * s.cols, -2.f, 2.f, seed++);
 
-      anycl::Tensor y_all(rt, {s.rows + 4, s.cols}), dy_all(rt, {s.rows + 4, s.cols});
-      y_all.fill(kSentinel);
-      dy_all.fill(kSentinel);
-      anycl::Tensor y = padded_view(y_all, s.rows), dy = padded_view(dy_all, s.rows);
-      y.upload(y_host);
-      dy.upload(dy_host);
-      const size_t db_off = 9;
-      anycl::Tensor db_flat(rt, {db_off + s.cols + 3});
-      db_flat.fill(std::nanf(""));  // poisoned: every dbias element must be written
-      anycl::Tensor db = db_flat.rows(db_off, s.cols);
-      op.backward(y, dy, db, act);
+        anycl::Tensor y_all(rt, {s.rows + 4, s.cols}), dy_all(rt, {s.rows + 4, s.cols});
+        y_all.fill(kSentinel);
+        dy_all.fill(kSentinel);
+        anycl::Tensor y = padded_view(y_all, s.rows), dy = padded_view(dy_all, s.rows);
+        y.upload(y_host);
+        dy.upload(dy_host);
+        const size_t db_off = 9;
+        anycl::Tensor db_flat(rt, {db_off + s.cols + 3});
+        db_flat.fill(std::nanf(""));  // poisoned: every dbias element must be written
+        anycl::Tensor db = db_flat.rows(db_off, s.cols);
+        op.backward(y, dy, db, act);
 
-      std::vector<float> dz_ref = dy_host, db_ref(s.cols);
-      anycl::reference::bias_activation_backward(y_host.data(), dz_ref.data(), db_ref.data(), s.rows, s.cols,
-                                                 act);
-      const std::string what = fmt::format("backward {} ({}, {})", anycl::to_string(act), s.rows, s.cols);
-      anycl::test::check_close(dy.download(), dz_ref, 1e-6, 1e-5, what + " dz");
-      anycl::test::check_close(db.download(), db_ref, 1e-4, 1e-4, what + " dbias");
-      // Padding rows of dy and the rest of the dbias buffer stay as they were.
-      const auto dy_pad = dy_all.rows(0, 2).download();
-      anycl::test::check_close(dy_pad, std::vector<float>(dy_pad.size(), kSentinel), 0, 0,
-                               what + " dy padding");
-      const auto db_all = db_flat.download();
-      for (size_t i = 0; i < db_all.size(); ++i)
-        if (i < db_off || i >= db_off + s.cols)
-          CHECK_MESSAGE(std::isnan(db_all[i]), what, " wrote dbias index ", i);
-    }
+        std::vector<float> dz_ref = dy_host, db_ref(s.cols);
+        anycl::reference::bias_activation_backward(y_host.data(), dz_ref.data(), db_ref.data(), s.rows,
+                                                   s.cols, act);
+        const std::string what = fmt::format("backward {} ({}, {}), row kernels {}", anycl::to_string(act),
+                                             s.rows, s.cols, row_kernels);
+        anycl::test::check_close(dy.download(), dz_ref, 1e-6, 1e-5, what + " dz");
+        anycl::test::check_close(db.download(), db_ref, 1e-4, 1e-4, what + " dbias");
+        // Padding rows of dy and the rest of the dbias buffer stay as they were.
+        const auto dy_pad = dy_all.rows(0, 2).download();
+        anycl::test::check_close(dy_pad, std::vector<float>(dy_pad.size(), kSentinel), 0, 0,
+                                 what + " dy padding");
+        const auto db_all = db_flat.download();
+        for (size_t i = 0; i < db_all.size(); ++i)
+          if (i < db_off || i >= db_off + s.cols)
+            CHECK_MESSAGE(std::isnan(db_all[i]), what, " wrote dbias index ", i);
+      }
+  }
 }
 
 // L(z, b) = Σ r·act(z + b) for fixed random r: dL/dz = r·act'(·) (the kernel's dz with dy = r)

@@ -33,10 +33,16 @@ BiasActivation::BiasActivation(Runtime& rt)
       row_forward_(detail::kernel(rt, "activation", "dense_row_forward")) {
   // The backward kernel's work-group is BC columns × BR row lanes: 8 × 16 (activation.cl's default)
   // ran 128×512 in 0.05 ms on PoCL where 32 × 8 took 0.12 ms; a GPU gets rows read 32 floats wide.
+  // Intel's CPU runtime (a CPU without PoCL's row kernels) vectorizes a row's columns across work-items
+  // and pays for each barrier of the lanes' tree: 128×512 took 0.23–0.30 ms there at 8 × 16 and
+  // 0.06–0.10 at 32 × 4 (64 × 2 and 128 × 1 alike; PoCL at 32 × 4: 0.31–0.38 ms).
   // A device that runs smaller groups gets it rebuilt with fewer lanes, then fewer columns.
   if (rt.info().type == DeviceType::gpu) {
     columns_ = 32;
     lanes_ = 8;
+  } else if (!rt.row_kernels()) {
+    columns_ = 32;
+    lanes_ = 4;
   }
   const size_t fits = detail::kernel_work_group_size(rt, backward_);
   while (columns_ * lanes_ > fits && lanes_ > 1) lanes_ /= 2;
