@@ -9,6 +9,15 @@
 #                             default 540), the parts in GPU_CHECK_PARTS (default all, in order):
 #                               gemm: CLBlast GEMM at the models' shapes and 4096³ with CLBlast's own
 #                                 database, beside cuBLAS (PyTorch, TF32 off);
+#                               ext: the device's OpenCL extensions (command buffers?);
+#                               pytorch: both reference models in PyTorch, 3 epochs;
+#                               breakdown: `bench mlp|cnn --breakdown`, CLBlast's own parameters
+#                                 (the CNN's trace as cnn-profile.json);
+#                               variants: both models trained with one database entry per knob
+#                                 setting (GPU_CHECK_VARIANTS, "name=entry lines|…");
+#                               tune-4096: `anycl tune` at 4096³ alone, then the GEMM beside cuBLAS;
+#                               tune-full: `anycl tune --model mlp,cnn` beyond the shortlist, the
+#                                 GEMMs and both models again;
 #                               tune: `anycl tune --quick --model mlp,cnn` and the GEMMs again;
 #                               train: the reference MLP (20 epochs) and CNN as a user runs them
 #                                 (first-use tuning first), beside PyTorch on the same GPU;
@@ -63,7 +72,7 @@ run() {
   deadline=${GPU_CHECK_SECONDS:-540}
   device=${GPU_CHECK_DEVICE:-nvidia}
   epochs=${GPU_CHECK_EPOCHS:-20} sizes=${GPU_CHECK_SIZES:-1024,4096}
-  parts=${GPU_CHECK_PARTS:-gemm,tune,train,clblast-train,tests}
+  parts=${GPU_CHECK_PARTS:-ext,gemm,pytorch,breakdown,variants,tune-4096,tune-full,train,clblast-train,tests}
   root=$PWD
   # Unpacked with Python's tarfile: the machine may have no xz.
   [ -d .gpu/lib ] || (cd .gpu && python3 -m tarfile -e binaries.tar.xz .) || exit 1
@@ -95,6 +104,9 @@ run() {
   cache() { local d=/tmp/gpu-check-cache-$1; mkdir -p "$d"; echo "$d"; }
   has() { [[ ",$parts," == *",$1,"* ]]; }
   step devices 30 "$anycl" devices
+  if has ext; then  # what the driver offers beside the core: command buffers, subgroups, fp16
+    step "opencl extensions" 20 "$python" tools/cl_extensions.py
+  fi
   if has gemm; then
     export XDG_CACHE_HOME=$(cache gemm)
     step "gemm, CLBlast's own parameters (mlp)" 60 --to "$out/gemm-clblast.json" \
@@ -102,6 +114,10 @@ run() {
     step "gemm beside PyTorch (mlp, CLBlast's own parameters)" 60 \
       "$python" tools/pytorch_gemm.py "$out/gemm-clblast.json" --device "$torch_device"
     step "gemm, CLBlast's own parameters (cnn)" 60 "$anycl" bench gemm --model cnn --sizes 1024
+  fi
+  if has pytorch; then  # the reference models in PyTorch on the same device, few epochs
+    step "PyTorch mlp" 90 "$python" tools/pytorch_reference.py --model mlp --epochs 3 --device "$torch_device"
+    step "PyTorch cnn" 60 "$python" tools/pytorch_reference.py --model cnn --epochs 3 --device "$torch_device"
   fi
   if has tune; then
     export XDG_CACHE_HOME=$(cache tune)
@@ -113,6 +129,53 @@ run() {
       --device "$torch_device"
     step "gemm, tuned (cnn)" 60 "$anycl" bench gemm --model cnn --sizes 1024
     step "mlp step breakdown" 40 "$anycl" bench mlp --breakdown --repeats 2
+  fi
+  if has breakdown; then  # where a step's time goes with CLBlast's own parameters
+    export XDG_CACHE_HOME=$(cache breakdown) ANYCL_TUNING=off
+    step "mlp step breakdown, CLBlast's own parameters" 40 "$anycl" bench mlp --breakdown --repeats 2
+    step "cnn step breakdown, CLBlast's own parameters" 60 "$anycl" bench cnn --profile "$out/cnn-profile.json" --repeats 2
+    unset ANYCL_TUNING
+  fi
+  if has variants; then  # one database entry per knob setting (tuning/*.txt format), the CNN and MLP
+    # trained with each: which of anycl's own choices suit this device (GPU_CHECK_VARIANTS: name=lines)
+    export XDG_CACHE_HOME=$(cache variants)  # no `anycl tune` file there: the entry applies
+    local variants=${GPU_CHECK_VARIANTS:-"own=|slices128=kernel anyclConv DW_SLICES=128|slices1=kernel anyclConv DW_SLICES=1|slices16x=kernel anyclConv BATCHED_DW=0 DW_SLICES=16|indirect=kernel GemmRoutine XGEMM_MIN_INDIRECT_SIZE=1|direct=kernel GemmRoutine XGEMM_MIN_INDIRECT_SIZE=1024|tdx=kernel anyclDense TRANSPOSED_DX=1"}
+    local spec name lines
+    IFS='|' read -r -a specs <<<"$variants"
+    for spec in "${specs[@]}"; do
+      name=${spec%%=*} lines=${spec#*=}
+      if [ -z "$lines" ]; then
+        export ANYCL_TUNING_DATABASE=off
+      else
+        mkdir -p "/tmp/gpu-check-db-$name"
+        printf 'anycl-tuning-database 1\nmatch platform=%s\n%s\n' "${GPU_CHECK_PLATFORM:-NVIDIA}" "$lines" \
+          >"/tmp/gpu-check-db-$name/$name.txt"
+        export ANYCL_TUNING_DATABASE=/tmp/gpu-check-db-$name
+      fi
+      step "variant $name: cnn" 45 "$anycl" train --model cnn --epochs "${GPU_CHECK_VARIANT_EPOCHS:-3}" --no-autotune
+      step "variant $name: mlp" 30 "$anycl" train --epochs "${GPU_CHECK_VARIANT_EPOCHS:-3}" --no-autotune
+    done
+    unset ANYCL_TUNING_DATABASE
+  fi
+  if has tune-full; then  # `anycl tune` beyond the shortlist at both models' shapes, then both trained
+    export XDG_CACHE_HOME=$(cache tune-full)
+    step "tuning for both models" $((${GPU_CHECK_TUNE_SECONDS:-120} + 30)) \
+      "$anycl" tune --model mlp,cnn --minutes "$(python3 -c "print(${GPU_CHECK_TUNE_SECONDS:-120} / 60)")"
+    step "tuning chosen" 10 "$anycl" tune --export
+    step "gemm, tuned (mlp shapes and 4096)" 60 --to "$out/gemm-tuned.json" \
+      "$anycl" bench gemm --model mlp --sizes "$sizes" --json
+    step "gemm beside PyTorch (tuned)" 60 "$python" tools/pytorch_gemm.py "$out/gemm-tuned.json" --device "$torch_device"
+    step "gemm, tuned (cnn)" 60 "$anycl" bench gemm --model cnn --sizes 1024
+    step "anycl train cnn, tuned" 45 "$anycl" train --model cnn --epochs 3
+    step "anycl train mlp, tuned" 30 "$anycl" train --epochs 3
+  fi
+  if has tune-4096; then  # the indirect kernel tuned at 4096³ alone (a dense 4096-4096-4096 layer, batch 4096)
+    export XDG_CACHE_HOME=$(cache tune-4096)
+    step "tuning at 4096^3" $((${GPU_CHECK_TUNE4096_SECONDS:-60} + 30)) "$anycl" tune --layers 4096 \
+      --features 4096 --classes 4096 --batch 4096 --minutes "$(python3 -c "print(${GPU_CHECK_TUNE4096_SECONDS:-60} / 60)")"
+    step "tuning chosen at 4096^3" 10 "$anycl" tune --export
+    step "gemm at 4096^3, tuned there" 60 --to "$out/gemm-4096.json" "$anycl" bench gemm --model mlp --sizes 4096 --json
+    step "gemm at 4096^3 beside PyTorch" 60 "$python" tools/pytorch_gemm.py "$out/gemm-4096.json" --device "$torch_device"
   fi
   if has train; then  # as a user runs it: first-use tuning at the model's own shapes, then training
     export XDG_CACHE_HOME=$(cache train)
@@ -140,7 +203,7 @@ run() {
     tail -n 4 "$out/tests-core.log" "$out/tests.log" | tee -a "$log"
   fi
   echo "== summary" | tee -a "$log"
-  grep -E '^(== .*exit|model shapes|device|epoch [0-9]|first-use|tuned|test accuracy)|"epoch": '"$epochs"'|"epoch": 3' "$log" | tail -n 40
+  grep -E '^(== .*exit|model shapes|device|epoch [0-9]|Epoch [0-9]+/|first-use|tuned|test accuracy)|"epoch": '"$epochs"'|"epoch": 3' "$log" | tail -n 40
 }
 
 case "$mode" in
