@@ -16,6 +16,8 @@
 #                               variants: both models trained with one database entry per knob
 #                                 setting (GPU_CHECK_VARIANTS, "name=entry lines|…");
 #                               tune-4096: `anycl tune` at 4096³ alone, then the GEMM beside cuBLAS;
+#                               xgemm-sets: Xgemm sets (GPU_CHECK_XGEMM) at 4096³, the best kept;
+#                               combined: both models with knob entries together and that set;
 #                               tune-full: `anycl tune --model mlp,cnn` beyond the shortlist, the
 #                                 GEMMs and both models again;
 #                               tune: `anycl tune --quick --model mlp,cnn` and the GEMMs again;
@@ -156,6 +158,55 @@ run() {
       step "variant $name: mlp" 30 "$anycl" train --epochs "${GPU_CHECK_VARIANT_EPOCHS:-3}" --no-autotune
     done
     unset ANYCL_TUNING_DATABASE
+  fi
+  if has xgemm-sets; then  # candidate indirect Xgemm sets (GPU_CHECK_XGEMM: "KEY=V …|…") timed at 4096³ as
+    # database entries (each checked exact at the MLP's shapes first); the fastest is kept for `combined`
+    export XDG_CACHE_HOME=$(cache xgemm-sets)
+    local sets i=0 gflops best_gflops=0
+    IFS='|' read -r -a sets <<<"${GPU_CHECK_XGEMM:-}"
+    for set in "${sets[@]}"; do
+      i=$((i + 1))
+      mkdir -p "/tmp/gpu-check-xgemm-$i"
+      printf 'anycl-tuning-database 1\nmatch platform=%s\nkernel Xgemm %s\n' "${GPU_CHECK_PLATFORM:-NVIDIA}" "$set" \
+        >"/tmp/gpu-check-xgemm-$i/xgemm$i.txt"
+      ANYCL_TUNING_DATABASE=/tmp/gpu-check-xgemm-$i step "xgemm set $i: $set" 45 --to "$out/xgemm-$i.txt" \
+        "$anycl" bench gemm --model mlp --sizes 4096 --repeats 3
+      gflops=$(awk '$1 == "4096³" { print int($6) }' "$out/xgemm-$i.txt" | head -1)
+      echo "xgemm set $i at 4096³: ${gflops:-none} GFLOP/s ($(grep -o 'note: CLBlast.*' "$out/xgemm-$i.txt"))" | tee -a "$log"
+      grep -q 'note: CLBlast: tuned parameters from anycl' "$out/xgemm-$i.txt" || gflops=  # refused: defaults ran
+      if [ -n "$gflops" ] && [ "$gflops" -gt "$best_gflops" ]; then best_gflops=$gflops best_xgemm=$set; fi
+      rm -f "$out/xgemm-$i.txt"
+    done
+    echo "xgemm best at 4096³: ${best_gflops} GFLOP/s: ${best_xgemm:-none}" | tee -a "$log"
+  fi
+  if has combined; then  # knob settings together, the best Xgemm set among them, both models and PyTorch's CNN
+    export XDG_CACHE_HOME=$(cache combined)
+    local conv="kernel anyclConv DW_SLICES=128" entries=("own=" "s128=$conv")
+    entries+=("s128-direct=$conv"$'\n'"kernel GemmRoutine XGEMM_MIN_INDIRECT_SIZE=1024")
+    if [ -n "${best_xgemm:-}" ]; then
+      entries+=("s128-xgemm=$conv"$'\n'"kernel Xgemm $best_xgemm")
+      entries+=("s128-large-xgemm=$conv"$'\n'"large kernel Xgemm $best_xgemm")
+    fi
+    for spec in "${entries[@]}"; do
+      name=${spec%%=*} lines=${spec#*=}
+      if [ -z "$lines" ]; then
+        export ANYCL_TUNING_DATABASE=off
+      else
+        mkdir -p "/tmp/gpu-check-combined-$name"
+        printf 'anycl-tuning-database 1\nmatch platform=%s\n%s\n' "${GPU_CHECK_PLATFORM:-NVIDIA}" "$lines" \
+          >"/tmp/gpu-check-combined-$name/$name.txt"
+        export ANYCL_TUNING_DATABASE=/tmp/gpu-check-combined-$name
+      fi
+      step "combined $name: cnn" 45 "$anycl" train --model cnn --epochs 3 --no-autotune
+      step "combined $name: mlp" 30 "$anycl" train --epochs 5 --no-autotune
+      if [ "$name" = s128-xgemm ]; then
+        step "gemm, $name" 60 --to "$out/gemm-best.json" "$anycl" bench gemm --model mlp --sizes "$sizes" --json
+        step "gemm beside PyTorch, $name" 60 "$python" tools/pytorch_gemm.py "$out/gemm-best.json" --device "$torch_device"
+      fi
+    done
+    unset ANYCL_TUNING_DATABASE
+    step "PyTorch cnn" 60 "$python" tools/pytorch_reference.py --model cnn --epochs 3 --device "$torch_device"
+    step "PyTorch mlp" 60 "$python" tools/pytorch_reference.py --model mlp --epochs 5 --device "$torch_device"
   fi
   if has tune-full; then  # `anycl tune` beyond the shortlist at both models' shapes, then both trained
     export XDG_CACHE_HOME=$(cache tune-full)
