@@ -62,7 +62,12 @@ TEST_CASE("every tuning database entry parses, meets CLBlast's constraints and m
   const auto intel = anycl::database_tuning(fake("Intel(R) OpenCL", "AMD EPYC"), &entry);
   REQUIRE(intel);
   CHECK(entry == "tuning/intel-cpu.txt");
-  CHECK(!anycl::database_tuning(fake("NVIDIA CUDA", "NVIDIA H100")));
+  const auto hopper = anycl::database_tuning(fake("NVIDIA CUDA", "NVIDIA H200"), &entry);
+  REQUIRE(hopper);
+  CHECK(entry == "tuning/nvidia-hopper.txt");
+  CHECK(hopper->kernels.count("Xgemm"));
+  CHECK(!anycl::database_tuning(fake("NVIDIA CUDA", "NVIDIA A100-SXM4-40GB")));  // measured on Hopper only
+  CHECK(!anycl::database_tuning(fake("NVIDIA CUDA", "NVIDIA GeForce RTX 4090")));
   bool generic = true;
   const auto avx2 = anycl::database_tuning(fake("Portable Computing Language", "pthread-haswell-Intel Xeon"),
                                            &entry, &generic);
@@ -86,12 +91,12 @@ TEST_CASE("every tuning database entry parses, meets CLBlast's constraints and m
   // Accepted by apply_tuning (CLBlast's constraints and parameter names), then CLBlast restored;
   // each entry's `large` sets too (what a model with large GEMMs gets).
   const std::vector<anycl::GemmShape> cnn = {{"fwd 2", false, false, 73728, 64, 288}};
-  std::vector<anycl::GemmTuning> entries = {*pocl, *intel, *avx2, *other};
+  std::vector<anycl::GemmTuning> entries = {*pocl, *intel, *avx2, *other, *hopper};
   const std::string pocl_name = "Portable Computing Language";
   for (const auto& d : {fake(pocl_name, "pthread-skylake-avx512-X"), fake(pocl_name, "pthread-haswell-X"),
                         fake(pocl_name, "pthread-cortex-a72-ARM"), fake("Intel(R) OpenCL", "AMD EPYC")})
     if (const auto large = anycl::database_tuning(d, nullptr, nullptr, &cnn)) entries.push_back(*large);
-  CHECK(entries.size() == 8);
+  CHECK(entries.size() == 9);
   const size_t most_slices = rt.dw_slices();
   for (const anycl::GemmTuning& t : entries) {
     const anycl::GemmTuning before = clblast_now(rt, t);

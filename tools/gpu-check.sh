@@ -162,7 +162,7 @@ run() {
   if has xgemm-sets; then  # candidate indirect Xgemm sets (GPU_CHECK_XGEMM: "KEY=V …|…") timed at 4096³ as
     # database entries (each checked exact at the MLP's shapes first); the fastest is kept for `combined`
     export XDG_CACHE_HOME=$(cache xgemm-sets)
-    local sets i=0 gflops best_gflops=0
+    local sets i=0 gflops best_gflops=0 set
     IFS='|' read -r -a sets <<<"${GPU_CHECK_XGEMM:-}"
     for set in "${sets[@]}"; do
       i=$((i + 1))
@@ -181,7 +181,9 @@ run() {
   fi
   if has combined; then  # knob settings together, the best Xgemm set among them, both models and PyTorch's CNN
     export XDG_CACHE_HOME=$(cache combined)
-    local conv="kernel anyclConv DW_SLICES=128" entries=("own=" "s128=$conv")
+    local conv="kernel anyclConv DW_SLICES=128"
+    local entries=("own=" "s128=$conv")
+    best_xgemm=${best_xgemm:-${GPU_CHECK_BEST_XGEMM:-}}
     entries+=("s128-direct=$conv"$'\n'"kernel GemmRoutine XGEMM_MIN_INDIRECT_SIZE=1024")
     if [ -n "${best_xgemm:-}" ]; then
       entries+=("s128-xgemm=$conv"$'\n'"kernel Xgemm $best_xgemm")
