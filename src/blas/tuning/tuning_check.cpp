@@ -50,14 +50,25 @@ GemmTuning current(Runtime& rt, const GemmTuning& t) {
 }
 
 // What is wrong when CLBlast's GEMM routine runs as it is set now, at `shapes` and odd sizes on
-// both sides of the switch; "" when every result is exact.
-std::string routine_mismatch(Runtime& rt, const std::vector<GemmShape>& shapes) {
+// both sides of the switch; "" when every result is exact. A switch past what a host loop checks at
+// start-up (odd_shapes_over) can leave the indirect kernel unexercised by the model's shapes: then
+// the tuning's Xgemm set is checked with the routine forced onto it (one more GEMM program; the
+// NVIDIA Hopper entry's switch is 1024).
+std::string routine_mismatch(Runtime& rt, const GemmTuning& tuning, const std::vector<GemmShape>& shapes) {
   std::vector<GemmShape> all = shapes;
   std::map<std::string, size_t> routine;
+  size_t min_indirect = 0;
   if (clblast_params::retrieve(rt.info().id, "GemmRoutine", routine) == clblast::StatusCode::kSuccess &&
-      routine.count("XGEMM_MIN_INDIRECT_SIZE"))
-    for (auto& s : odd_shapes_over(routine.at("XGEMM_MIN_INDIRECT_SIZE"))) all.push_back(std::move(s));
-  return gemm_mismatch(rt, all);
+      routine.count("XGEMM_MIN_INDIRECT_SIZE")) {
+    min_indirect = routine.at("XGEMM_MIN_INDIRECT_SIZE");
+    for (auto& s : odd_shapes_over(min_indirect)) all.push_back(std::move(s));
+  }
+  if (std::string wrong = gemm_mismatch(rt, all); !wrong.empty()) return wrong;
+  const auto xgemm = tuning.kernels.find("Xgemm");
+  if (xgemm == tuning.kernels.end() || !odd_shapes_over(min_indirect).empty() || min_indirect <= 1) return "";
+  GemmTuning indirect;
+  indirect.kernels.insert(*xgemm);
+  return tuning_mismatch(rt, indirect, shapes);
 }
 
 }  // namespace
@@ -92,7 +103,7 @@ void apply_checked_tuning(Runtime& rt, const GemmTuning& tuning, const DiskCache
   }
   std::string wrong;
   try {
-    wrong = routine_mismatch(rt, reference_model_gemm_shapes());
+    wrong = routine_mismatch(rt, tuning, reference_model_gemm_shapes());
   } catch (const Error& e) {
     // The check could not run (e.g. PoCL could not write its kernel cache): no verdict is kept, so
     // the tuning is checked again at the next start instead of staying refused once that is fixed.
