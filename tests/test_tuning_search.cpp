@@ -253,17 +253,45 @@ TEST_CASE("anycl train tunes a device without tuning on first use, once, and --n
   CHECK(second.output.find("first use of") == std::string::npos);
 }
 
-TEST_CASE("anycl tune --quick: a candidate that crashes its child process costs that candidate only") {
+TEST_CASE(
+    "anycl tune --quick: measured against the device's entry, kept unless beaten by 5 % - a candidate that "
+    "crashes its child process costs that candidate only") {
   anycl::test::TempDir dir;
+  // The small sets as this device's own entry (what first-use tuning on a generic-entry device
+  // measures against), the switch with them.
+  const std::string folder = dir.file("database");
+  std::filesystem::create_directories(folder);
+  std::string entry = slurp_file(kSmallDatabase + "/small-sets.txt");
+  const std::string no_device = "match device=a device no machine has";
+  REQUIRE(entry.find(no_device) != std::string::npos);
+  entry.replace(entry.find(no_device), no_device.size(),
+                "match platform=" + anycl::test::runtime().info().platform_name +
+                    "\nkernel GemmRoutine XGEMM_MIN_INDIRECT_SIZE=1");
+  std::ofstream(folder + "/small-sets.txt") << entry;
   const std::string cli =
-      fmt::format("ANYCL_CACHE_DIR={} ANYCL_TUNING_DATABASE={} ANYCL_TEST_CRASH_CANDIDATE=1 {}", dir.path(),
-                  kSmallDatabase, anycl::test::anycl_cli());
+      fmt::format("ANYCL_CACHE_DIR={} ANYCL_TUNING_DATABASE={} ANYCL_TEST_CRASH_CANDIDATE=1 {}",
+                  dir.file("cache"), folder, anycl::test::anycl_cli());
   const auto r =
       anycl::test::run_command(cli + " tune --quick --shapes 'NN32x48x40^/fwd 1;TN40x48x32*3/dW 1' 2>&1");
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);  // *3: a dW of three slices, ^: a Dense product, passed on
   CHECK_MESSAGE(r.output.find("refused: the driver crashed on it (killed by SIGABRT)") != std::string::npos,
                 r.output);
   CHECK(r.output.find("tuned in ") != std::string::npos);
+  CHECK_MESSAGE(
+      r.output.find("measured against anycl's tuning database entry " + folder) != std::string::npos,
+      r.output);
+  const auto name = std::filesystem::path(anycl::tuning_file_path(anycl::test::runtime().info())).filename();
+  const auto t = anycl::load_tuning((std::filesystem::path(dir.file("cache")) / name).string());
+  REQUIRE(t);
+  CHECK(anycl::tuning_complete(*t));
+  if (r.output.find("keeping it") != std::string::npos) {  // the entry's sets, not the candidates'
+    CHECK(t->kernels.at("Xgemm").at("MWG") == 64);
+    CHECK(t->kernels.at("XgemmDirect").at("WGD") == 8);
+    CHECK(t->kernels.at("GemmRoutine").at("XGEMM_MIN_INDIRECT_SIZE") == 1);
+    CHECK(t->seconds_after == doctest::Approx(t->seconds_before));
+  } else {
+    CHECK_MESSAGE(t->seconds_after * 1.05 <= t->seconds_before, r.output);
+  }
 }
 
 TEST_CASE("timed shapes are the model's, then each dense dx (an NT shape) as the NN GEMM it can run as") {

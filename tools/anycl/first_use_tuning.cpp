@@ -63,11 +63,14 @@ void run_first_use_tuning(const std::vector<Runtime*>& runtimes, const std::vect
     }
     for (Runtime* other : runtimes)
       if (other->info().index == device.index) apply_tuning(*other, *tuning);
+    std::string entry;  // what the tuning was measured against (cmd_tune.cpp): the entry, else CLBlast's own
+    const std::string against = database_tuning(device, &entry) ? "the database entry " + entry
+                                                                : std::string("CLBlast's own parameters");
     if (!quiet)
       fmt::print(
-          "first-use tuning: the model's GEMMs take {:.3f} ms per pass instead of {:.3f} ms with CLBlast's "
-          "defaults ({:.2f}x), found in {:.0f} s; stored for this device and driver\n",
-          tuning->seconds_after * 1e3, tuning->seconds_before * 1e3,
+          "first-use tuning: the model's GEMMs take {:.3f} ms per pass instead of {:.3f} ms with {} "
+          "({:.2f}x), found in {:.0f} s; stored for this device and driver\n",
+          tuning->seconds_after * 1e3, tuning->seconds_before * 1e3, against,
           tuning->seconds_before / tuning->seconds_after, tuning->seconds);
   }
 }

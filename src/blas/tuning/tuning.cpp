@@ -330,9 +330,10 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
     if (o.stage_done) o.stage_done(t);
   };
   detail::ShapeBuffers buffers(rt, o.shapes);
-  if (t.seconds_before <= 0) {  // CLBlast's parameters as they were: what tuning is measured against
+  if (t.seconds_before <=
+      0) {  // the parameters as they were (the caller may have applied the device's entry): the baseline
     t.seconds_before = detail::time_shapes(rt, o.shapes, buffers);
-    say(fmt::format("      the model's {} GEMMs with CLBlast's parameters as they were: {:.3f} ms per pass",
+    say(fmt::format("      the model's {} GEMMs with the parameters as they were: {:.3f} ms per pass",
                     o.shapes.size(), t.seconds_before * 1e3));
   }
   // The stages' winners' CandidateResult::shape_seconds; a stage kept from an earlier run has its set
@@ -491,8 +492,8 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
                   use_transposed ? "transpose + GEMM NN" : "GEMM NT"));
   t.seconds_after = best_total;
   say(fmt::format(
-      "      the model's {} GEMMs tuned: {:.3f} ms per pass as trained, {:.2f}x CLBlast's parameters "
-      "as they were",
+      "      the model's {} GEMMs tuned: {:.3f} ms per pass as trained, {:.2f}x the parameters as they "
+      "were",
       n, t.seconds_after * 1e3, t.seconds_before / t.seconds_after));
   finish_stage("switch", t0);
   return t;
