@@ -442,6 +442,34 @@ TEST_CASE("a stored tuning is checked for exact GEMMs once per device and driver
   CHECK_MESSAGE(r.output.find("tuning_check") == std::string::npos, r.output);  // loaded, not compiled
 }
 
+TEST_CASE(
+    "the exact check shortens long sides, keeping their partial tiles and the kernel the switch picks") {
+  auto& rt = anycl::test::runtime();
+  const auto routine = current_parameters("GemmRoutine");
+  auto set_switch = [&](size_t sw) {
+    anycl::GemmTuning t;
+    t.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", sw}};
+    anycl::apply_tuning(rt, t);
+  };
+  const anycl::GemmShape big{"big", false, true, 4100, 1030, 700};
+  set_switch(1);  // every size indirect: 512 plus each side's remainder modulo 128
+  auto c = anycl::detail::checked_gemm_shape(rt, big);
+  CHECK((c.m == 516 && c.n == 518 && c.k == 572));
+  CHECK((!c.trans_a && c.trans_b && c.label == "big"));
+  const anycl::GemmShape cube{"4096³", false, false, 4096, 4096, 4096};
+  c = anycl::detail::checked_gemm_shape(rt, cube);
+  CHECK((c.m == 512 && c.n == 512 && c.k == 512));  // 134 M multiply-adds on the host instead of 68.7 G
+  set_switch(700);  // 4100·1030·700 is over 700³, 516·518·572 under it: shortened, it would run direct
+  c = anycl::detail::checked_gemm_shape(rt, big);
+  CHECK((c.m == big.m && c.n == big.n && c.k == big.k));
+  const anycl::GemmShape short_sides{"short", true, false, 640, 600, 9};
+  c = anycl::detail::checked_gemm_shape(rt, short_sides);  // nothing over 640: checked as it is
+  CHECK((c.m == 640 && c.n == 600 && c.k == 9));
+  anycl::GemmTuning restore;
+  restore.kernels["GemmRoutine"] = routine;
+  anycl::apply_tuning(rt, restore);
+}
+
 TEST_CASE("the start-up check meets odd sizes on both sides of the direct/indirect switch") {
   // Each shape runs where the switch sends it (m·n·k < switch³: direct), so the check adds odd sizes
   // over the switch; gemm_mismatch's own (7³, 31·17·65, 65·33·9) stay under any switch past 65.
