@@ -104,6 +104,17 @@ run() {
 
   # Each part in a cache folder of its own, so that none sees another's tuning.
   cache() { local d=/tmp/gpu-check-cache-$1; mkdir -p "$d"; echo "$d"; }
+  # use_entry PART NAME=LINES: ANYCL_TUNING_DATABASE set to a folder holding one entry of LINES for
+  # this device's platform (GPU_CHECK_PLATFORM), or off when LINES is empty; NAME is set for the caller.
+  use_entry() {
+    name=${2%%=*}
+    local lines=${2#*=} folder=/tmp/gpu-check-$1-${2%%=*}
+    if [ -z "$lines" ]; then export ANYCL_TUNING_DATABASE=off; return; fi
+    mkdir -p "$folder"
+    printf 'anycl-tuning-database 1\nmatch platform=%s\n%s\n' "${GPU_CHECK_PLATFORM:-NVIDIA}" "$lines" \
+      >"$folder/$name.txt"
+    export ANYCL_TUNING_DATABASE=$folder
+  }
   has() { [[ ",$parts," == *",$1,"* ]]; }
   step devices 30 "$anycl" devices
   if has ext; then  # what the driver offers beside the core: command buffers, subgroups, fp16
@@ -142,18 +153,10 @@ run() {
     # trained with each: which of anycl's own choices suit this device (GPU_CHECK_VARIANTS: name=lines)
     export XDG_CACHE_HOME=$(cache variants)  # no `anycl tune` file there: the entry applies
     local variants=${GPU_CHECK_VARIANTS:-"own=|slices128=kernel anyclConv DW_SLICES=128|slices1=kernel anyclConv DW_SLICES=1|slices16x=kernel anyclConv BATCHED_DW=0 DW_SLICES=16|indirect=kernel GemmRoutine XGEMM_MIN_INDIRECT_SIZE=1|direct=kernel GemmRoutine XGEMM_MIN_INDIRECT_SIZE=1024|tdx=kernel anyclDense TRANSPOSED_DX=1"}
-    local spec name lines
+    local spec name
     IFS='|' read -r -a specs <<<"$variants"
     for spec in "${specs[@]}"; do
-      name=${spec%%=*} lines=${spec#*=}
-      if [ -z "$lines" ]; then
-        export ANYCL_TUNING_DATABASE=off
-      else
-        mkdir -p "/tmp/gpu-check-db-$name"
-        printf 'anycl-tuning-database 1\nmatch platform=%s\n%s\n' "${GPU_CHECK_PLATFORM:-NVIDIA}" "$lines" \
-          >"/tmp/gpu-check-db-$name/$name.txt"
-        export ANYCL_TUNING_DATABASE=/tmp/gpu-check-db-$name
-      fi
+      use_entry variants "$spec"
       step "variant $name: cnn" 45 "$anycl" train --model cnn --epochs "${GPU_CHECK_VARIANT_EPOCHS:-3}" --no-autotune
       step "variant $name: mlp" 30 "$anycl" train --epochs "${GPU_CHECK_VARIANT_EPOCHS:-3}" --no-autotune
     done
@@ -190,15 +193,7 @@ run() {
       entries+=("s128-large-xgemm=$conv"$'\n'"large kernel Xgemm $best_xgemm")
     fi
     for spec in "${entries[@]}"; do
-      name=${spec%%=*} lines=${spec#*=}
-      if [ -z "$lines" ]; then
-        export ANYCL_TUNING_DATABASE=off
-      else
-        mkdir -p "/tmp/gpu-check-combined-$name"
-        printf 'anycl-tuning-database 1\nmatch platform=%s\n%s\n' "${GPU_CHECK_PLATFORM:-NVIDIA}" "$lines" \
-          >"/tmp/gpu-check-combined-$name/$name.txt"
-        export ANYCL_TUNING_DATABASE=/tmp/gpu-check-combined-$name
-      fi
+      use_entry combined "$spec"
       step "combined $name: cnn" 45 "$anycl" train --model cnn --epochs 3 --no-autotune
       step "combined $name: mlp" 30 "$anycl" train --epochs 5 --no-autotune
       if [ "$name" = s128-xgemm ]; then
