@@ -5,12 +5,21 @@
 # repository; README links every page of docs/; README's set-up commands and page lengths hold; the
 # code blocks README marks "checked" use names the library has (the C block is compiled when a C
 # compiler is at hand, the Python block parsed, the C++ block is tests/embed_snippet's text).
+# `tools/check-docs.sh --run BUILD` also runs README's C and Python blocks against BUILD/libanycl.so
+# (a few seconds on PoCL; ANYCL_DEVICE chooses the device) — for after the build, not CI's first stage.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 exec python3 - "$@" <<'PY'
 import ast, os, re, shutil, subprocess, sys, tempfile, unicodedata
 
 errors = []
+run_build = None
+if sys.argv[1:2] == ["--run"]:
+    if len(sys.argv) != 3 or not os.path.exists(os.path.join(sys.argv[2], "libanycl.so")):
+        sys.exit("usage: tools/check-docs.sh [--run BUILD_DIR]  (BUILD_DIR holds libanycl.so)")
+    run_build = os.path.realpath(sys.argv[2])
+elif sys.argv[1:]:
+    sys.exit("usage: tools/check-docs.sh [--run BUILD_DIR]  (BUILD_DIR holds libanycl.so)")
 def fail(msg):
     errors.append(msg)
 
@@ -153,6 +162,40 @@ for source, lang, code in blocks:
                 fail(f"README's C block does not compile against include/anycl/anycl.h:\n{r.stderr.strip()}")
         else:
             print("check-docs: no C compiler here; README's C block checked by its names only", file=sys.stderr)
+        if run_build and cc:
+            main = r'''
+int main(void) { /* three separable blobs in 2-D, 300 samples; the last 30 predicted */
+  enum { n = 300, d = 2, k = 3, m = 30 };
+  static float x[n * d], probs[m * k];
+  static int32_t y[n];
+  for (int i = 0; i < n; ++i) {
+    y[i] = i % k;
+    x[2 * i] = (float)(y[i] == 1) * 4.f + (float)((i * 37) % 11) / 11.f;
+    x[2 * i + 1] = (float)(y[i] == 2) * 4.f + (float)((i * 53) % 13) / 13.f;
+  }
+  if (train_and_predict(x, y, n, d, k, x + (n - m) * d, m, probs)) return 1;
+  int right = 0;
+  for (int i = n - m; i < n; ++i) {
+    const float* p = probs + (i - (n - m)) * k;
+    int best = p[1] > p[0] ? 1 : 0;
+    best = p[2] > p[best] ? 2 : best;
+    right += best == y[i];
+  }
+  printf("README's C block: %d of %d right\n", right, m);
+  return right >= m * 9 / 10 ? 0 : 3;
+}
+'''
+            with tempfile.TemporaryDirectory() as tmp:
+                src, exe = os.path.join(tmp, "readme.c"), os.path.join(tmp, "readme")
+                with open(src, "w") as f:
+                    f.write(code + "\n" + main)
+                r = subprocess.run([cc, "-std=c11", "-Iinclude", src, "-o", exe, f"-L{run_build}", "-lanycl",
+                                    f"-Wl,-rpath,{run_build}"], capture_output=True, text=True)
+                if r.returncode == 0:
+                    r = subprocess.run([exe], capture_output=True, text=True, cwd=tmp, timeout=600)
+                print(r.stdout.strip(), file=sys.stderr)
+                if r.returncode:
+                    fail(f"README's C block did not build or run against {run_build}:\n{r.stderr.strip()}")
     elif lang == "python":
         try:
             tree = ast.parse(code)
@@ -188,6 +231,17 @@ for source, lang, code in blocks:
                 for kw in node.keywords if ours else []:
                     if kw.arg and kw.arg not in parameters:
                         fail(f"README's Python block passes {kw.arg}=, which no function in python/anycl takes")
+        if run_build:
+            venv = os.path.join(run_build, "onnx-venv", "bin", "python3")  # numpy, from tools/setup.sh
+            python = venv if os.path.exists(venv) else sys.executable
+            env = dict(os.environ, PYTHONPATH=os.path.realpath(source.split("/")[0]),
+                       ANYCL_LIBRARY=os.path.join(run_build, "libanycl.so"))
+            with tempfile.TemporaryDirectory() as tmp:
+                r = subprocess.run([python, "-c", code], capture_output=True, text=True, cwd=tmp, env=env,
+                                   timeout=600)
+            print("README's Python block printed:", r.stdout.strip(), file=sys.stderr)
+            if r.returncode:
+                fail(f"README's Python block failed against {run_build}:\n{r.stderr.strip()[-2000:]}")
 
 if errors:
     print("check-docs: " + "\ncheck-docs: ".join(errors), file=sys.stderr)
