@@ -158,7 +158,7 @@ TEST_CASE(
   REQUIRE(small);
   REQUIRE(large);
   CHECK(small->kernels == anycl::database_tuning(avx512)->kernels);  // no shapes: the entry's own sets
-  // The CNN's GEMMs run on the MLP's indirect set (they need no copies, docs/benchmarks.md,
+  // The CNN's GEMMs run on the MLP's indirect set (they need no copies, docs/dev/performance-log.md,
   // 2026-11-25); its `large` lines send its GEMMs under 120³ (the first convolution's weight-gradient
   // slices) to a direct kernel of 32×32 tiles (2026-11-26).
   CHECK(large->kernels.at("Xgemm") == small->kernels.at("Xgemm"));

@@ -114,7 +114,7 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
   // Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ over the same memory. CLBlast's
   // indirect kernel (GEMMK=0) wants C column-major: asked row-major, it computes C into a temporary
   // and transposes it back; asked column-major with A and B swapped, it writes C in place and
-  // transposes one input less (MLP training on PoCL's AVX2 class: +13 %, docs/benchmarks.md). Its
+  // transposes one input less (MLP training on PoCL's AVX2 class: +13 %, docs/dev/performance-log.md). Its
   // direct kernel copies nothing either way, and its tuned sets are oriented to the row-major call,
   // so that call stays.
   const bool swap = column_major_call(rt, m, n, k);

@@ -3,7 +3,7 @@
 // or as a transpose of W and a GEMM NN where `anycl tune` measured that faster). Where CLBlast
 // runs its indirect GEMMK=0 kernel, which copies op(A) unless A comes transposed, every product is
 // asked as TN: y = (xᵀ)ᵀ·W and dx = (dzᵀ)ᵀ·Wᵀ, with xᵀ, dzᵀ and Wᵀ made by anycl's block transpose
-// (2–4× faster than CLBlast's own copies on PoCL's CPU devices, docs/benchmarks.md).
+// (2–4× faster than CLBlast's own copies on PoCL's CPU devices, docs/dev/performance-log.md).
 #include "anycl/nn/dense.hpp"
 
 #include <fmt/format.h>

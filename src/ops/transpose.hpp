@@ -1,6 +1,6 @@
 // Matrix transposes on the device (cl_kernels/transpose.cl): each work-item moves an 8 × 8 block
 // through registers. On PoCL's CPU devices it is 2–4× faster than CLBlast's Omatcopy and the
-// copies CLBlast's indirect GEMM makes itself (docs/benchmarks.md), so the layers hand CLBlast
+// copies CLBlast's indirect GEMM makes itself (docs/dev/performance-log.md), so the layers hand CLBlast
 // operands already laid out as its kernel reads them (Dense) and `transpose` goes through it.
 #pragma once
 

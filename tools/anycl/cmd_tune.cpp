@@ -134,7 +134,7 @@ int run_tune(int argc, char** argv) {
         "                  is dropped\n"
         "  --show          print the stored parameters for the device, tune nothing\n"
         "  --export        print the stored parameters as an entry of anycl's tuning database\n"
-        "                  (tuning/*.txt; see docs/benchmarks.md) to contribute, tune nothing\n"
+        "                  (tuning/*.txt; see docs/tuning.md) to contribute, tune nothing\n"
         "  --reset         remove the stored parameters (the database entry or CLBlast's defaults apply)\n"
         "  --check FILE    check the CLBlast parameters in a tuning file on the device (exact GEMMs at the\n"
         "                  model's shapes), in a child process: a driver crash refuses them; tunes nothing\n"

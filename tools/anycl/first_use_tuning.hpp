@@ -3,7 +3,7 @@
 // process, about two minutes on a 2-core CPU), stores the result per device and driver, and applies
 // it. Opt out with --no-autotune or ANYCL_AUTOTUNE=off. GPUs are left to CLBlast's own database
 // unless ANYCL_AUTOTUNE=on: on an NVIDIA H200 the shortlist (sets tuned for CPUs, CLBlast's own
-// first) found nothing faster than CLBlast's sets, and training ran no faster (docs/benchmarks.md).
+// first) found nothing faster than CLBlast's sets, and training ran no faster (docs/dev/performance-log.md).
 #pragma once
 
 #include <string>

@@ -59,7 +59,7 @@ void convgemm(Runtime& rt, size_t channels, size_t height, size_t width, size_t 
               const DeviceBuffer& kernels, size_t kernels_offset, DeviceBuffer& result, size_t result_offset);
 
 /// out = aᵀ (a: r×c, out: c×r) by anycl's block-transpose kernel, faster than CLBlast's Omatcopy on
-/// CPU devices (docs/benchmarks.md).
+/// CPU devices (docs/dev/performance-log.md).
 void transpose(const Tensor& a, Tensor& out);
 
 /// b = op(a), row-major, through CLBlast's Omatcopy: a is rows×cols (leading dimension lda), b is
