@@ -95,6 +95,7 @@ GemmShape checked_gemm_shape(Runtime& rt, const GemmShape& s) {
 
 std::string gemm_mismatch(Runtime& rt, const std::vector<GemmShape>& shapes) {
   std::vector<GemmShape> all;
+  all.reserve(shapes.size() + 12);  // and the odd sizes below
   for (const auto& s : shapes) all.push_back(detail::checked_gemm_shape(rt, s));
   for (const auto& [m, n, k] : {std::array<size_t, 3>{7, 7, 7}, {31, 17, 65}, {65, 33, 9}})
     for (bool ta : {false, true})
