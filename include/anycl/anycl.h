@@ -198,6 +198,14 @@ ANYCL_C_API anycl_status anycl_evaluate(anycl_model* model, anycl_runtime* runti
 ANYCL_C_API anycl_status anycl_predict(anycl_model* model, anycl_runtime* runtime, const float* x, size_t count,
                                        float* out, size_t out_capacity);
 
+/* --- added in later releases (appended, so earlier declarations keep their places) ------------- */
+
+/** Keras' evaluate: the mean loss and the model's metric on `data` (dropout off) — accuracy for a
+ * classifier (class labels), mean absolute error for a regression model (float targets; the loss is
+ * then the mean squared error). Every out-pointer must be valid. */
+ANYCL_C_API anycl_status anycl_evaluate_metric(anycl_model* model, anycl_runtime* runtime,
+                                               const anycl_dataset* data, double* loss, double* metric);
+
 #ifdef __cplusplus
 }
 #endif

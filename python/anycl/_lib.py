@@ -126,6 +126,7 @@ def _declare(lib):
         "anycl_train": (ctypes.c_int, [vp, vp, vp, vp, P(TrainOptions), P(Epoch), ctypes.c_size_t, c_size_p, P(ctypes.c_int)]),
         "anycl_evaluate": (ctypes.c_int, [vp, vp, vp, P(ctypes.c_double), P(ctypes.c_double)]),
         "anycl_predict": (ctypes.c_int, [vp, vp, vp, ctypes.c_size_t, vp, ctypes.c_size_t]),
+        "anycl_evaluate_metric": (ctypes.c_int, [vp, vp, vp, P(ctypes.c_double), P(ctypes.c_double)]),
     }
     for name, (restype, argtypes) in sigs.items():
         f = getattr(lib, name)

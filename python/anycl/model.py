@@ -274,12 +274,22 @@ class Sequential:
             raise KeyboardInterrupt("anycl: training stopped after the current step (the model keeps its weights)")
         return history
 
-    def evaluate(self, x, y, runtime=None):
-        """(loss, accuracy) on labelled data, dropout off."""
+    @property
+    def metrics_names(self):
+        """Keras' names for what evaluate returns: ["loss", "accuracy"] or ["loss", "mae"] (regression)."""
+        return ["loss", "mae" if self.loss == "mse" else "accuracy"]
+
+    def evaluate(self, x, y, batch_size=None, verbose=0, return_dict=False, runtime=None):
+        """Keras' evaluate on labelled data, dropout off: [loss, accuracy] for a classifier (integer
+        labels), [loss, mae] for regression (float32 targets; the loss is the mean squared error);
+        a dict keyed by metrics_names with return_dict=True. `batch_size` and `verbose` are accepted
+        for Keras scripts (anycl evaluates in device batches of its own; the result is the same)."""
         data = _Dataset(x, y, self)
-        loss, acc = ctypes.c_double(), ctypes.c_double()
-        check(lib.anycl_evaluate(self._handle(), _runtime(runtime)._h, data.h, ctypes.byref(loss), ctypes.byref(acc)))
-        return loss.value, acc.value
+        loss, metric = ctypes.c_double(), ctypes.c_double()
+        check(lib.anycl_evaluate_metric(self._handle(), _runtime(runtime)._h, data.h, ctypes.byref(loss),
+                                        ctypes.byref(metric)))
+        values = [loss.value, metric.value]
+        return dict(zip(self.metrics_names, values)) if return_dict else values
 
     def predict(self, x, runtime=None):
         """Class probabilities (classifier) or predicted values (mse), shape (samples, outputs)."""

@@ -96,8 +96,8 @@ anycl_status anycl_model_create(const anycl_model_options* options, anycl_model*
     require(options, "anycl_model_create", "options");
     auto model = std::make_unique<anycl_model>();
     model->saved.spec = spec_from(*options);
-    const bool classifier = model->saved.spec.loss != "mse";
-    model->saved.num_classes = classifier ? options->outputs : 0;
+    // A classifier's classes, a regressor's outputs: what the model file's `classes` line holds.
+    model->saved.num_classes = options->outputs;
     *out = model.release();
   });
 }
