@@ -89,7 +89,8 @@ ANYCL_C_API anycl_status anycl_runtime_device_name(const anycl_runtime* runtime,
 /** A model described as on anycl's command line. Fill with anycl_model_options_init first. */
 typedef struct anycl_model_options {
   size_t struct_size;     /* sizeof(anycl_model_options), set by anycl_model_options_init */
-  const char* layers;     /* --layers grammar: "512,512", "conv32x3,pool2,flatten,128", "none" */
+  const char* layers;     /* --layers grammar: "512,512", "conv32x3,pool2,flatten,128", "none";
+                             a size or conv token may name its own activation: "64:tanh,32:relu" */
   const char* activation; /* hidden layers: relu (default), tanh, sigmoid, linear */
   const char* init;       /* glorot_uniform (default) or he_uniform */
   float dropout;          /* after each hidden Dense (default 0.2; 0: none) */
@@ -205,6 +206,23 @@ ANYCL_C_API anycl_status anycl_predict(anycl_model* model, anycl_runtime* runtim
  * then the mean squared error). Every out-pointer must be valid. */
 ANYCL_C_API anycl_status anycl_evaluate_metric(anycl_model* model, anycl_runtime* runtime,
                                                const anycl_dataset* data, double* loss, double* metric);
+
+/** Weights as Keras lays them out, array by array (what get_weights() lists): per Dense layer its
+ * kernel (in, out) then its bias (out); per Conv2D its kernel (kh, kw, in, out) then its bias
+ * (out). The number of arrays: */
+ANYCL_C_API anycl_status anycl_model_weight_count(const anycl_model* model, size_t* arrays);
+/** Array `index`'s dimensions (`*ndim` of them, 1 to 4) into `shape` (unused entries 0). */
+ANYCL_C_API anycl_status anycl_model_weight_shape(const anycl_model* model, size_t index, size_t* ndim,
+                                                  size_t shape[4]);
+/** Copies array `index` (row-major in Keras' shape) into `out`, which holds `capacity` floats.
+ * Needs weights (trained, loaded or set). */
+ANYCL_C_API anycl_status anycl_model_get_weights(const anycl_model* model, size_t index, float* out,
+                                                 size_t capacity);
+/** Replaces array `index` with `count` finite floats in Keras' layout (`count` must be its size).
+ * On a model without weights the other arrays start at 0: set them all. Training then starts from
+ * these weights. */
+ANYCL_C_API anycl_status anycl_model_set_weights(anycl_model* model, size_t index, const float* values,
+                                                 size_t count);
 
 #ifdef __cplusplus
 }

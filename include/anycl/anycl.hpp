@@ -41,6 +41,7 @@
 #include "anycl/train/checkpoint.hpp"
 #include "anycl/train/device_dataset.hpp"
 #include "anycl/train/evaluator.hpp"
+#include "anycl/train/keras_weights.hpp"
 #include "anycl/train/metrics_file.hpp"
 #include "anycl/train/model_file.hpp"
 #include "anycl/train/prediction.hpp"

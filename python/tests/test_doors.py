@@ -1,6 +1,9 @@
 # The Python door's row of the cross-product table (tests/test_doors.cpp holds C++, C and the CLI):
 # every model kind × save → load → predict bit-equal, Keras' evaluate, val_loss during fit, and
-# checkpoints, and evaluate's Keras shape.
+# checkpoints; then the Keras surface: compile() on a loaded model, per-layer activations, a
+# callback's exception, evaluate's shape.
+
+import os
 
 import numpy as np
 import pytest
@@ -69,3 +72,113 @@ def test_evaluate_speaks_keras_and_never_names_cpp_calls(runtime):
     with pytest.raises(anycl.Error) as e:
         model.evaluate(x, labels, runtime=runtime)
     assert "predict_outputs" not in str(e.value)
+
+
+def test_compile_on_a_loaded_model_keeps_its_weights_and_takes_a_new_optimizer(runtime, tmp_path):
+    x, y = data((8,), False, 128, 4)
+    model = anycl.Sequential([Dense(8), Dense(3)], input_shape=(8,)).compile(optimizer="adam")
+    model.fit(x, y, epochs=1, runtime=runtime)
+    path = str(tmp_path / "m.anycl")
+    model.save(path)
+    loaded = anycl.load_model(path)
+    assert loaded.compile(optimizer="sgd", learning_rate=0.0) is loaded
+    assert loaded.predict(x, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()
+    loaded.fit(x, y, epochs=1, runtime=runtime)  # trains on from the loaded weights
+    with pytest.raises(anycl.InvalidArgumentError, match="cannot switch"):
+        anycl.load_model(path).compile(loss="mse")
+
+
+def test_hidden_layers_take_their_own_keras_activations(runtime):
+    model = anycl.Sequential([Dense(32, activation="tanh"), Dense(16, activation="relu"), Dense(3)],
+                             input_shape=(8,)).compile()
+    summary = model.summary()
+    assert "tanh" in summary and "relu" in summary
+    conv = anycl.Sequential([Conv2D(4, 3, activation="sigmoid"), Flatten(), Dense(3)], input_shape=(1, 8, 8))
+    assert "sigmoid" in conv.compile().summary()
+    with pytest.raises(anycl.InvalidArgumentError, match="activation must be one of"):
+        Dense(4, activation="gelu")
+    with pytest.raises(anycl.InvalidArgumentError, match="softmax"):
+        anycl.Sequential([Dense(4, activation="softmax"), Dense(3)], input_shape=(8,))
+
+
+def test_an_exception_in_a_callback_stops_training_and_propagates_from_fit(runtime):
+    x, y = data((8,), False, 256, 5)
+
+    class Broken(anycl.Callback):
+        def __init__(self):
+            self.epochs = []
+
+        def on_epoch_end(self, epoch, logs):
+            self.epochs.append(epoch)
+            raise ZeroDivisionError("a bug in the user's callback")
+
+    model = anycl.Sequential([Dense(8), Dense(3)], input_shape=(8,)).compile()
+    broken = Broken()
+    with pytest.raises(ZeroDivisionError, match="a bug in the user's callback"):
+        model.fit(x, y, epochs=5, batch_size=32, callbacks=[broken], runtime=runtime)
+    assert broken.epochs == [1]  # stopped: no second epoch
+    assert model.predict(x[:2], runtime=runtime).shape == (2, 3)  # the weights reached are kept
+
+
+def test_get_and_set_weights_speak_keras_layout(runtime):
+    model = anycl.Sequential([Conv2D(2, 3), Flatten(), Dense(4), Dense(3)], input_shape=(1, 5, 5)).compile()
+    x, y = data((1, 5, 5), False, 64, 6)
+    model.fit(x, y, epochs=1, runtime=runtime)
+    weights = model.get_weights()
+    assert [w.shape for w in weights] == [(3, 3, 1, 2), (2,), (18, 4), (4,), (4, 3), (3,)]
+    assert all(w.dtype == np.float32 for w in weights)
+
+    # A numpy forward pass with Keras' layout gives anycl's logits (the softmax is in predict).
+    k, b = weights[0], weights[1]
+    conv = np.zeros((len(x), 2, 3, 3), dtype=np.float32)
+    for i in range(3):
+        for j in range(3):
+            patch = x[:, 0, i:i + 3, j:j + 3]
+            conv[:, :, i, j] = np.einsum("nab,abf->nf", patch, k[:, :, 0, :]) + b
+    h = np.maximum(conv, 0).reshape(len(x), -1)
+    h = np.maximum(h @ weights[2] + weights[3], 0)
+    logits = h @ weights[4] + weights[5]
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(model.predict(x, runtime=runtime), p / p.sum(axis=1, keepdims=True), atol=1e-5)
+
+    # set_weights round-trips and takes effect; a fresh model takes weights before any fit.
+    fresh = anycl.Sequential([Conv2D(2, 3), Flatten(), Dense(4), Dense(3)], input_shape=(1, 5, 5)).compile()
+    fresh.set_weights(weights)
+    assert all((a == b).all() for a, b in zip(fresh.get_weights(), weights))
+    assert fresh.predict(x, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()
+    with pytest.raises(anycl.ShapeError, match="array 0 has shape"):
+        fresh.set_weights([w.T for w in weights])
+    with pytest.raises(anycl.ShapeError, match="6 weight arrays"):
+        fresh.set_weights(weights[:2])
+    bad = [w.copy() for w in weights]
+    bad[1][0] = np.nan
+    with pytest.raises(anycl.InvalidArgumentError, match="finite"):
+        fresh.set_weights(bad)
+
+
+def test_channels_last_images_are_refused_unless_the_model_says_so(runtime):
+    rng = np.random.default_rng(7)
+    nchw = rng.uniform(0, 1, size=(32, 3, 8, 8)).astype(np.float32)
+    nhwc = np.ascontiguousarray(nchw.transpose(0, 2, 3, 1))
+    y = np.arange(32) % 2
+    model = anycl.Sequential([Conv2D(2, 3), Flatten(), Dense(2)], input_shape=(3, 8, 8)).compile()
+    with pytest.raises(anycl.ShapeError, match=r"transpose\(0, 3, 1, 2\)"):
+        model.fit(nhwc, y, epochs=1, runtime=runtime)
+    model.fit(nchw, y, epochs=1, runtime=runtime)
+    with pytest.raises(anycl.ShapeError, match="channels_last"):
+        model.predict(nhwc, runtime=runtime)
+
+    keras_style = anycl.Sequential([Conv2D(2, 3), Flatten(), Dense(2)], input_shape=(8, 8, 3),
+                                   data_format="channels_last").compile()
+    keras_style.set_weights(model.get_weights())
+    assert keras_style.predict(nhwc, runtime=runtime).tobytes() == model.predict(nchw, runtime=runtime).tobytes()
+    with pytest.raises(anycl.ShapeError, match=r"\(samples, 8, 8, 3\)"):
+        keras_style.predict(nchw, runtime=runtime)
+
+
+def test_the_example_in_docs_python_md_runs(runtime, tmp_path, monkeypatch):
+    here = os.path.dirname(os.path.abspath(__file__))
+    text = open(os.path.join(here, "..", "..", "docs", "python.md"), encoding="utf-8").read()
+    start = text.index("```python\nimport numpy") + len("```python\n")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(text[start:text.index("```", start)], "docs/python.md", "exec"), {})
