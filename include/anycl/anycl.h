@@ -46,7 +46,8 @@ typedef enum anycl_status {
   ANYCL_ERROR_UNSUPPORTED = 8,      /* this build lacks the feature (ONNX export; clblast.dll for GEMM) */
   ANYCL_ERROR_VERSION = 9,          /* the library is older than the header the caller was built with */
   ANYCL_ERROR_BUFFER_TOO_SMALL = 10, /* a caller buffer is too small; the needed size is returned */
-  ANYCL_ERROR_INTERNAL = 11         /* any other failure */
+  ANYCL_ERROR_INTERNAL = 11,        /* any other failure: a bug in anycl, please report it */
+  ANYCL_ERROR_IO = 12               /* a file or folder could not be written or created (disk, permission) */
 } anycl_status;
 
 /** Opaque handles. */
@@ -189,7 +190,8 @@ ANYCL_C_API anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime,
                                      anycl_epoch* history, size_t history_capacity, size_t* epochs_done,
                                      int* stopped);
 
-/** Mean loss and accuracy (0 for regression) of the model on `data` (dropout off). */
+/** Mean loss and accuracy (0 for regression) of the model on `data` (dropout off). Both
+ * out-pointers are required, as in every call; anycl_evaluate_metric gives a regressor's MAE. */
 ANYCL_C_API anycl_status anycl_evaluate(anycl_model* model, anycl_runtime* runtime, const anycl_dataset* data,
                                         double* loss, double* accuracy);
 

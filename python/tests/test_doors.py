@@ -182,3 +182,14 @@ def test_the_example_in_docs_python_md_runs(runtime, tmp_path, monkeypatch):
     start = text.index("```python\nimport numpy") + len("```python\n")
     monkeypatch.chdir(tmp_path)
     exec(compile(text[start:text.index("```", start)], "docs/python.md", "exec"), {})
+
+
+def test_a_file_that_cannot_be_written_is_an_io_error(runtime, tmp_path):
+    model = anycl.Sequential([Dense(4), Dense(2)], input_shape=(3,)).compile()
+    model.set_weights([np.zeros((3, 4), np.float32), np.zeros(4, np.float32), np.zeros((4, 2), np.float32),
+                       np.zeros(2, np.float32)])
+    with pytest.raises(anycl.IoError, match="choose another path") as e:
+        model.save(str(tmp_path))  # a folder, not a file
+    assert isinstance(e.value, OSError)
+    with pytest.raises(anycl.IoError, match="does not exist"):
+        model.save(str(tmp_path / "missing" / "m.anycl"))

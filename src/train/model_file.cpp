@@ -98,10 +98,26 @@ bool read_size(std::istringstream& words, size_t& out, bool zero_ok = false) {
   return out > 0 || zero_ok;
 }
 
+// A line of the file as a message may quote it: bytes outside printable ASCII as \xNN, so a NUL
+// cannot cut the message short and no invalid UTF-8 reaches it; long lines are shortened.
+std::string quoted(const std::string& line, bool ascii = true) {
+  std::string out;
+  const size_t limit = ascii ? 200 : line.size();
+  for (size_t i = 0; i < line.size() && i < limit; ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if ((c >= 0x20 && c < 0x7F) || (!ascii && c >= 0x80))
+      out += char(c);
+    else
+      out += fmt::format("\\x{:02X}", c);
+  }
+  if (line.size() > limit) out += "...";
+  return out;
+}
+
 ModelSpec parse_architecture(const std::string& path, const std::string& text, size_t& num_classes) {
   auto bad = [&](const std::string& line, const std::string& why) {
-    return DataError(
-        fmt::format("model file '{}' has an invalid architecture line '{}': {}", path, line, why));
+    return DataError(fmt::format("model file '{}' has an invalid architecture line '{}': {}", path,
+                                 quoted(line), quoted(why)));
   };
   ModelSpec spec;
   bool has_classes = false;
