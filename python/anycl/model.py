@@ -332,8 +332,12 @@ class Sequential:
         values = [loss.value, metric.value]
         return dict(zip(self.metrics_names, values)) if return_dict else values
 
-    def predict(self, x, runtime=None):
-        """Class probabilities (classifier) or predicted values (mse), shape (samples, outputs)."""
+    def predict(self, x, batch_size=None, verbose=0, runtime=None):
+        """Class probabilities (classifier) or predicted values (mse), shape (samples, outputs).
+        `batch_size` and `verbose` are Keras' (anycl runs device batches of its own; the result is the
+        same for every batch size)."""
+        if batch_size is not None and (isinstance(batch_size, bool) or int(batch_size) != batch_size or batch_size < 1):
+            raise errors.InvalidArgumentError(f"predict: batch_size must be a positive integer or None, got {batch_size!r}")
         h = self._handle()
         x = _features(self._images(x), self.input_size)
         if x.dtype == np.uint8:

@@ -46,7 +46,7 @@ def test_every_kind_round_trips_through_python(runtime, tmp_path, name, layers, 
     model.save(path)
     loaded = anycl.load_model(path)
     assert loaded.loss == ("mse" if regression else "softmax_cross_entropy")
-    a, b = model.predict(xt, runtime=runtime), loaded.predict(xt, runtime=runtime)
+    a, b = model.predict(xt, runtime=runtime), loaded.predict(xt, batch_size=7, runtime=runtime)
     assert a.shape == (60, 2 if regression else 3)
     assert a.tobytes() == b.tobytes()
 
@@ -193,3 +193,12 @@ def test_a_file_that_cannot_be_written_is_an_io_error(runtime, tmp_path):
     assert isinstance(e.value, OSError)
     with pytest.raises(anycl.IoError, match="does not exist"):
         model.save(str(tmp_path / "missing" / "m.anycl"))
+
+
+def test_predict_takes_keras_batch_size(runtime):
+    x, y = data((8,), False, 64, 8)
+    model = anycl.Sequential([Dense(4), Dense(3)], input_shape=(8,)).compile()
+    model.fit(x, y, epochs=1, runtime=runtime)
+    assert model.predict(x, batch_size=5, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()
+    with pytest.raises(anycl.InvalidArgumentError, match="batch_size"):
+        model.predict(x, batch_size=0, runtime=runtime)
