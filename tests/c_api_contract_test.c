@@ -449,6 +449,6 @@ int main(int argc, char** argv) {
     fprintf(stderr, "%d rows need an OpenCL device\n", skipped);
     if (c_api_failures == 0) return skip_or_fail("no OpenCL device for the training rows");
   }
-  printf("%zu hostile calls, %d failures\n", sizeof rows / sizeof rows[0], c_api_failures);
+  printf("%d hostile calls, %d failures\n", (int)(sizeof rows / sizeof rows[0]), c_api_failures);
   return c_api_failures != 0;
 }
