@@ -225,6 +225,9 @@ ANYCL_C_API anycl_status anycl_model_get_weights(const anycl_model* model, size_
  * these weights. */
 ANYCL_C_API anycl_status anycl_model_set_weights(anycl_model* model, size_t index, const float* values,
                                                  size_t count);
+/** The per-sample input shape as anycl_model_options holds it: {features, 0, 0} or {channels,
+ * height, width} (e.g. of a loaded model, to check image arrays against). */
+ANYCL_C_API anycl_status anycl_model_input_shape(const anycl_model* model, size_t shape[3]);
 
 #ifdef __cplusplus
 }

@@ -131,6 +131,7 @@ def _declare(lib):
         "anycl_model_weight_shape": (ctypes.c_int, [vp, ctypes.c_size_t, c_size_p, c_size_p]),
         "anycl_model_get_weights": (ctypes.c_int, [vp, ctypes.c_size_t, vp, ctypes.c_size_t]),
         "anycl_model_set_weights": (ctypes.c_int, [vp, ctypes.c_size_t, vp, ctypes.c_size_t]),
+        "anycl_model_input_shape": (ctypes.c_int, [vp, c_size_p]),
     }
     for name, (restype, argtypes) in sigs.items():
         f = getattr(lib, name)

@@ -202,3 +202,16 @@ def test_predict_takes_keras_batch_size(runtime):
     assert model.predict(x, batch_size=5, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()
     with pytest.raises(anycl.InvalidArgumentError, match="batch_size"):
         model.predict(x, batch_size=0, runtime=runtime)
+
+
+def test_a_loaded_image_model_still_refuses_channels_last_arrays(runtime, tmp_path):
+    rng = np.random.default_rng(9)
+    x = rng.uniform(0, 1, size=(16, 3, 8, 8)).astype(np.float32)
+    model = anycl.Sequential([Conv2D(2, 3), Flatten(), Dense(2)], input_shape=(3, 8, 8)).compile()
+    model.fit(x, np.arange(16) % 2, epochs=1, runtime=runtime)
+    model.save(str(tmp_path / "cnn.anycl"))
+    loaded = anycl.load_model(str(tmp_path / "cnn.anycl"))
+    assert loaded.input_shape == (3, 8, 8)
+    with pytest.raises(anycl.ShapeError, match="channels last"):
+        loaded.predict(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), runtime=runtime)
+    assert loaded.predict(x, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()

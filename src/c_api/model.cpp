@@ -170,6 +170,16 @@ anycl_status anycl_model_output_size(const anycl_model* model, size_t* outputs) 
   });
 }
 
+anycl_status anycl_model_input_shape(const anycl_model* model, size_t shape[3]) {
+  return guarded([&] {
+    require(model, "anycl_model_input_shape", "model");
+    require(shape, "anycl_model_input_shape", "shape");
+    const anycl::ModelSpec& spec = model->saved.spec;
+    const bool image = spec.input_shape.size() == 3;
+    for (size_t i = 0; i < 3; ++i) shape[i] = image ? spec.input_shape[i] : i == 0 ? spec.input_features : 0;
+  });
+}
+
 anycl_status anycl_model_loss(const anycl_model* model, char* buffer, size_t capacity, size_t* length) {
   return guarded([&] {
     require(model, "anycl_model_loss", "model");
