@@ -123,6 +123,10 @@ Cells cpp_door(const Kind& k, anycl::test::TempDir& dir) {
   const auto history = whole.fit(train_set, &test_set, "val");
   REQUIRE(history.size() == 2);
   c.val_loss = history.back().eval.loss;
+  if (k.regression) {  // the validation metric is the MAE, as training's accuracy field holds it
+    CHECK(history.back().eval.mae > 0);
+    CHECK(history.back().eval.accuracy == history.back().eval.mae);
+  }
 
   anycl::save_model(dir.file("cpp.anycl"), whole.model(), k.regression ? 0 : k.outputs());
   const anycl::SavedModel saved = anycl::read_model(dir.file("cpp.anycl"));
@@ -198,6 +202,7 @@ Cells c_door(const Kind& k, anycl::test::TempDir& dir) {
   c_ok(anycl_train(model, rt, train_set, test_set, &to, history, 2, &done, nullptr), "anycl_train");
   REQUIRE(done == 2);
   if (history[1].has_validation) c.val_loss = history[1].val_loss;
+  if (k.regression) CHECK(history[1].val_accuracy > 0);  // the validation MAE
   CHECK(anycl::read_checkpoint(checkpoints + "/checkpoint.anyclckpt").epoch == 2);
 
   const std::string path = dir.file("c.anycl");

@@ -190,7 +190,8 @@ ANYCL_C_API anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime,
                                      anycl_epoch* history, size_t history_capacity, size_t* epochs_done,
                                      int* stopped);
 
-/** Mean loss and accuracy (0 for regression) of the model on `data` (dropout off). Both
+/** Mean loss and accuracy of the model on `data` (dropout off); for a regression model the loss is
+ * the MSE and `accuracy` holds its metric, the MAE, as anycl_epoch's accuracy fields do. Both
  * out-pointers are required, as in every call; anycl_evaluate_metric gives a regressor's MAE. */
 ANYCL_C_API anycl_status anycl_evaluate(anycl_model* model, anycl_runtime* runtime, const anycl_dataset* data,
                                         double* loss, double* accuracy);

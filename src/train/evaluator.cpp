@@ -97,7 +97,8 @@ EvalStats Evaluator::evaluate(const DeviceDataset& data) {
   }
   const auto [loss, metric] = read_metric_sums(rt_, metrics_, steps);
   const double n = double(data.count());
-  EvalStats stats{loss / n, regression_ ? 0.0 : metric / n, data.count()};
+  // `accuracy` is the loss's metric, as training reports it (EpochStats::train_accuracy): the MAE for MSE.
+  EvalStats stats{loss / n, metric / n, data.count()};
   if (regression_) stats.mae = metric / n;
   return stats;
 }

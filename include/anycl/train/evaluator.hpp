@@ -16,7 +16,7 @@ class Loss;                 // anycl/losses/loss.hpp
 
 /// Loss and accuracy (classifier) or loss (MSE) and mean absolute error (regression) over a data set.
 struct EvalStats {
-  double loss = 0, accuracy = 0;  // accuracy: 0 for a regression model
+  double loss = 0, accuracy = 0;  // accuracy: the loss's metric, as in training — the MAE for regression
   size_t count = 0;
   double mae = 0;  // regression: mean over samples of the mean |y − t| over outputs; 0 for a classifier
 };
