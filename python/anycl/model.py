@@ -167,19 +167,20 @@ class Sequential:
         """Chooses the optimizer (sgd, momentum, nesterov, rmsprop, adam, adamw), its learning rate
         (0: its default) and the loss ('softmax_cross_entropy' — Keras' 'sparse_categorical_crossentropy'
         with from_logits — or 'mse'; None: the loaded model's loss, else softmax_cross_entropy).
-        Creates the model (weights come from the seed at fit). On a loaded model it keeps the
-        weights and the loss and only chooses a new optimizer. `metrics` is accepted for Keras
+        Creates the model (weights come from the seed at fit). On a loaded or already compiled model
+        with the same loss it keeps the weights and only chooses a new optimizer (another loss on a
+        compiled model makes a new one; on a loaded model it is refused). `metrics` is accepted for Keras
         scripts: the metric is always accuracy (classifier) or mae (regression)."""
         aliases = {"sparse_categorical_crossentropy": "softmax_cross_entropy", "mean_squared_error": "mse"}
         loss = aliases.get(loss, loss)
         self._optimizer = optimizer
         self._lr = float(learning_rate if learning_rate is not None else lr)
-        if getattr(self, "_loaded", False):
-            if loss is not None and loss != self.loss:
-                raise errors.InvalidArgumentError(
-                    f"compile: this model was loaded with the {self.loss} loss and keeps its weights; it "
-                    f"cannot switch to {loss!r} — compile() without loss=, or build a new Sequential")
-            return self
+        if getattr(self, "_loaded", False) and loss is not None and loss != self.loss:
+            raise errors.InvalidArgumentError(
+                f"compile: this model was loaded with the {self.loss} loss and keeps its weights; it "
+                f"cannot switch to {loss!r} — compile() without loss=, or build a new Sequential")
+        if self._h and (loss is None or loss == self.loss):
+            return self  # compiled before (or loaded): the weights stay, the optimizer is new, as in Keras
         self.loss = loss or "softmax_cross_entropy"
         o = ModelOptions()
         lib.anycl_model_options_init(ctypes.byref(o))

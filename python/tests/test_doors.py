@@ -215,3 +215,12 @@ def test_a_loaded_image_model_still_refuses_channels_last_arrays(runtime, tmp_pa
     with pytest.raises(anycl.ShapeError, match="channels last"):
         loaded.predict(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), runtime=runtime)
     assert loaded.predict(x, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()
+
+
+def test_compiling_again_keeps_the_weights_reached(runtime):
+    x, y = data((8,), False, 64, 10)
+    model = anycl.Sequential([Dense(4), Dense(3)], input_shape=(8,)).compile(optimizer="adam")
+    model.fit(x, y, epochs=1, runtime=runtime)
+    before = model.get_weights()
+    model.compile(optimizer="sgd", learning_rate=0.01)
+    assert all((a == b).all() for a, b in zip(model.get_weights(), before))
