@@ -6,17 +6,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define OK(call)                                                                           \
-  do {                                                                                     \
-    if ((call) != ANYCL_OK) {                                                              \
-      fprintf(stderr, "%s failed: %s\n", #call, anycl_last_error());                      \
-      return 1;                                                                            \
-    }                                                                                      \
+#define OK(call)                                                     \
+  do {                                                               \
+    if ((call) != ANYCL_OK) {                                        \
+      fprintf(stderr, "%s failed: %s\n", #call, anycl_last_error()); \
+      return 1;                                                      \
+    }                                                                \
   } while (0)
 
 int main(int argc, char** argv) {
   const char* path = argc > 1 ? argv[1] : "app.anycl";
-  if (anycl_check_version(ANYCL_API_VERSION) != ANYCL_OK) return fprintf(stderr, "%s\n", anycl_last_error()), 1;
+  if (anycl_check_version(ANYCL_API_VERSION) != ANYCL_OK)
+    return fprintf(stderr, "%s\n", anycl_last_error()), 1;
   anycl_runtime* rt = NULL;
   if (anycl_runtime_create(NULL, &rt) != ANYCL_OK) {
     fprintf(stderr, "[anycl test skipped] no OpenCL device: %s\n", anycl_last_error());
