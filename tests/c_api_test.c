@@ -75,7 +75,7 @@ static void classifier(anycl_runtime* rt, const char* folder) {
   CHECK(memcmp(probs, again, sizeof again) == 0);
   char bad_path[1024];
   snprintf(bad_path, sizeof bad_path, "%s/no-such-folder/model.anycl", folder);
-  CHECK_STATUS(anycl_model_save(model, bad_path), ANYCL_ERROR_INTERNAL, "no-such-folder");
+  CHECK_STATUS(anycl_model_save(model, bad_path), ANYCL_ERROR_IO, "no-such-folder");
   anycl_model* missing = (anycl_model*)1;
   CHECK_STATUS(anycl_model_load(bad_path, &missing), ANYCL_ERROR_DATA, "no-such-folder");
   CHECK(missing == NULL);
@@ -201,7 +201,7 @@ static void cnn_and_bad_models(anycl_runtime* rt) {
   CHECK_STATUS(anycl_model_create(&mo, &bad), ANYCL_ERROR_INVALID_ARGUMENT, "bogus");
   CHECK(bad == NULL);
   mo.layers = "pool16";
-  CHECK_STATUS(anycl_model_create(&mo, &bad), ANYCL_ERROR_INVALID_ARGUMENT, "--layers");
+  CHECK_STATUS(anycl_model_create(&mo, &bad), ANYCL_ERROR_INVALID_ARGUMENT, "options.layers");
   mo.layers = "16";
   mo.loss = "hinge";
   CHECK_STATUS(anycl_model_create(&mo, &bad), ANYCL_ERROR_INVALID_ARGUMENT, "hinge");

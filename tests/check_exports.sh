@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The shared library's exports. libanycl.so exports the C API and the public C++ API only
 # (cmake/anycl.map): every dynamic symbol it defines is an anycl_* C function or names anycl::
-# (demangled), and every function anycl.h declares is exported.
+# (demangled), no anycl::detail symbol is exported but those cmake/detail_exports.txt lists, and every
+# function anycl.h declares is exported.
 # anycl.dll (mingw-w64, OBJDUMP given): every function anycl.h declares is in its export table, the
 # table fits a DLL (at most 65,535 entries), and the DLL needs no mingw-w64 runtime DLL (libstdc++,
 # libgcc, winpthread and zlib are linked in). It exports every global symbol of anycl's own objects
@@ -16,6 +17,20 @@ if [ -z "$objdump" ]; then
   if [ -n "$stray" ]; then
     echo "check_exports: $lib exports symbols outside anycl's API (cmake/anycl.map should hide them):" >&2
     echo "$stray" | head -40 >&2
+    exit 1
+  fi
+  # No anycl::detail internals beyond cmake/detail_exports.txt (what the anycl command and the test
+  # programs still link against), and nothing else that names a detail type.
+  allow=$(grep -v '^#' "$(dirname "$0")/../cmake/detail_exports.txt" || true)
+  detail=$(echo "$defined" | c++filt | grep -F 'anycl::detail::' | sed 's/(.*//' | sort -u || true)
+  unlisted=$(while IFS= read -r name; do
+      [ -n "$name" ] || continue
+      base=$(sed -E -n 's/^([^<]* )?(anycl::detail::[^<]*).*$/\2/p' <<<"$name" | sed 's/\[abi:[a-z0-9]*\]$//')
+      if [ -z "$base" ] || ! grep -q -x -F "$base" <<<"$allow"; then echo "$name"; fi
+    done <<<"$detail")
+  if [ -n "$unlisted" ]; then
+    echo "check_exports: $lib exports anycl::detail internals (cmake/anycl_version_script.cmake should hide them):" >&2
+    echo "$unlisted" | head -40 >&2
     exit 1
   fi
 else

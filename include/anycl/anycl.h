@@ -46,7 +46,8 @@ typedef enum anycl_status {
   ANYCL_ERROR_UNSUPPORTED = 8,      /* this build lacks the feature (ONNX export; clblast.dll for GEMM) */
   ANYCL_ERROR_VERSION = 9,          /* the library is older than the header the caller was built with */
   ANYCL_ERROR_BUFFER_TOO_SMALL = 10, /* a caller buffer is too small; the needed size is returned */
-  ANYCL_ERROR_INTERNAL = 11         /* any other failure */
+  ANYCL_ERROR_INTERNAL = 11,        /* any other failure: a bug in anycl, please report it */
+  ANYCL_ERROR_IO = 12               /* a file or folder could not be written or created (disk, permission) */
 } anycl_status;
 
 /** Opaque handles. */
@@ -89,7 +90,8 @@ ANYCL_C_API anycl_status anycl_runtime_device_name(const anycl_runtime* runtime,
 /** A model described as on anycl's command line. Fill with anycl_model_options_init first. */
 typedef struct anycl_model_options {
   size_t struct_size;     /* sizeof(anycl_model_options), set by anycl_model_options_init */
-  const char* layers;     /* --layers grammar: "512,512", "conv32x3,pool2,flatten,128", "none" */
+  const char* layers;     /* --layers grammar: "512,512", "conv32x3,pool2,flatten,128", "none";
+                             a size or conv token may name its own activation: "64:tanh,32:relu" */
   const char* activation; /* hidden layers: relu (default), tanh, sigmoid, linear */
   const char* init;       /* glorot_uniform (default) or he_uniform */
   float dropout;          /* after each hidden Dense (default 0.2; 0: none) */
@@ -188,7 +190,9 @@ ANYCL_C_API anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime,
                                      anycl_epoch* history, size_t history_capacity, size_t* epochs_done,
                                      int* stopped);
 
-/** Mean loss and accuracy (0 for regression) of the model on `data` (dropout off). */
+/** Mean loss and accuracy of the model on `data` (dropout off); for a regression model the loss is
+ * the MSE and `accuracy` holds its metric, the MAE, as anycl_epoch's accuracy fields do. Both
+ * out-pointers are required, as in every call; anycl_evaluate_metric gives a regressor's MAE. */
 ANYCL_C_API anycl_status anycl_evaluate(anycl_model* model, anycl_runtime* runtime, const anycl_dataset* data,
                                         double* loss, double* accuracy);
 
@@ -197,6 +201,34 @@ ANYCL_C_API anycl_status anycl_evaluate(anycl_model* model, anycl_runtime* runti
  * `out_capacity` >= count × output size floats. Non-finite inputs are rejected. */
 ANYCL_C_API anycl_status anycl_predict(anycl_model* model, anycl_runtime* runtime, const float* x, size_t count,
                                        float* out, size_t out_capacity);
+
+/* --- added in later releases (appended, so earlier declarations keep their places) ------------- */
+
+/** Keras' evaluate: the mean loss and the model's metric on `data` (dropout off) — accuracy for a
+ * classifier (class labels), mean absolute error for a regression model (float targets; the loss is
+ * then the mean squared error). Every out-pointer must be valid. */
+ANYCL_C_API anycl_status anycl_evaluate_metric(anycl_model* model, anycl_runtime* runtime,
+                                               const anycl_dataset* data, double* loss, double* metric);
+
+/** Weights as Keras lays them out, array by array (what get_weights() lists): per Dense layer its
+ * kernel (in, out) then its bias (out); per Conv2D its kernel (kh, kw, in, out) then its bias
+ * (out). The number of arrays: */
+ANYCL_C_API anycl_status anycl_model_weight_count(const anycl_model* model, size_t* arrays);
+/** Array `index`'s dimensions (`*ndim` of them, 1 to 4) into `shape` (unused entries 0). */
+ANYCL_C_API anycl_status anycl_model_weight_shape(const anycl_model* model, size_t index, size_t* ndim,
+                                                  size_t shape[4]);
+/** Copies array `index` (row-major in Keras' shape) into `out`, which holds `capacity` floats.
+ * Needs weights (trained, loaded or set). */
+ANYCL_C_API anycl_status anycl_model_get_weights(const anycl_model* model, size_t index, float* out,
+                                                 size_t capacity);
+/** Replaces array `index` with `count` finite floats in Keras' layout (`count` must be its size).
+ * On a model without weights the other arrays start at 0: set them all. Training then starts from
+ * these weights. */
+ANYCL_C_API anycl_status anycl_model_set_weights(anycl_model* model, size_t index, const float* values,
+                                                 size_t count);
+/** The per-sample input shape as anycl_model_options holds it: {features, 0, 0} or {channels,
+ * height, width} (e.g. of a loaded model, to check image arrays against). */
+ANYCL_C_API anycl_status anycl_model_input_shape(const anycl_model* model, size_t shape[3]);
 
 #ifdef __cplusplus
 }

@@ -72,6 +72,13 @@ class UnsupportedError : public Error {
   using Error::Error;
 };
 
+/// A file or folder could not be written, created or replaced (a full disk, no permission, a
+/// folder or device where a file was named); the message names the path and what to do.
+class IoError : public Error {
+ public:
+  using Error::Error;
+};
+
 /// Training diverged: the loss (or the weights) became NaN or infinite.
 class NumericalError : public Error {
  public:

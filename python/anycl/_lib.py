@@ -126,6 +126,12 @@ def _declare(lib):
         "anycl_train": (ctypes.c_int, [vp, vp, vp, vp, P(TrainOptions), P(Epoch), ctypes.c_size_t, c_size_p, P(ctypes.c_int)]),
         "anycl_evaluate": (ctypes.c_int, [vp, vp, vp, P(ctypes.c_double), P(ctypes.c_double)]),
         "anycl_predict": (ctypes.c_int, [vp, vp, vp, ctypes.c_size_t, vp, ctypes.c_size_t]),
+        "anycl_evaluate_metric": (ctypes.c_int, [vp, vp, vp, P(ctypes.c_double), P(ctypes.c_double)]),
+        "anycl_model_weight_count": (ctypes.c_int, [vp, c_size_p]),
+        "anycl_model_weight_shape": (ctypes.c_int, [vp, ctypes.c_size_t, c_size_p, c_size_p]),
+        "anycl_model_get_weights": (ctypes.c_int, [vp, ctypes.c_size_t, vp, ctypes.c_size_t]),
+        "anycl_model_set_weights": (ctypes.c_int, [vp, ctypes.c_size_t, vp, ctypes.c_size_t]),
+        "anycl_model_input_shape": (ctypes.c_int, [vp, c_size_p]),
     }
     for name, (restype, argtypes) in sigs.items():
         f = getattr(lib, name)

@@ -45,6 +45,11 @@ class UnsupportedError(Error):
     """This build of the library lacks the feature (e.g. ONNX export)."""
 
 
+class IoError(Error, OSError):
+    """A file or folder could not be written or created: a full disk, no permission, a folder or
+    device where a file was named (ANYCL_ERROR_IO)."""
+
+
 class VersionError(Error):
     """The shared library is older than this package."""
 
@@ -60,4 +65,5 @@ BY_STATUS = {
     7: MemoryError,
     8: UnsupportedError,
     9: VersionError,
+    12: IoError,
 }

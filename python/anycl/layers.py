@@ -8,16 +8,31 @@ class Layer:
     token = None  # the --layers token; None for the output layer
 
 
+ACTIVATIONS = ("relu", "tanh", "sigmoid", "linear")
+
+
+def _activation(layer, activation):
+    """The --layers suffix for Keras' activation= (None: the model's activation, relu by default)."""
+    if activation is None:
+        return ""
+    if activation not in ACTIVATIONS:
+        raise errors.InvalidArgumentError(
+            f"{layer}: activation must be one of {', '.join(ACTIVATIONS)} (or None), got {activation!r}")
+    return ":" + activation
+
+
 class Dense(Layer):
-    """A fully connected layer. The last Dense of a model is its output layer (linear; the
-    softmax is in the loss); hidden ones share the model's activation."""
+    """A fully connected layer with `units` outputs. The last Dense of a model is its output layer
+    (linear; the softmax is in the loss). A hidden one takes its own `activation` (relu, tanh,
+    sigmoid, linear); None (the default) means the model's activation (relu unless
+    Sequential(activation=...) says otherwise — Keras' default would be linear)."""
 
     def __init__(self, units, activation=None):
         if int(units) < 1:
             raise errors.InvalidArgumentError(f"Dense: units must be at least 1, got {units}")
         self.units = int(units)
         self.activation = activation
-        self.token = str(self.units)
+        self.token = str(self.units) + ("" if activation in (None, "softmax") else _activation("Dense", activation))
 
 
 class Dropout(Layer):
@@ -28,14 +43,16 @@ class Dropout(Layer):
 
 
 class Conv2D(Layer):
-    """filters × kernel_size² convolution (valid padding unless padding='same'), ReLU."""
+    """filters × kernel_size² convolution (valid padding unless padding='same'); `activation` as
+    Dense's (None: the model's activation, relu by default)."""
 
-    def __init__(self, filters, kernel_size, strides=1, padding="valid"):
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None):
         if padding not in ("valid", "same"):
             raise errors.InvalidArgumentError(f"Conv2D: padding must be 'valid' or 'same', got {padding!r}")
         k = kernel_size[0] if isinstance(kernel_size, (tuple, list)) else kernel_size
         s = strides[0] if isinstance(strides, (tuple, list)) else strides
         self.token = f"conv{int(filters)}x{int(k)}" + (f"s{int(s)}" if s != 1 else "") + ("same" if padding == "same" else "")
+        self.token += _activation("Conv2D", activation)
 
 
 class MaxPool2D(Layer):
@@ -49,16 +66,18 @@ class Flatten(Layer):
 
 
 def to_layer_string(layers):
-    """(the --layers text of every layer but the last, the last Dense's units, its activation)."""
+    """(the --layers text of every layer but the last, the last Dense's units, the default activation
+    of hidden layers that name none)."""
     layers = list(layers)
     if not layers or not isinstance(layers[-1], Dense):
         raise errors.InvalidArgumentError("a model's last layer must be the Dense output layer (e.g. Dense(10))")
-    activations = {l.activation for l in layers[:-1] if isinstance(l, Dense) and l.activation is not None}
-    if len(activations) > 1:
-        raise errors.InvalidArgumentError(
-            f"hidden Dense layers share one activation in anycl, got {sorted(activations)} — pick one")
     if layers[-1].activation not in (None, "linear", "softmax"):
         raise errors.InvalidArgumentError(
             "the output Dense is linear (the softmax is in the loss): leave its activation out")
+    for l in layers[:-1]:
+        if isinstance(l, Dense) and l.activation == "softmax":
+            raise errors.InvalidArgumentError(
+                "only the output Dense may say activation='softmax' (it is in the loss); hidden layers take "
+                + ", ".join(ACTIVATIONS))
     hidden = ",".join(l.token for l in layers[:-1]) or "none"
-    return hidden, layers[-1].units, (activations.pop() if activations else "relu")
+    return hidden, layers[-1].units, "relu"

@@ -11,6 +11,7 @@ import threading
 import numpy as np
 
 from . import errors
+from ._callbacks import CallbackGuard
 from ._lib import EPOCH_CALLBACK, PROGRESS_CALLBACK, Epoch, ModelOptions, TrainOptions, check, lib, text
 from .layers import to_layer_string
 
@@ -91,7 +92,7 @@ def _features(x, expected, what="x"):
 class _Dataset:
     def __init__(self, x, y, model):
         self.h = ctypes.c_void_p()
-        x = _features(x, model.input_size)
+        x = _features(model._images(x), model.input_size)
         n = x.shape[0]
         y = np.asarray(y)
         if y.shape[0] != n:
@@ -134,7 +135,7 @@ class Sequential:
     """
 
     def __init__(self, layers="512,512", input_shape=None, outputs=None, activation="relu",
-                 init="glorot_uniform", dropout=None):
+                 init="glorot_uniform", dropout=None, data_format="channels_first"):
         if isinstance(layers, str):
             if outputs is None:
                 raise errors.InvalidArgumentError("with a --layers string, pass outputs= (classes or targets)")
@@ -148,6 +149,13 @@ class Sequential:
         self.input_shape = tuple(int(v) for v in input_shape)
         if len(self.input_shape) not in (1, 3):
             raise errors.ShapeError(f"input_shape must be (features,) or (channels, height, width), got {input_shape}")
+        if data_format not in ("channels_first", "channels_last"):
+            raise errors.InvalidArgumentError(
+                f"data_format must be 'channels_first' or 'channels_last', got {data_format!r}")
+        self.data_format = data_format
+        if data_format == "channels_last" and len(self.input_shape) == 3:
+            h, w, c = self.input_shape  # Keras' order for channels-last images; anycl computes in (C, H, W)
+            self.input_shape = (c, h, w)
         self.init = init
         self.loss = None
         self.stop_training = False
@@ -155,14 +163,25 @@ class Sequential:
         self._optimizer, self._lr = "rmsprop", 0.0
 
     # -- construction ---------------------------------------------------------------------------
-    def compile(self, optimizer="rmsprop", loss="softmax_cross_entropy", lr=0.0, learning_rate=None):
+    def compile(self, optimizer="rmsprop", loss=None, lr=0.0, learning_rate=None, metrics=None):
         """Chooses the optimizer (sgd, momentum, nesterov, rmsprop, adam, adamw), its learning rate
         (0: its default) and the loss ('softmax_cross_entropy' — Keras' 'sparse_categorical_crossentropy'
-        with from_logits — or 'mse'). Creates the model (weights come from the seed at fit)."""
+        with from_logits — or 'mse'; None: the loaded model's loss, else softmax_cross_entropy).
+        Creates the model (weights come from the seed at fit). On a loaded or already compiled model
+        with the same loss it keeps the weights and only chooses a new optimizer (another loss on a
+        compiled model makes a new one; on a loaded model it is refused). `metrics` is accepted for Keras
+        scripts: the metric is always accuracy (classifier) or mae (regression)."""
         aliases = {"sparse_categorical_crossentropy": "softmax_cross_entropy", "mean_squared_error": "mse"}
-        self.loss = aliases.get(loss, loss)
+        loss = aliases.get(loss, loss)
         self._optimizer = optimizer
         self._lr = float(learning_rate if learning_rate is not None else lr)
+        if getattr(self, "_loaded", False) and loss is not None and loss != self.loss:
+            raise errors.InvalidArgumentError(
+                f"compile: this model was loaded with the {self.loss} loss and keeps its weights; it "
+                f"cannot switch to {loss!r} — compile() without loss=, or build a new Sequential")
+        if self._h and (loss is None or loss == self.loss):
+            return self  # compiled before (or loaded): the weights stay, the optimizer is new, as in Keras
+        self.loss = loss or "softmax_cross_entropy"
         o = ModelOptions()
         lib.anycl_model_options_init(ctypes.byref(o))
         o.layers, o.activation, o.init = self._layers.encode(), self.activation.encode(), self.init.encode()
@@ -184,6 +203,27 @@ class Sequential:
         self.input_size = n.value
         check(lib.anycl_model_output_size(h, ctypes.byref(n)))
         self.outputs = n.value
+
+    def _images(self, x, what="x"):
+        """x as the model computes on it: (n, C, H, W) images stay, (n, H, W, C) ones are converted
+        with data_format="channels_last" and refused otherwise (they would train on scrambled pixels)."""
+        shape = getattr(self, "input_shape", None)
+        if not isinstance(x, np.ndarray) or x.ndim != 4 or not shape or len(shape) != 3:
+            return x
+        c, h, w = shape
+        if getattr(self, "data_format", "channels_first") == "channels_last":
+            if x.shape[1:] != (h, w, c):
+                raise errors.ShapeError(f"{what} has shape {x.shape}; with data_format='channels_last' the model "
+                                        f"takes (samples, {h}, {w}, {c})")
+            return np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+        if x.shape[1:] == (c, h, w):
+            return x
+        if x.shape[1:] == (h, w, c):
+            raise errors.ShapeError(
+                f"{what} has shape {x.shape}: channels last (samples, height, width, channels), as Keras holds "
+                f"images, but the model takes channels first (samples, {c}, {h}, {w}) — pass "
+                f"{what}.transpose(0, 3, 1, 2), or build the model with data_format='channels_last'")
+        raise errors.ShapeError(f"{what} has shape {x.shape}; the model takes images of shape (samples, {c}, {h}, {w})")
 
     def _handle(self):
         if not self._h:
@@ -247,7 +287,8 @@ class Sequential:
         o.validation_split = float(validation_split)
         o.checkpoint_dir = os.fsencode(checkpoint_dir) if checkpoint_dir else None
         o.progress_interval_s = 0.25  # how soon a Ctrl-C or a callback's stop is seen
-        epoch_cb, progress_cb = EPOCH_CALLBACK(on_epoch), PROGRESS_CALLBACK(on_progress)
+        guard = CallbackGuard()  # a callback's exception stops training and is raised below
+        epoch_cb, progress_cb = EPOCH_CALLBACK(guard.wrap(on_epoch)), PROGRESS_CALLBACK(guard.wrap(on_progress))
         o.on_epoch, o.on_progress = epoch_cb, progress_cb
 
         # Ctrl-C sets a flag that the next callback turns into a stop after the current step.
@@ -262,6 +303,7 @@ class Sequential:
         finally:
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
+        guard.reraise()
         for e in records[: done.value]:
             history.epoch.append(e.epoch)
             history.seconds.append(e.seconds)
@@ -274,22 +316,75 @@ class Sequential:
             raise KeyboardInterrupt("anycl: training stopped after the current step (the model keeps its weights)")
         return history
 
-    def evaluate(self, x, y, runtime=None):
-        """(loss, accuracy) on labelled data, dropout off."""
-        data = _Dataset(x, y, self)
-        loss, acc = ctypes.c_double(), ctypes.c_double()
-        check(lib.anycl_evaluate(self._handle(), _runtime(runtime)._h, data.h, ctypes.byref(loss), ctypes.byref(acc)))
-        return loss.value, acc.value
+    @property
+    def metrics_names(self):
+        """Keras' names for what evaluate returns: ["loss", "accuracy"] or ["loss", "mae"] (regression)."""
+        return ["loss", "mae" if self.loss == "mse" else "accuracy"]
 
-    def predict(self, x, runtime=None):
-        """Class probabilities (classifier) or predicted values (mse), shape (samples, outputs)."""
+    def evaluate(self, x, y, batch_size=None, verbose=0, return_dict=False, runtime=None):
+        """Keras' evaluate on labelled data, dropout off: [loss, accuracy] for a classifier (integer
+        labels), [loss, mae] for regression (float32 targets; the loss is the mean squared error);
+        a dict keyed by metrics_names with return_dict=True. `batch_size` and `verbose` are accepted
+        for Keras scripts (anycl evaluates in device batches of its own; the result is the same)."""
+        data = _Dataset(x, y, self)
+        loss, metric = ctypes.c_double(), ctypes.c_double()
+        check(lib.anycl_evaluate_metric(self._handle(), _runtime(runtime)._h, data.h, ctypes.byref(loss),
+                                        ctypes.byref(metric)))
+        values = [loss.value, metric.value]
+        return dict(zip(self.metrics_names, values)) if return_dict else values
+
+    def predict(self, x, batch_size=None, verbose=0, runtime=None):
+        """Class probabilities (classifier) or predicted values (mse), shape (samples, outputs).
+        `batch_size` and `verbose` are Keras' (anycl runs device batches of its own; the result is the
+        same for every batch size)."""
+        if batch_size is not None and (isinstance(batch_size, bool) or int(batch_size) != batch_size or batch_size < 1):
+            raise errors.InvalidArgumentError(f"predict: batch_size must be a positive integer or None, got {batch_size!r}")
         h = self._handle()
-        x = _features(x, self.input_size)
+        x = _features(self._images(x), self.input_size)
         if x.dtype == np.uint8:
             x = x.astype(np.float32) / np.float32(255)
         out = np.empty((x.shape[0], self.outputs), dtype=np.float32)
         check(lib.anycl_predict(h, _runtime(runtime)._h, x.ctypes.data, x.shape[0], out.ctypes.data, out.size))
         return out
+
+    # -- weights --------------------------------------------------------------------------------
+    def _weight_shapes(self):
+        h = self._handle()
+        n = ctypes.c_size_t()
+        check(lib.anycl_model_weight_count(h, ctypes.byref(n)))
+        shapes = []
+        for i in range(n.value):
+            ndim, dims = ctypes.c_size_t(), (ctypes.c_size_t * 4)()
+            check(lib.anycl_model_weight_shape(h, i, ctypes.byref(ndim), dims))
+            shapes.append(tuple(dims[: ndim.value]))
+        return shapes
+
+    def get_weights(self):
+        """Keras' get_weights: a list of float32 arrays, per Dense layer its kernel (in, out) and bias
+        (out,), per Conv2D its kernel (kh, kw, in, out) and bias (out,). Needs weights (fit, load or
+        set_weights first)."""
+        out = []
+        for i, shape in enumerate(self._weight_shapes()):
+            a = np.empty(shape, dtype=np.float32)
+            check(lib.anycl_model_get_weights(self._h, i, a.ctypes.data, a.size))
+            out.append(a)
+        return out
+
+    def set_weights(self, weights):
+        """Keras' set_weights: arrays in get_weights()' order and shapes (e.g. from a Keras model, or
+        a PyTorch one with its Linear weight transposed). fit() then trains on from them."""
+        shapes = self._weight_shapes()
+        weights = list(weights)
+        if len(weights) != len(shapes):
+            raise errors.ShapeError(f"set_weights: the model has {len(shapes)} weight arrays, got {len(weights)}")
+        arrays = []
+        for i, (w, shape) in enumerate(zip(weights, shapes)):
+            w = np.asarray(w)
+            if w.shape != shape:
+                raise errors.ShapeError(f"set_weights: array {i} has shape {w.shape}, the model's is {shape}")
+            arrays.append(np.ascontiguousarray(w, dtype=np.float32))
+        for i, a in enumerate(arrays):
+            check(lib.anycl_model_set_weights(self._h, i, a.ctypes.data, a.size))
 
     # -- files ----------------------------------------------------------------------------------
     def save(self, path):
@@ -308,7 +403,11 @@ def load_model(path):
     check(lib.anycl_model_load(os.fsencode(path), ctypes.byref(h)))
     model = Sequential.__new__(Sequential)
     model.input_shape, model.loss, model.stop_training, model._h = None, None, False, None
-    model._optimizer, model._lr = "rmsprop", 0.0
+    model._optimizer, model._lr, model._loaded = "rmsprop", 0.0, True
+    model.data_format = "channels_first"
     model._set_handle(h)
+    shape = (ctypes.c_size_t * 3)()
+    check(lib.anycl_model_input_shape(h, shape))
+    model.input_shape = tuple(v for v in shape if v)  # (features,) or (C, H, W): image arrays are checked
     model.loss = text(lib.anycl_model_loss, h)
     return model

@@ -2,10 +2,13 @@
 // status, and its message (the same text the C++ exception carries) is kept per thread.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <new>
 
 #include "anycl/error.hpp"
+#include "c_api/contract.hpp"
 #include "c_api/handles.hpp"
 
 namespace anycl::detail::c_api {
@@ -13,9 +16,43 @@ namespace {
 thread_local std::string last_error;
 }  // namespace
 
+// The message as every binding can read it: valid UTF-8 with no NUL or control bytes (user bytes
+// from a path, a layers string or a model file are quoted, not echoed), each other byte as \xNN.
+std::string safe_text(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  const auto* b = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = b[i];
+    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = len > 0 && i + len <= n;
+    for (size_t k = 1; ok && k < len; ++k) ok = (b[i + k] & 0xC0) == 0x80;
+    if (ok && len == 2) ok = c >= 0xC2;  // no overlong forms
+    if (ok && len == 3) {
+      const unsigned cp = ((c & 0xFu) << 12) | ((b[i + 1] & 0x3Fu) << 6) | (b[i + 2] & 0x3Fu);
+      ok = cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF);
+    }
+    if (ok && len == 4) {
+      const unsigned cp =
+          ((c & 0x7u) << 18) | ((b[i + 1] & 0x3Fu) << 12) | ((b[i + 2] & 0x3Fu) << 6) | (b[i + 3] & 0x3Fu);
+      ok = cp >= 0x10000 && cp <= 0x10FFFF;
+    }
+    if (ok && len == 1 && (c < 0x20 || c == 0x7F) && c != '\n' && c != '\t') ok = false;
+    if (!ok) {
+      out += fmt::format("\\x{:02X}", c);
+      ++i;
+      continue;
+    }
+    out.append(text, i, len);
+    i += len;
+  }
+  return out;
+}
+
 anycl_status fail(anycl_status status, const std::string& message) {
   try {
-    last_error = message;
+    last_error = safe_text(message);
   } catch (...) {  // no memory for the message: the status still says what happened
     last_error.clear();
   }
@@ -43,6 +80,10 @@ anycl_status from_current_exception() {
     return fail(ANYCL_ERROR_NUMERICAL, e.what());
   } catch (const UnsupportedError& e) {
     return fail(ANYCL_ERROR_UNSUPPORTED, e.what());
+  } catch (const IoError& e) {
+    return fail(ANYCL_ERROR_IO, e.what());
+  } catch (const std::filesystem::filesystem_error& e) {
+    return fail(ANYCL_ERROR_IO, e.what());
   } catch (const std::bad_alloc&) {
     return fail(ANYCL_ERROR_OUT_OF_MEMORY, "out of host memory — use fewer or smaller samples or batches");
   } catch (const std::exception& e) {
@@ -50,6 +91,25 @@ anycl_status from_current_exception() {
   } catch (...) {
     return fail(ANYCL_ERROR_INTERNAL, "unknown failure inside anycl (a non-standard exception)");
   }
+}
+
+void check_struct_size(const char* call, size_t given, size_t known, const char* init) {
+  if (given < known)
+    throw ValidationError(
+        fmt::format("{}: options.struct_size is {}, expected {} — initialise the options with {}", call,
+                    given, known, init));
+  if (given > known)
+    throw StatusError(
+        ANYCL_ERROR_VERSION,
+        fmt::format("{}: options.struct_size is {}, larger than the {} bytes this library knows — "
+                    "the program was built against a newer anycl.h (or the field is garbage): "
+                    "initialise the options with {} and use a library at least as new as the header",
+                    call, given, known, init));
+}
+
+void check_finite_option(const char* call, const char* what, double value) {
+  if (!std::isfinite(value))
+    throw ValidationError(fmt::format("{}: {} is {} — pass a finite number", call, what, value));
 }
 
 void require(const void* p, const char* call, const char* what) {
@@ -105,6 +165,8 @@ const char* anycl_status_name(anycl_status status) {
       return "ANYCL_ERROR_BUFFER_TOO_SMALL";
     case ANYCL_ERROR_INTERNAL:
       return "ANYCL_ERROR_INTERNAL";
+    case ANYCL_ERROR_IO:
+      return "ANYCL_ERROR_IO";
   }
   return "ANYCL_ERROR_UNKNOWN_STATUS";
 }

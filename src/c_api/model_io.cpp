@@ -4,7 +4,7 @@
 #include "anycl/util/atomic_file.hpp"
 #include "c_api/handles.hpp"
 #ifdef ANYCL_WITH_ONNX
-#include "export/onnx_export.hpp"
+#include "anycl/export/onnx.hpp"
 #endif
 
 using namespace anycl::detail::c_api;

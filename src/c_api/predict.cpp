@@ -50,13 +50,15 @@ anycl_status anycl_evaluate(anycl_model* model, anycl_runtime* runtime, const an
     require(model, call, "model");
     require(runtime, call, "runtime");
     require(data, call, "data");
+    require(loss, call, "loss");  // out-pointers are required in every call (anycl.h)
+    require(accuracy, call, "accuracy");
     const size_t batch = std::min(data->host.count, kPredictBatch);
     anycl::Sequential& built = built_model(*model, *runtime, batch);
     const anycl::DeviceDataset device(*runtime->rt, data->host);
     anycl::Evaluator evaluator(built, batch);
     const anycl::EvalStats s = evaluator.evaluate(device);
-    if (loss) *loss = s.loss;
-    if (accuracy) *accuracy = s.accuracy;
+    *loss = s.loss;
+    *accuracy = s.accuracy;
   });
 }
 

@@ -8,6 +8,7 @@
 
 #include "anycl/error.hpp"
 #include "anycl/train/trainer.hpp"
+#include "c_api/contract.hpp"
 #include "c_api/handles.hpp"
 
 using namespace anycl::detail::c_api;
@@ -55,11 +56,10 @@ anycl_epoch to_c(const anycl::EpochStats& s) {
 }
 
 anycl::TrainOptions train_options(const anycl_train_options& o) {
-  if (o.struct_size < sizeof(anycl_train_options))
-    throw anycl::ValidationError(
-        fmt::format("anycl_train: options.struct_size is {}, expected {} — initialise the options with "
-                    "anycl_train_options_init",
-                    o.struct_size, sizeof(anycl_train_options)));
+  check_struct_size("anycl_train", o.struct_size, sizeof(anycl_train_options), "anycl_train_options_init");
+  check_finite_option("anycl_train", "options.lr", o.lr);
+  check_finite_option("anycl_train", "options.validation_split", o.validation_split);
+  check_finite_option("anycl_train", "options.progress_interval_s", o.progress_interval_s);
   if (o.epochs == 0) throw anycl::ValidationError("anycl_train: epochs is 0 — pass at least 1");
   if (o.batch == 0) throw anycl::ValidationError("anycl_train: batch is 0 — pass at least 1 (e.g. 128)");
   anycl::TrainOptions t;
@@ -73,7 +73,7 @@ anycl::TrainOptions train_options(const anycl_train_options& o) {
     std::error_code ec;
     std::filesystem::create_directories(o.checkpoint_dir, ec);
     if (ec)
-      throw anycl::Error(
+      throw anycl::IoError(
           fmt::format("anycl_train: cannot create the checkpoint folder '{}': {} — choose a "
                       "writable folder",
                       o.checkpoint_dir, ec.message()));

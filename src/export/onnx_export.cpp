@@ -1,6 +1,6 @@
 // SavedModel → onnx::ModelProto through the protobuf classes generated from onnx.proto.
 // Weights keep anycl's layout: W is (in, out) row-major, so Gemm needs no transpose.
-#include "onnx_export.hpp"
+#include "anycl/export/onnx.hpp"
 
 #include <fmt/format.h>
 

@@ -29,14 +29,31 @@ std::vector<LayerSpec> parse_layer_list(const std::string& text, const LayerList
   while (count < tokens && std::getline(in, token, ',')) {
     ++count;
     if (token.empty()) throw bad("an empty token");
+    // TOKEN:ACTIVATION gives one Dense or Conv2D its own activation (Keras' activation=), e.g. 64:tanh.
+    LayerListDefaults these = defaults;
+    const size_t colon = token.find(':');
+    const std::string own = colon == std::string::npos ? "" : token.substr(colon + 1);
+    if (colon != std::string::npos) {
+      token.resize(colon);
+      try {
+        these.activation = parse_activation(own);
+      } catch (const ValidationError& e) {
+        throw bad(e.what());
+      }
+    }
+    const size_t before = out.size();
     bool claimed = false;
     try {
       for (const LayerType* t : layer_types())
-        if ((claimed = t->parse_token(token, defaults, out))) break;
+        if ((claimed = t->parse_token(token, these, out))) break;
     } catch (const ValidationError& e) {
       throw bad(e.what());
     }
     if (!claimed) throw bad(fmt::format("'{}' is not a layer token", token));
+    if (!own.empty() &&
+        (out.size() == before || (out[before].type != "dense" && out[before].type != "conv2d")))
+      throw bad(fmt::format("'{}:{}': only Dense (a size) and Conv2D (convFxK) tokens take an activation",
+                            token, own));
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "anycl/error.hpp"
+#include "anycl/losses/loss.hpp"
 #include "gather_source.hpp"
 #include "ops/gather.hpp"
 #include "ops/softmax_xent.hpp"
@@ -33,19 +34,30 @@ Evaluator::Evaluator(Sequential& model, size_t batch)
       gather_(std::make_unique<GatherBatch>(rt_)),
       loss_(std::make_unique<SoftmaxCrossEntropy>(rt_)) {
   if (batch_ == 0) throw ValidationError("evaluation batch must be at least 1");
+  // A regression model is scored by its own loss (MSE, with the MAE beside it); a classifier by
+  // the softmax cross-entropy and its accuracy.
+  if (model.loss() != "softmax_cross_entropy") regression_ = make_loss(rt_, model.loss());
   x_ = Tensor(rt_, {batch_, model.input_features()});
   probs_ = Tensor(rt_, {batch_, model.output_features()});
-  labels_ = DeviceBuffer(rt_, batch_ * sizeof(cl_int), "evaluation targets");
+  const size_t target_bytes = regression_ ? model.output_features() * sizeof(float) : sizeof(cl_int);
+  labels_ = DeviceBuffer(rt_, batch_ * target_bytes, "evaluation targets");
 }
 
 Evaluator::~Evaluator() = default;
 
 void Evaluator::check(const DeviceDataset& data) const {
-  // The decision point for losses: until a regression loss (MSE) is wired in, float targets stop here.
-  if (!data.has_classes())
+  if (regression_ && data.has_classes())
+    throw ValidationError(fmt::format(
+        "this is a regression model ({} loss) but the data has class labels — evaluate it on float "
+        "targets, {} per sample",
+        model_.loss(), model_.output_features()));
+  if (!regression_ && !data.has_classes())
     throw ValidationError(
-        "the evaluator scores class labels, but this data set has float targets — use "
-        "predict_outputs() for a regression model's outputs");
+        "this is a classifier but the data has float targets — evaluate it on class labels (integers "
+        "0 .. classes-1), or build a regression model (loss mse) for float targets");
+  if (regression_ && data.target_width() != model_.output_features())
+    throw ValidationError(fmt::format("the data has {} targets per sample but the model has {} outputs",
+                                      data.target_width(), model_.output_features()));
   if (data.features() != model_.input_features())
     throw ValidationError(
         fmt::format("the model takes {} input features but the data has {} — use data of the "
@@ -78,13 +90,22 @@ EvalStats Evaluator::evaluate(const DeviceDataset& data) {
     const size_t first = s * batch_, rows = std::min(batch_, data.count() - first);
     Tensor x = x_.rows(0, rows);
     gather_->run(detail::gather_source(data), order, first, x, labels_);
-    loss_->run(model_.forward(x, ctx), {&labels_, 0}, nullptr, 0.f, metrics_, s);
+    if (regression_)
+      regression_->run(model_.forward(x, ctx), {&labels_, 0}, nullptr, 0.f, metrics_, s);
+    else
+      loss_->run(model_.forward(x, ctx), {&labels_, 0}, nullptr, 0.f, metrics_, s);
   }
-  const auto [loss, correct] = read_metric_sums(rt_, metrics_, steps);
-  return {loss / double(data.count()), correct / double(data.count()), data.count()};
+  const auto [loss, metric] = read_metric_sums(rt_, metrics_, steps);
+  const double n = double(data.count());
+  // `accuracy` is the loss's metric, as training reports it (EpochStats::train_accuracy): the MAE for MSE.
+  EvalStats stats{loss / n, metric / n, data.count()};
+  if (regression_) stats.mae = metric / n;
+  return stats;
 }
 
 std::vector<float> Evaluator::probabilities(const DeviceDataset& data, size_t first, size_t count) {
+  if (regression_)
+    throw ValidationError("a regression model has no class probabilities — predict its outputs instead");
   check(data);
   if (first + count > data.count())
     throw ValidationError(

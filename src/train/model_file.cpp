@@ -39,7 +39,15 @@ uint32_t version_for(const ModelSpec& spec) {
   return spec.loss == kDefaultLoss ? 1 : 2;
 }
 
+// A regression model's `classes` line holds its number of outputs (a count of 0, as releases
+// before this one wrote for regressors, made the file unreadable).
+size_t classes_field(const ModelSpec& spec, size_t num_classes) {
+  if (spec.loss == kDefaultLoss || num_classes != 0) return num_classes;
+  return Sequential(spec).output_features();
+}
+
 std::string architecture_text(const ModelSpec& spec, size_t num_classes) {
+  num_classes = classes_field(spec, num_classes);
   std::string text = fmt::format("input {}\n", spec.input_features);
   if (!spec.input_shape.empty()) text += fmt::format("input_shape {}\n", fmt::join(spec.input_shape, " "));
   text += fmt::format("classes {}\n", num_classes);
@@ -79,22 +87,40 @@ class Reader {
   size_t pos_ = 0;
 };
 
-// Reads a positive size written in decimal, refusing anything that does not fit in 64 bits.
-bool read_size(std::istringstream& words, size_t& out) {
+// Reads a size written in decimal, refusing anything that does not fit in 64 bits (and 0 unless
+// `zero_ok`).
+bool read_size(std::istringstream& words, size_t& out, bool zero_ok = false) {
   std::string word, extra;
   if (!(words >> word) || (words >> extra) || word.size() > 19 ||
       word.find_first_not_of("0123456789") != std::string::npos)
     return false;
   out = size_t(std::stoull(word));
-  return out > 0;
+  return out > 0 || zero_ok;
+}
+
+// A line of the file as a message may quote it: bytes outside printable ASCII as \xNN, so a NUL
+// cannot cut the message short and no invalid UTF-8 reaches it; long lines are shortened.
+std::string quoted(const std::string& line, bool ascii = true) {
+  std::string out;
+  const size_t limit = ascii ? 200 : line.size();
+  for (size_t i = 0; i < line.size() && i < limit; ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    if ((c >= 0x20 && c < 0x7F) || (!ascii && c >= 0x80))
+      out += char(c);
+    else
+      out += fmt::format("\\x{:02X}", c);
+  }
+  if (line.size() > limit) out += "...";
+  return out;
 }
 
 ModelSpec parse_architecture(const std::string& path, const std::string& text, size_t& num_classes) {
   auto bad = [&](const std::string& line, const std::string& why) {
-    return DataError(
-        fmt::format("model file '{}' has an invalid architecture line '{}': {}", path, line, why));
+    return DataError(fmt::format("model file '{}' has an invalid architecture line '{}': {}", path,
+                                 quoted(line), quoted(why)));
   };
   ModelSpec spec;
+  bool has_classes = false;
   std::istringstream lines(text);
   std::string line;
   while (std::getline(lines, line)) {
@@ -115,7 +141,9 @@ ModelSpec parse_architecture(const std::string& path, const std::string& text, s
       }
       if (spec.input_shape.size() != 3) throw bad(line, "expected C H W, positive sizes");
     } else if (kind == "classes") {
-      if (!read_size(words, num_classes)) throw bad(line, "expected a positive class count");
+      // 0: a regression model written before regressors recorded their outputs (checked below).
+      if (!read_size(words, num_classes, true)) throw bad(line, "expected a class or output count");
+      has_classes = true;
     } else if (kind == "loss") {
       if (!(words >> spec.loss)) throw bad(line, "expected a loss name");
       try {
@@ -140,7 +168,12 @@ ModelSpec parse_architecture(const std::string& path, const std::string& text, s
       throw DataError(fmt::format("model file '{}' has an input_shape of {} values but input {}", path,
                                   product, spec.input_features));
   }
-  if (spec.input_features == 0 || num_classes == 0 || spec.layers.empty() ||
+  if (has_classes && num_classes == 0 && spec.loss == kDefaultLoss)
+    throw DataError(fmt::format(
+        "model file '{}' has an invalid architecture line 'classes 0': a classifier needs at least 2 "
+        "classes — re-save the model",
+        path));
+  if (spec.input_features == 0 || !has_classes || spec.layers.empty() ||
       !make_layer(spec.layers.back())->can_be_output())
     throw DataError(
         fmt::format("model file '{}' has an incomplete architecture (needs input, classes and a final "
@@ -252,6 +285,7 @@ SavedModel decode_model(const std::string& path, const std::vector<unsigned char
   } catch (const ValidationError& e) {
     throw DataError(fmt::format("model file '{}' has an impossible architecture: {}", path, e.what()));
   }
+  if (saved.num_classes == 0) saved.num_classes = outputs;  // an older regression file ("classes 0")
   if (needed != n)
     throw DataError(
         fmt::format("model file '{}' holds {} weights but its architecture needs {}", path, n, needed));

@@ -26,7 +26,7 @@ std::string advice(const std::error_code& ec) {
 }
 
 [[noreturn]] void fail(const std::string& what, const fs::path& path, const std::error_code& ec) {
-  throw Error(fmt::format("cannot {} '{}': {} — {}", what, path.string(), ec.message(), advice(ec)));
+  throw IoError(fmt::format("cannot {} '{}': {} — {}", what, path.string(), ec.message(), advice(ec)));
 }
 
 fs::path folder_of(const fs::path& path) {
@@ -115,18 +115,18 @@ void check_output_file(const fs::path& path) {
   const fs::path folder = folder_of(path);
   const fs::file_status dir = fs::status(folder, ec);
   if (dir.type() == fs::file_type::not_found)
-    throw Error(
+    throw IoError(
         fmt::format("cannot write '{}': the folder '{}' does not exist — create it or choose another path",
                     path.string(), folder.string()));
   if (dir.type() != fs::file_type::directory)
-    throw Error(fmt::format("cannot write '{}': '{}' is not a folder", path.string(), folder.string()));
+    throw IoError(fmt::format("cannot write '{}': '{}' is not a folder", path.string(), folder.string()));
   const fs::file_status self = fs::symlink_status(path, ec);
   if (self.type() == fs::file_type::not_found || self.type() == fs::file_type::regular) return;
   // A link is replaced by the new file (never written through); one to a non-regular file is refused
   // all the same, since the user named it as if it were that file.
   const fs::file_status target = self.type() == fs::file_type::symlink ? fs::status(path, ec) : self;
   if (target.type() == fs::file_type::not_found || target.type() == fs::file_type::regular) return;
-  throw Error(
+  throw IoError(
       fmt::format("cannot write '{}': it exists and is {} — anycl replaces only regular files; "
                   "choose another path",
                   path.string(), detail::platform::describe(target.type())));

@@ -52,6 +52,11 @@ int run_eval(int argc, char** argv) {
   const std::string model_path = required(args, "--model");
   const DeviceInfo device = select_device_or_usage_error(args);
   const SavedModel saved = read_model(model_path);
+  if (saved.spec.loss != "softmax_cross_entropy")
+    throw ValidationError(fmt::format(
+        "'{}' is a regression model ({} loss), and `anycl eval` scores class labels — use `anycl predict` "
+        "for its outputs, or evaluate it on float targets through the library (C, C++ or Python evaluate)",
+        model_path, saved.spec.loss));
   data::LoadOptions load;
   load.num_classes = saved.num_classes;
   load.test_only = true;  // evaluation reads the test split only
@@ -77,7 +82,9 @@ int run_predict(int argc, char** argv) {
   if (args.has("--help"))
     return fmt::print(
                "usage: anycl predict --model FILE --images IDX3_FILE [--first N] [--device SPEC]\n"
-               "  Prints the predicted class and its probability for each image (default: the first 10).\n"),
+               "  Prints the predicted class and its probability for each image (default: the first 10);\n"
+               "  for a regression model (loss mse), its outputs (shortest decimals that read back "
+               "exactly).\n"),
            0;
   if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
   const std::string model_path = required(args, "--model"), images_path = required(args, "--images");
@@ -105,6 +112,17 @@ int run_predict(int argc, char** argv) {
         model->input_features(), images.features()));
   const std::vector<float> x = images.normalized(0, images.count);  // v/255, as training gathered them
   const size_t classes = model->output_features();
+  if (saved.spec.loss != "softmax_cross_entropy") {  // a regression model: its outputs, exactly
+    const std::vector<float> outputs = predict_outputs(*model, x);
+    fmt::print("image");
+    for (size_t c = 0; c < classes; ++c) fmt::print(",output_{}", c);
+    fmt::print("\n");
+    for (size_t i = 0; i < images.count; ++i)
+      fmt::print(
+          "{},{}\n", i,
+          fmt::join(outputs.begin() + long(i * classes), outputs.begin() + long((i + 1) * classes), ","));
+    return 0;
+  }
   const std::vector<float> probs = predict(*model, x);
   const auto predicted = predicted_classes(probs, classes);
   fmt::print("image,class,probability\n");

@@ -8,7 +8,7 @@
 #include "args.hpp"
 #include "commands.hpp"
 #ifdef ANYCL_WITH_ONNX
-#include "export/onnx_export.hpp"
+#include "anycl/export/onnx.hpp"
 #endif
 
 namespace anycl::cli {

@@ -29,6 +29,8 @@ constexpr const char* kUsage =
     "  --layers A,B,...        hidden layer sizes (default 512,512; 'none' for no hidden layer); a\n"
     "                          token dropoutR (e.g. dropout0.25) adds a Dropout of rate R there; image\n"
     "                          layers: convFxK[sS][same] (conv32x3), poolN[sS] (pool2), flatten\n"
+    "                          A size or conv token may end in :ACTIVATION, its own activation (64:tanh,\n"
+    "                          conv32x3:linear)\n"
     "  --activation NAME       relu, tanh, sigmoid or linear (default relu)\n"
     "  --init NAME             glorot_uniform or he_uniform (default glorot_uniform)\n"
     "  --dropout RATE          dropout after each hidden layer, in [0, 1) (default 0.2)\n"

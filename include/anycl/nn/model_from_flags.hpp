@@ -22,7 +22,8 @@ struct ModelFlags {
 
 /// The layers `--layers` text stands for, token by token through the registry (a number is a
 /// hidden Dense with `defaults`, followed by a Dropout of defaults.dropout when it is > 0;
-/// "dropoutR" is a Dropout of rate R). ValidationError naming --layers and the bad token.
+/// "dropoutR" is a Dropout of rate R; "TOKEN:ACTIVATION" gives a Dense or Conv2D token its own
+/// activation, e.g. "64:tanh"). ValidationError naming --layers and the bad token.
 std::vector<LayerSpec> parse_layer_list(const std::string& text, const LayerListDefaults& defaults);
 /// The model the flags describe for `input_features` inputs and `outputs` outputs (classes): the
 /// hidden layers, then a linear Dense of `outputs` units. ValidationError naming the flag.

@@ -12,11 +12,13 @@ namespace anycl {
 
 class GatherBatch;          // src/ops/gather.hpp
 class SoftmaxCrossEntropy;  // src/ops/softmax_xent.hpp
+class Loss;                 // anycl/losses/loss.hpp
 
-/// Loss and accuracy over a data set.
+/// Loss and accuracy (classifier) or loss (MSE) and mean absolute error (regression) over a data set.
 struct EvalStats {
-  double loss = 0, accuracy = 0;
+  double loss = 0, accuracy = 0;  // accuracy: the loss's metric, as in training — the MAE for regression
   size_t count = 0;
+  double mae = 0;  // regression: mean over samples of the mean |y − t| over outputs; 0 for a classifier
 };
 
 class Evaluator {
@@ -26,7 +28,8 @@ class Evaluator {
   ~Evaluator();
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
-  /// Mean cross-entropy and accuracy of the model on `data`; one host wait at the end.
+  /// Mean cross-entropy and accuracy of a classifier on `data` (class labels), or mean squared
+  /// error and absolute error of a regression model (float targets); one host wait at the end.
   EvalStats evaluate(const DeviceDataset& data);
   /// Softmax probabilities for samples [first, first+count): (count, classes) row-major.
   std::vector<float> probabilities(const DeviceDataset& data, size_t first, size_t count);
@@ -40,6 +43,7 @@ class Evaluator {
   Runtime& rt_;
   std::unique_ptr<GatherBatch> gather_;
   std::unique_ptr<SoftmaxCrossEntropy> loss_;
+  std::unique_ptr<Loss> regression_;  // the model's own loss when it is not a classifier
   Tensor x_, probs_;
   DeviceBuffer labels_, metrics_, order_;
   size_t order_count_ = 0;

@@ -1,6 +1,7 @@
-// ONNX export of a saved MLP: Gemm (+ activation) per Dense layer, Dropout dropped (identity at
-// inference), Softmax at the end; opset 13, a dynamic batch dimension. Built with protobuf from
-// the onnx.proto schema (ANYCL_WITH_ONNX); private to the anycl command.
+// ONNX export of a saved model: Gemm (+ activation) per Dense layer, Conv/MaxPool/Flatten for image
+// layers, Dropout dropped (identity at inference), Softmax at the end for a classifier; opset 13, a
+// dynamic batch dimension. Public C++ API (the C API's anycl_model_export_onnx); built with protobuf
+// from the onnx.proto schema (ANYCL_WITH_ONNX) — without it, both calls throw UnsupportedError.
 #pragma once
 
 #include <string>
@@ -19,9 +20,10 @@ struct OnnxExportOptions {
 /// The opset the graph declares.
 inline constexpr int kOnnxOpset = 13;
 
-/// The ONNX ModelProto of `model`, serialised. ValidationError for a layer ONNX export cannot map.
+/// The ONNX ModelProto of `model` (read_model()'s result), serialised. ValidationError for a layer
+/// ONNX export cannot map; UnsupportedError in a build without ONNX export.
 std::string onnx_model_bytes(const SavedModel& model, const OnnxExportOptions& options = {});
-/// Writes onnx_model_bytes() to `path` atomically; Error naming the path when it cannot.
+/// Writes onnx_model_bytes() to `path` atomically; IoError naming the path when it cannot.
 void export_onnx(const SavedModel& model, const std::string& path, const OnnxExportOptions& options = {});
 
 }  // namespace anycl

@@ -1,0 +1,55 @@
+# Writes the linker version script libanycl.so links with (PRE_LINK; cmake/anycl.map is its
+# template): every anycl::detail symbol the objects define is listed as local, by its exact
+# demangled name (a quoted name outranks anycl.map's global wildcard in GNU ld), except those in
+# cmake/detail_exports.txt — internals the anycl command and the test programs still link against
+# until they have a library of their own (DESIGN.md). Inputs: -DNM= -DTEMPLATE= -DALLOW= -DOUT= -DOBJECTS=a.o|b.o
+cmake_minimum_required(VERSION 3.16)
+file(READ "${TEMPLATE}" map)
+file(STRINGS "${ALLOW}" allow_lines)
+set(allowed "")
+foreach(line IN LISTS allow_lines)
+  if(line MATCHES "^[^#]")
+    list(APPEND allowed "${line}")
+  endif()
+endforeach()
+string(REPLACE "|" ";" OBJECTS "${OBJECTS}")
+set(locals "")
+set(count 0)
+foreach(object IN LISTS OBJECTS)
+  execute_process(COMMAND "${NM}" -C --defined-only --extern-only "${object}" OUTPUT_VARIABLE out
+                  RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "anycl_version_script: ${NM} failed on ${object}")
+  endif()
+  string(REPLACE ";" "\\;" out "${out}")
+  string(REPLACE "\n" ";" lines "${out}")
+  foreach(line IN LISTS lines)
+    if(NOT line MATCHES "^[0-9a-fA-F]* [A-Za-z] (.*)$")
+      continue()
+    endif()
+    set(name "${CMAKE_MATCH_1}")
+    # The qualified name, after a template function's return type or a vtable/typeinfo prefix
+    # (neither holds a '<' before it) and without its arguments.
+    string(REGEX REPLACE "\\(.*$" "" head "${name}")
+    string(FIND "${name}" "anycl::detail::" mentions)
+    if(mentions EQUAL -1)
+      continue()
+    endif()
+    # A detail function on the list stays exported; anything else naming a detail type (a template
+    # instance over one, a private class's constructor taking one) is local.
+    if(head MATCHES "^([^<]* )?(anycl::detail::.*)$")
+      string(REGEX REPLACE "<.*$" "" base "${CMAKE_MATCH_2}")
+      string(REGEX REPLACE "\\[abi:[a-z0-9]+\\]$" "" base "${base}")
+      if(base IN_LIST allowed)
+        continue()
+      endif()
+    endif()
+    string(REPLACE "\\" "\\\\" quoted "${name}")
+    string(REPLACE "\"" "\\\"" quoted "${quoted}")
+    string(APPEND locals "      \"${quoted}\";\n")
+    math(EXPR count "${count} + 1")
+  endforeach()
+endforeach()
+string(REPLACE "@ANYCL_DETAIL_LOCALS@" "${locals}" map "${map}")
+file(WRITE "${OUT}.tmp" "${map}")
+file(RENAME "${OUT}.tmp" "${OUT}")

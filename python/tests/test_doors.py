@@ -1,0 +1,226 @@
+# The Python door's row of the cross-product table (tests/test_doors.cpp holds C++, C and the CLI):
+# every model kind × save → load → predict bit-equal, Keras' evaluate, val_loss during fit, and
+# checkpoints; then the Keras surface: compile() on a loaded model, per-layer activations, a
+# callback's exception, evaluate's shape.
+
+import os
+
+import numpy as np
+import pytest
+
+import anycl
+from anycl.layers import Conv2D, Dense, Flatten, MaxPool2D
+
+# (name, layers, input_shape, regression): the same kinds as tests/test_doors.cpp.
+KINDS = [
+    ("dense classifier", lambda: [Dense(16), Dense(3)], (8,), False),
+    ("dense regressor", lambda: [Dense(16), Dense(2)], (8,), True),
+    ("conv classifier", lambda: [Conv2D(4, 3), MaxPool2D(2), Flatten(), Dense(8), Dense(3)], (1, 8, 8), False),
+    ("conv regressor", lambda: [Conv2D(4, 3), MaxPool2D(2), Flatten(), Dense(8), Dense(2)], (1, 8, 8), True),
+]
+
+
+def data(input_shape, regression, n, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-1, 1, size=(n,) + input_shape).astype(np.float32)
+    flat = x.reshape(n, -1)
+    s = (flat * np.where(np.arange(flat.shape[1]) % 3 == 0, 1, -1)).sum(axis=1)
+    if regression:
+        return x, np.stack([np.tanh(s), 0.5 * s], axis=1).astype(np.float32)
+    return x, np.digitize(s, [-0.5, 0.5]).astype(np.int64)
+
+
+@pytest.mark.parametrize("name,layers,input_shape,regression", KINDS, ids=[k[0] for k in KINDS])
+def test_every_kind_round_trips_through_python(runtime, tmp_path, name, layers, input_shape, regression):
+    x, y = data(input_shape, regression, 240, 1)
+    xt, yt = data(input_shape, regression, 60, 2)
+    model = anycl.Sequential(layers(), input_shape=input_shape)
+    model.compile(optimizer="adam", loss="mse" if regression else "sparse_categorical_crossentropy")
+    ck = tmp_path / "ck"
+    history = model.fit(x, y, epochs=2, batch_size=32, validation_data=(xt, yt), checkpoint_dir=str(ck),
+                        runtime=runtime)
+    assert len(history.history["val_loss"]) == 2 and np.isfinite(history.history["val_loss"]).all()
+    assert (ck / "checkpoint.anyclckpt").is_file()
+
+    path = str(tmp_path / "m.anycl")
+    model.save(path)
+    loaded = anycl.load_model(path)
+    assert loaded.loss == ("mse" if regression else "softmax_cross_entropy")
+    a, b = model.predict(xt, runtime=runtime), loaded.predict(xt, batch_size=7, runtime=runtime)
+    assert a.shape == (60, 2 if regression else 3)
+    assert a.tobytes() == b.tobytes()
+
+    result = loaded.evaluate(xt, yt, runtime=runtime)
+    assert isinstance(result, list) and len(result) == 2 and result == model.evaluate(xt, yt, runtime=runtime)
+    assert loaded.metrics_names == ["loss", "mae" if regression else "accuracy"]
+    as_dict = loaded.evaluate(xt, yt, return_dict=True, runtime=runtime)
+    assert list(as_dict) == loaded.metrics_names and list(as_dict.values()) == result
+    loss, metric = result
+    if regression:
+        err = a - yt
+        assert loss == pytest.approx(float(np.mean(err**2)), rel=1e-4)
+        assert metric == pytest.approx(float(np.mean(np.abs(err))), rel=1e-4)
+    else:
+        assert 0 <= metric <= 1 and loss > 0
+
+
+def test_evaluate_speaks_keras_and_never_names_cpp_calls(runtime):
+    x, y = data((8,), True, 64, 3)
+    model = anycl.Sequential([Dense(4), Dense(2)], input_shape=(8,)).compile(loss="mse")
+    model.fit(x, y, epochs=1, runtime=runtime)
+    labels = np.zeros(64, dtype=np.int64)
+    with pytest.raises(anycl.Error) as e:
+        model.evaluate(x, labels, runtime=runtime)
+    assert "predict_outputs" not in str(e.value)
+
+
+def test_compile_on_a_loaded_model_keeps_its_weights_and_takes_a_new_optimizer(runtime, tmp_path):
+    x, y = data((8,), False, 128, 4)
+    model = anycl.Sequential([Dense(8), Dense(3)], input_shape=(8,)).compile(optimizer="adam")
+    model.fit(x, y, epochs=1, runtime=runtime)
+    path = str(tmp_path / "m.anycl")
+    model.save(path)
+    loaded = anycl.load_model(path)
+    assert loaded.compile(optimizer="sgd", learning_rate=0.0) is loaded
+    assert loaded.predict(x, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()
+    loaded.fit(x, y, epochs=1, runtime=runtime)  # trains on from the loaded weights
+    with pytest.raises(anycl.InvalidArgumentError, match="cannot switch"):
+        anycl.load_model(path).compile(loss="mse")
+
+
+def test_hidden_layers_take_their_own_keras_activations(runtime):
+    model = anycl.Sequential([Dense(32, activation="tanh"), Dense(16, activation="relu"), Dense(3)],
+                             input_shape=(8,)).compile()
+    summary = model.summary()
+    assert "tanh" in summary and "relu" in summary
+    conv = anycl.Sequential([Conv2D(4, 3, activation="sigmoid"), Flatten(), Dense(3)], input_shape=(1, 8, 8))
+    assert "sigmoid" in conv.compile().summary()
+    with pytest.raises(anycl.InvalidArgumentError, match="activation must be one of"):
+        Dense(4, activation="gelu")
+    with pytest.raises(anycl.InvalidArgumentError, match="softmax"):
+        anycl.Sequential([Dense(4, activation="softmax"), Dense(3)], input_shape=(8,))
+
+
+def test_an_exception_in_a_callback_stops_training_and_propagates_from_fit(runtime):
+    x, y = data((8,), False, 256, 5)
+
+    class Broken(anycl.Callback):
+        def __init__(self):
+            self.epochs = []
+
+        def on_epoch_end(self, epoch, logs):
+            self.epochs.append(epoch)
+            raise ZeroDivisionError("a bug in the user's callback")
+
+    model = anycl.Sequential([Dense(8), Dense(3)], input_shape=(8,)).compile()
+    broken = Broken()
+    with pytest.raises(ZeroDivisionError, match="a bug in the user's callback"):
+        model.fit(x, y, epochs=5, batch_size=32, callbacks=[broken], runtime=runtime)
+    assert broken.epochs == [1]  # stopped: no second epoch
+    assert model.predict(x[:2], runtime=runtime).shape == (2, 3)  # the weights reached are kept
+
+
+def test_get_and_set_weights_speak_keras_layout(runtime):
+    model = anycl.Sequential([Conv2D(2, 3), Flatten(), Dense(4), Dense(3)], input_shape=(1, 5, 5)).compile()
+    x, y = data((1, 5, 5), False, 64, 6)
+    model.fit(x, y, epochs=1, runtime=runtime)
+    weights = model.get_weights()
+    assert [w.shape for w in weights] == [(3, 3, 1, 2), (2,), (18, 4), (4,), (4, 3), (3,)]
+    assert all(w.dtype == np.float32 for w in weights)
+
+    # A numpy forward pass with Keras' layout gives anycl's logits (the softmax is in predict).
+    k, b = weights[0], weights[1]
+    conv = np.zeros((len(x), 2, 3, 3), dtype=np.float32)
+    for i in range(3):
+        for j in range(3):
+            patch = x[:, 0, i:i + 3, j:j + 3]
+            conv[:, :, i, j] = np.einsum("nab,abf->nf", patch, k[:, :, 0, :]) + b
+    h = np.maximum(conv, 0).reshape(len(x), -1)
+    h = np.maximum(h @ weights[2] + weights[3], 0)
+    logits = h @ weights[4] + weights[5]
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(model.predict(x, runtime=runtime), p / p.sum(axis=1, keepdims=True), atol=1e-5)
+
+    # set_weights round-trips and takes effect; a fresh model takes weights before any fit.
+    fresh = anycl.Sequential([Conv2D(2, 3), Flatten(), Dense(4), Dense(3)], input_shape=(1, 5, 5)).compile()
+    fresh.set_weights(weights)
+    assert all((a == b).all() for a, b in zip(fresh.get_weights(), weights))
+    assert fresh.predict(x, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()
+    with pytest.raises(anycl.ShapeError, match="array 0 has shape"):
+        fresh.set_weights([w.T for w in weights])
+    with pytest.raises(anycl.ShapeError, match="6 weight arrays"):
+        fresh.set_weights(weights[:2])
+    bad = [w.copy() for w in weights]
+    bad[1][0] = np.nan
+    with pytest.raises(anycl.InvalidArgumentError, match="finite"):
+        fresh.set_weights(bad)
+
+
+def test_channels_last_images_are_refused_unless_the_model_says_so(runtime):
+    rng = np.random.default_rng(7)
+    nchw = rng.uniform(0, 1, size=(32, 3, 8, 8)).astype(np.float32)
+    nhwc = np.ascontiguousarray(nchw.transpose(0, 2, 3, 1))
+    y = np.arange(32) % 2
+    model = anycl.Sequential([Conv2D(2, 3), Flatten(), Dense(2)], input_shape=(3, 8, 8)).compile()
+    with pytest.raises(anycl.ShapeError, match=r"transpose\(0, 3, 1, 2\)"):
+        model.fit(nhwc, y, epochs=1, runtime=runtime)
+    model.fit(nchw, y, epochs=1, runtime=runtime)
+    with pytest.raises(anycl.ShapeError, match="channels_last"):
+        model.predict(nhwc, runtime=runtime)
+
+    keras_style = anycl.Sequential([Conv2D(2, 3), Flatten(), Dense(2)], input_shape=(8, 8, 3),
+                                   data_format="channels_last").compile()
+    keras_style.set_weights(model.get_weights())
+    assert keras_style.predict(nhwc, runtime=runtime).tobytes() == model.predict(nchw, runtime=runtime).tobytes()
+    with pytest.raises(anycl.ShapeError, match=r"\(samples, 8, 8, 3\)"):
+        keras_style.predict(nchw, runtime=runtime)
+
+
+def test_the_example_in_docs_python_md_runs(runtime, tmp_path, monkeypatch):
+    here = os.path.dirname(os.path.abspath(__file__))
+    text = open(os.path.join(here, "..", "..", "docs", "python.md"), encoding="utf-8").read()
+    start = text.index("```python\nimport numpy") + len("```python\n")
+    monkeypatch.chdir(tmp_path)
+    exec(compile(text[start:text.index("```", start)], "docs/python.md", "exec"), {})
+
+
+def test_a_file_that_cannot_be_written_is_an_io_error(runtime, tmp_path):
+    model = anycl.Sequential([Dense(4), Dense(2)], input_shape=(3,)).compile()
+    model.set_weights([np.zeros((3, 4), np.float32), np.zeros(4, np.float32), np.zeros((4, 2), np.float32),
+                       np.zeros(2, np.float32)])
+    with pytest.raises(anycl.IoError, match="choose another path") as e:
+        model.save(str(tmp_path))  # a folder, not a file
+    assert isinstance(e.value, OSError)
+    with pytest.raises(anycl.IoError, match="does not exist"):
+        model.save(str(tmp_path / "missing" / "m.anycl"))
+
+
+def test_predict_takes_keras_batch_size(runtime):
+    x, y = data((8,), False, 64, 8)
+    model = anycl.Sequential([Dense(4), Dense(3)], input_shape=(8,)).compile()
+    model.fit(x, y, epochs=1, runtime=runtime)
+    assert model.predict(x, batch_size=5, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()
+    with pytest.raises(anycl.InvalidArgumentError, match="batch_size"):
+        model.predict(x, batch_size=0, runtime=runtime)
+
+
+def test_a_loaded_image_model_still_refuses_channels_last_arrays(runtime, tmp_path):
+    rng = np.random.default_rng(9)
+    x = rng.uniform(0, 1, size=(16, 3, 8, 8)).astype(np.float32)
+    model = anycl.Sequential([Conv2D(2, 3), Flatten(), Dense(2)], input_shape=(3, 8, 8)).compile()
+    model.fit(x, np.arange(16) % 2, epochs=1, runtime=runtime)
+    model.save(str(tmp_path / "cnn.anycl"))
+    loaded = anycl.load_model(str(tmp_path / "cnn.anycl"))
+    assert loaded.input_shape == (3, 8, 8)
+    with pytest.raises(anycl.ShapeError, match="channels last"):
+        loaded.predict(np.ascontiguousarray(x.transpose(0, 2, 3, 1)), runtime=runtime)
+    assert loaded.predict(x, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()
+
+
+def test_compiling_again_keeps_the_weights_reached(runtime):
+    x, y = data((8,), False, 64, 10)
+    model = anycl.Sequential([Dense(4), Dense(3)], input_shape=(8,)).compile(optimizer="adam")
+    model.fit(x, y, epochs=1, runtime=runtime)
+    before = model.get_weights()
+    model.compile(optimizer="sgd", learning_rate=0.01)
+    assert all((a == b).all() for a, b in zip(model.get_weights(), before))

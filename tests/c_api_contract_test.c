@@ -1,0 +1,454 @@
+/* The C door's contract, one table of hostile calls (issue 43): each row is a call a C or C# program
+ * could make, the status it must return and words its message must hold; every message must be valid
+ * UTF-8 without control bytes. Rows that need a device run when one is found (exit 77 otherwise,
+ * outside CI). argv[1]: a scratch folder. */
+#include <math.h>
+#include <stdint.h>
+
+#include "c_api_check.h"
+
+static const char* scratch = ".";
+static anycl_runtime* rt = NULL;
+static char path_buffer[6000];
+
+static const char* scratch_file(const char* name) {
+  snprintf(path_buffer, sizeof path_buffer, "%s/%s", scratch, name);
+  return path_buffer;
+}
+
+static anycl_model_options options(void) {
+  anycl_model_options o;
+  anycl_model_options_init(&o);
+  o.layers = "4";
+  o.dropout = 0;
+  o.input_shape[0] = 3;
+  o.outputs = 2;
+  return o;
+}
+
+static anycl_status create(anycl_model_options o) {
+  anycl_model* m = NULL;
+  const anycl_status s = anycl_model_create(&o, &m);
+  anycl_model_destroy(m);
+  return s;
+}
+
+/* A 3-4-2 model whose weights are set (no device needed): every array filled with `value`. */
+static anycl_model* model_with_weights(float value) {
+  anycl_model_options o = options();
+  anycl_model* m = NULL;
+  if (anycl_model_create(&o, &m) != ANYCL_OK) return NULL;
+  size_t arrays = 0;
+  anycl_model_weight_count(m, &arrays);
+  for (size_t i = 0; i < arrays; ++i) {
+    size_t ndim = 0, shape[4] = {0, 0, 0, 0}, n = 1;
+    anycl_model_weight_shape(m, i, &ndim, shape);
+    for (size_t d = 0; d < ndim; ++d) n *= shape[d];
+    float values[64];
+    for (size_t k = 0; k < n && k < 64; ++k) values[k] = value;
+    anycl_model_set_weights(m, i, values, n);
+  }
+  return m;
+}
+
+static anycl_status save_to(const char* path) {
+  anycl_model* m = model_with_weights(0.5f);
+  const anycl_status s = anycl_model_save(m, path);
+  anycl_model_destroy(m);
+  return s;
+}
+
+/* --- model options ------------------------------------------------------------------------------- */
+static anycl_status struct_size_deadbeef(void) {
+  anycl_model_options o = options();
+  o.struct_size = 0xdeadbeef;
+  return create(o);
+}
+static anycl_status struct_size_max(void) {
+  anycl_model_options o = options();
+  o.struct_size = SIZE_MAX;
+  return create(o);
+}
+static anycl_status struct_size_small(void) {
+  anycl_model_options o = options();
+  o.struct_size = 8;
+  return create(o);
+}
+static anycl_status dropout_nan(void) {
+  anycl_model_options o = options();
+  o.dropout = NAN;
+  return create(o);
+}
+static anycl_status input_overflows_weights(void) {
+  anycl_model_options o = options();
+  o.input_shape[0] = ((size_t)1 << 61) + 1;
+  return create(o);
+}
+static anycl_status input_shape_overflows(void) {
+  anycl_model_options o = options();
+  o.layers = "conv2x3,flatten,4";
+  o.input_shape[0] = o.input_shape[1] = o.input_shape[2] = (size_t)1 << 30;
+  return create(o);
+}
+static anycl_status one_class(void) {
+  anycl_model_options o = options();
+  o.outputs = 1;
+  return create(o);
+}
+static anycl_status a_billion_outputs(void) {
+  anycl_model_options o = options();
+  o.outputs = 1000000000;
+  return create(o);
+}
+static anycl_status layers_not_utf8(void) {
+  anycl_model_options o = options();
+  o.layers = "4,\xff\xfe\x01";
+  return create(o);
+}
+static anycl_status pool_with_activation(void) {
+  anycl_model_options o = options();
+  o.layers = "4:tanh,pool2:relu";
+  return create(o);
+}
+static anycl_status unknown_loss(void) {
+  anycl_model_options o = options();
+  o.loss = "hinge";
+  return create(o);
+}
+
+/* --- data sets ----------------------------------------------------------------------------------- */
+static float x12[12] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+static anycl_status dataset_one_class(void) {
+  const int32_t labels[4] = {0, 0, 0, 0};
+  anycl_dataset* d = NULL;
+  const anycl_status s = anycl_dataset_create_classes(x12, 4, 3, labels, 1, &d);
+  anycl_dataset_destroy(d);
+  return s;
+}
+static anycl_status dataset_negative_label(void) {
+  const int32_t labels[4] = {0, 1, 0, -1};
+  anycl_dataset* d = NULL;
+  const anycl_status s = anycl_dataset_create_classes(x12, 4, 3, labels, 2, &d);
+  anycl_dataset_destroy(d);
+  return s;
+}
+static anycl_status dataset_infinite_x(void) {
+  float x[12];
+  memcpy(x, x12, sizeof x);
+  x[3] = INFINITY;
+  const int32_t labels[4] = {0, 1, 0, 1};
+  anycl_dataset* d = NULL;
+  const anycl_status s = anycl_dataset_create_classes(x, 4, 3, labels, 2, &d);
+  anycl_dataset_destroy(d);
+  return s;
+}
+static anycl_status dataset_nan_target(void) {
+  float t[4] = {0, 1, 2, NAN};
+  anycl_dataset* d = NULL;
+  const anycl_status s = anycl_dataset_create_targets(x12, 4, 3, t, 1, &d);
+  anycl_dataset_destroy(d);
+  return s;
+}
+static anycl_status dataset_zero_outputs(void) {
+  float t[4] = {0, 1, 2, 3};
+  anycl_dataset* d = NULL;
+  const anycl_status s = anycl_dataset_create_targets(x12, 4, 3, t, 0, &d);
+  anycl_dataset_destroy(d);
+  return s;
+}
+
+/* --- weights ------------------------------------------------------------------------------------- */
+static anycl_status weight_index_past_end(void) {
+  anycl_model* m = model_with_weights(0.f);
+  float out[8];
+  const anycl_status s = anycl_model_get_weights(m, 99, out, 8);
+  anycl_model_destroy(m);
+  return s;
+}
+static anycl_status weight_nan(void) {
+  anycl_model* m = model_with_weights(0.f);
+  const float values[2] = {1.f, NAN};
+  const anycl_status s = anycl_model_set_weights(m, 3, values, 2);
+  anycl_model_destroy(m);
+  return s;
+}
+static anycl_status weight_count_null_out(void) {
+  anycl_model* m = model_with_weights(0.f);
+  const anycl_status s = anycl_model_weight_count(m, NULL);
+  anycl_model_destroy(m);
+  return s;
+}
+
+/* --- files --------------------------------------------------------------------------------------- */
+static anycl_status save_onto_a_folder(void) { return save_to(scratch); }
+static anycl_status save_into_a_missing_folder(void) {
+  return save_to(scratch_file("no-such-folder/m.anycl"));
+}
+static anycl_status save_a_5000_character_path(void) {
+  char name[5001];
+  memset(name, 'a', 5000);
+  name[5000] = '\0';
+  return save_to(scratch_file(name));
+}
+static anycl_status save_under_a_file(void) {
+  if (save_to(scratch_file("plain.anycl")) != ANYCL_OK) return ANYCL_ERROR_INTERNAL;
+  return save_to(scratch_file("plain.anycl/inside.anycl"));
+}
+/* A model file whose architecture holds a NUL: the message goes on past it, escaped. */
+static anycl_status load_a_nul_in_the_architecture(void) {
+  static const char text[] = "input 3\nclasses 2\nden\0se 2 linear glorot_uniform\n";
+  const uint32_t length = sizeof text - 1;
+  unsigned char bytes[128];
+  size_t n = 0;
+  memcpy(bytes, "ANYCLMDL", 8);
+  n = 8;
+  const uint32_t version = 1;
+  for (int i = 0; i < 4; ++i) bytes[n++] = (unsigned char)(version >> (8 * i));
+  for (int i = 0; i < 4; ++i) bytes[n++] = (unsigned char)(length >> (8 * i));
+  memcpy(bytes + n, text, length);
+  n += length;
+  for (int i = 0; i < 8; ++i) bytes[n++] = 0; /* no weights */
+  uint64_t h = 1469598103934665603ull;        /* the format's FNV-1a basis (docs/model-format.md) */
+  for (size_t i = 0; i < n; ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+  for (int i = 0; i < 8; ++i) bytes[n++] = (unsigned char)(h >> (8 * i));
+  FILE* f = fopen(scratch_file("nul.anycl"), "wb");
+  if (!f || fwrite(bytes, 1, n, f) != n) return ANYCL_ERROR_INTERNAL;
+  fclose(f);
+  anycl_model* m = NULL;
+  const anycl_status s = anycl_model_load(scratch_file("nul.anycl"), &m);
+  anycl_model_destroy(m);
+  return s;
+}
+
+/* --- training and evaluation (need a device) ----------------------------------------------------- */
+static anycl_status train_with(anycl_train_options t) {
+  anycl_model* m = model_with_weights(0.1f);
+  const int32_t labels[4] = {0, 1, 0, 1};
+  anycl_dataset* d = NULL;
+  anycl_dataset_create_classes(x12, 4, 3, labels, 2, &d);
+  const anycl_status s = anycl_train(m, rt, d, NULL, &t, NULL, 0, NULL, NULL);
+  anycl_dataset_destroy(d);
+  anycl_model_destroy(m);
+  return s;
+}
+static anycl_status train_struct_size_huge(void) {
+  anycl_train_options t = train_options(1, 2, NULL);
+  t.struct_size = SIZE_MAX;
+  return train_with(t);
+}
+static anycl_status train_validation_split_nan(void) {
+  anycl_train_options t = train_options(1, 2, NULL);
+  t.validation_split = NAN;
+  return train_with(t);
+}
+static anycl_status train_lr_infinite(void) {
+  anycl_train_options t = train_options(1, 2, NULL);
+  t.lr = INFINITY;
+  return train_with(t);
+}
+static anycl_status train_checkpoint_under_a_file(void) {
+  if (save_to(scratch_file("plain2.anycl")) != ANYCL_OK) return ANYCL_ERROR_INTERNAL;
+  anycl_train_options t = train_options(1, 2, NULL);
+  static char folder[6000];
+  snprintf(folder, sizeof folder, "%s/plain2.anycl/checkpoints", scratch);
+  t.checkpoint_dir = folder;
+  return train_with(t);
+}
+static anycl_status evaluate_null_out(void) {
+  anycl_model* m = model_with_weights(0.1f);
+  const int32_t labels[4] = {0, 1, 0, 1};
+  anycl_dataset* d = NULL;
+  anycl_dataset_create_classes(x12, 4, 3, labels, 2, &d);
+  double accuracy = 0;
+  const anycl_status s = anycl_evaluate(m, rt, d, NULL, &accuracy);
+  anycl_dataset_destroy(d);
+  anycl_model_destroy(m);
+  return s;
+}
+
+typedef struct Row {
+  const char* name;
+  anycl_status (*call)(void);
+  anycl_status status;
+  const char* words[3];
+  int needs_device;
+} Row;
+
+static const Row rows[] = {
+    {"struct_size 0xdeadbeef",
+     struct_size_deadbeef,
+     ANYCL_ERROR_VERSION,
+     {"anycl_model_create", "3735928559", "newer anycl.h"},
+     0},
+    {"struct_size SIZE_MAX",
+     struct_size_max,
+     ANYCL_ERROR_VERSION,
+     {"struct_size", "18446744073709551615", "anycl_model_options_init"},
+     0},
+    {"struct_size 8",
+     struct_size_small,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"struct_size is 8", "anycl_model_options_init", ""},
+     0},
+    {"dropout NaN", dropout_nan, ANYCL_ERROR_INVALID_ARGUMENT, {"anycl_model_create", "dropout", "nan"}, 0},
+    {"input 2^61+1 features",
+     input_overflows_weights,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_model_create", "input_shape", "weights"},
+     0},
+    {"input_shape 2^30 cubed",
+     input_shape_overflows,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_model_create", "input_shape", "size_t"},
+     0},
+    {"one class", one_class, ANYCL_ERROR_INVALID_ARGUMENT, {"outputs is 1", "at least 2 classes", "mse"}, 0},
+    {"a billion outputs",
+     a_billion_outputs,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_model_create", "outputs is 1000000000", ""},
+     0},
+    {"layers not UTF-8",
+     layers_not_utf8,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"options.layers", "\\xFF\\xFE\\x01", ""},
+     0},
+    {"pool with an activation",
+     pool_with_activation,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"options.layers", "pool2:relu", "only Dense"},
+     0},
+    {"unknown loss", unknown_loss, ANYCL_ERROR_INVALID_ARGUMENT, {"options.loss", "hinge", ""}, 0},
+    {"data set of one class",
+     dataset_one_class,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_dataset_create_classes", "classes is 1", "at least 2 classes"},
+     0},
+    {"label -1",
+     dataset_negative_label,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"labels[3] is -1", "classes-1", ""},
+     0},
+    {"x infinite",
+     dataset_infinite_x,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_dataset_create_classes", "x[3] is inf", "finite"},
+     0},
+    {"target NaN",
+     dataset_nan_target,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_dataset_create_targets", "targets[3] is nan", ""},
+     0},
+    {"outputs 0",
+     dataset_zero_outputs,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_dataset_create_targets", "outputs is 0", ""},
+     0},
+    {"weight index past the end",
+     weight_index_past_end,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_model_get_weights", "index 99", "4 weight arrays"},
+     0},
+    {"weight NaN",
+     weight_nan,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_model_set_weights", "values[1]", "finite"},
+     0},
+    {"NULL out-pointer",
+     weight_count_null_out,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_model_weight_count", "arrays is NULL", ""},
+     0},
+    {"save onto a folder",
+     save_onto_a_folder,
+     ANYCL_ERROR_IO,
+     {"cannot write", "choose another path", ""},
+     0},
+    {"save into a missing folder",
+     save_into_a_missing_folder,
+     ANYCL_ERROR_IO,
+     {"no-such-folder", "does not exist", ""},
+     0},
+    {"save to a 5000-character path", save_a_5000_character_path, ANYCL_ERROR_IO, {"cannot", "aaaa", ""}, 0},
+    {"save under a file", save_under_a_file, ANYCL_ERROR_IO, {"plain.anycl", "not a folder", ""}, 0},
+    {"a NUL in a model file",
+     load_a_nul_in_the_architecture,
+     ANYCL_ERROR_DATA,
+     {"nul.anycl", "den\\x00se", ""},
+     0},
+    {"train struct_size SIZE_MAX",
+     train_struct_size_huge,
+     ANYCL_ERROR_VERSION,
+     {"anycl_train", "18446744073709551615", "anycl_train_options_init"},
+     1},
+    {"validation_split NaN",
+     train_validation_split_nan,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train", "options.validation_split is nan", ""},
+     1},
+    {"lr infinite",
+     train_lr_infinite,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train", "options.lr is inf", ""},
+     1},
+    {"checkpoint folder under a file",
+     train_checkpoint_under_a_file,
+     ANYCL_ERROR_IO,
+     {"anycl_train", "checkpoint folder", ""},
+     1},
+    {"evaluate with a NULL out-pointer",
+     evaluate_null_out,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_evaluate", "loss is NULL", ""},
+     1},
+};
+
+/* Valid UTF-8 with no control bytes but newline and tab. */
+static int clean_text(const char* text) {
+  const unsigned char* p = (const unsigned char*)text;
+  while (*p) {
+    if (*p < 0x80) {
+      if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7F) return 0;
+      ++p;
+      continue;
+    }
+    const int len = (*p >> 5) == 0x6 ? 2 : (*p >> 4) == 0xE ? 3 : (*p >> 3) == 0x1E ? 4 : 0;
+    if (len == 0) return 0;
+    for (int k = 1; k < len; ++k)
+      if ((p[k] & 0xC0) != 0x80) return 0;
+    p += len;
+  }
+  return 1;
+}
+
+int main(int argc, char** argv) {
+  if (argc > 1) scratch = argv[1];
+  CHECK(strcmp(anycl_status_name(ANYCL_ERROR_IO), "ANYCL_ERROR_IO") == 0);
+  CHECK(ANYCL_ERROR_IO == 12 && ANYCL_ERROR_INTERNAL == 11); /* appended: no value renumbered */
+  const anycl_status device = anycl_runtime_create(NULL, &rt);
+  int skipped = 0;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+    const Row* r = &rows[i];
+    if (r->needs_device && device != ANYCL_OK) {
+      ++skipped;
+      continue;
+    }
+    const anycl_status s = r->call();
+    const char* message = anycl_last_error();
+    int words_ok = 1;
+    for (int w = 0; w < 3; ++w)
+      if (r->words[w][0] && !strstr(message, r->words[w])) words_ok = 0;
+    if (s != r->status || !words_ok || !clean_text(message)) {
+      fprintf(stderr, "row '%s': returned %s, expected %s with '%s', '%s', '%s'%s; message: %s\n", r->name,
+              anycl_status_name(s), anycl_status_name(r->status), r->words[0], r->words[1], r->words[2],
+              clean_text(message) ? "" : " (and not clean UTF-8)", message);
+      ++c_api_failures;
+    }
+  }
+  anycl_runtime_destroy(rt);
+  if (skipped) {
+    fprintf(stderr, "%d rows need an OpenCL device\n", skipped);
+    if (c_api_failures == 0) return skip_or_fail("no OpenCL device for the training rows");
+  }
+  printf("%d hostile calls, %d failures\n", (int)(sizeof rows / sizeof rows[0]), c_api_failures);
+  return c_api_failures != 0;
+}
