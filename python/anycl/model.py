@@ -39,15 +39,17 @@ class Runtime:
 
 
 _default_runtime = None
+_default_runtime_lock = threading.Lock()  # threads' first calls create one default runtime, not several
 
 
 def _runtime(runtime):
     global _default_runtime
     if runtime is not None:
         return runtime
-    if _default_runtime is None:
-        _default_runtime = Runtime()
-    return _default_runtime
+    with _default_runtime_lock:
+        if _default_runtime is None:
+            _default_runtime = Runtime()
+        return _default_runtime
 
 
 class History:

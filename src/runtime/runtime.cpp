@@ -16,6 +16,8 @@
 #include "hash.hpp"
 #include "runtime/driver_hints.hpp"
 #include "runtime/kernel_sources.hpp"
+#include "runtime/opencl_setup.hpp"
+#include "util/process.hpp"
 
 namespace anycl {
 namespace {
@@ -59,7 +61,10 @@ Runtime::Runtime(const DeviceInfo& device, RuntimeOptions options) : options_(st
   start();
 }
 
+// Under the set-up lock: drivers create contexts and build programs unsafely from several threads at
+// once on first use, and the last-runtime hook below must not run while another runtime starts.
 void Runtime::start() {
+  const auto setup = detail::lock_opencl_setup();
   impl_ = std::make_unique<detail::RuntimeImpl>();
   impl_->device = compute::device(info_.id, /*retain=*/true);
   cl_int status = CL_SUCCESS;
@@ -91,10 +96,19 @@ void Runtime::start() {
 // device still runs enqueued work would free what the work uses. Errors are ignored: a destructor
 // has nobody to tell, and the queue is released either way.
 // The last runtime to go also empties CLBlast's program cache (blas_programs.hpp).
+// In a child forked from the process that made this runtime the driver is gone (calls would hang):
+// its handles are left behind, not released.
 Runtime::~Runtime() {
+  if (detail::platform::forked_after_watch()) {
+    (void)profile_.release();
+    (void)impl_.release();
+    return;
+  }
   if (impl_ && impl_->queue.get() != nullptr) clFinish(impl_->queue.get());
   profile_.reset();  // releases its events before the queue and context go
-  if (started_ && --live_runtimes == 0)
+  if (!started_) return;
+  const std::lock_guard<std::recursive_mutex> setup(detail::opencl_setup_mutex());
+  if (--live_runtimes == 0)
     if (const detail::LastRuntimeHook hook = detail::last_runtime_hook()) hook();
 }
 

@@ -70,6 +70,13 @@ void* find_loaded_symbol(const char* name);
 /// The path of the shared library (or program) that holds `address`, empty when unknown.
 std::string library_containing(const void* address);
 
+/// From the first call on, watches for this process being forked (POSIX: pthread_atfork; Windows has
+/// no fork). Idempotent and thread-safe. OpenCL drivers keep threads and locks that a forked child
+/// does not inherit, so the library calls this when it first touches OpenCL.
+void watch_for_fork();
+/// True in a child forked (by any code) after watch_for_fork() ran in its parent or in itself.
+bool forked_after_watch();
+
 /// The running program's own path.
 std::filesystem::path current_executable();
 /// Seconds since this process was created (the loading before main() included), when known.
