@@ -161,7 +161,10 @@ class Sequential:
         """Chooses the optimizer (sgd, momentum, nesterov, rmsprop, adam, adamw), its learning rate
         (0: its default) and the loss ('softmax_cross_entropy' — Keras' 'sparse_categorical_crossentropy'
         with from_logits — or 'mse'). Creates the model (weights come from the seed at fit)."""
+        self._refuse_during_fit("compile()")
         aliases = {"sparse_categorical_crossentropy": "softmax_cross_entropy", "mean_squared_error": "mse"}
+        if self._keeps_weights_at_compile(optimizer, aliases.get(loss, loss), lr, learning_rate):
+            return self
         self.loss = aliases.get(loss, loss)
         self._optimizer = optimizer
         self._lr = float(learning_rate if learning_rate is not None else lr)
@@ -176,6 +179,34 @@ class Sequential:
         check(lib.anycl_model_create(ctypes.byref(o), ctypes.byref(h)))
         self._set_handle(h)
         return self
+
+    # -- safety: what training and compile() may not do to each other (docs/guarantees.md) ----------
+    def _refuse_during_fit(self, call):
+        if getattr(self, "_fitting", False):
+            raise errors.InvalidArgumentError(
+                f"{call} was called while this model is training (from a callback, or from another thread) — "
+                "it would replace the model fit() is using; call it after fit() returns (a callback can end "
+                "training early: set model.stop_training = True)")
+
+    def _has_weights(self):
+        flag = ctypes.c_int(0)
+        if getattr(self, "_h", None):
+            check(lib.anycl_model_has_weights(self._h, ctypes.byref(flag)))
+        return bool(flag.value)
+
+    def _keeps_weights_at_compile(self, optimizer, loss, lr, learning_rate):
+        """compile() of a trained model keeps its weights, as Keras does: only the optimizer and its
+        learning rate change. True when it did so (compile() then has nothing more to do)."""
+        if not self._has_weights():
+            return False
+        if loss != self.loss:
+            raise errors.InvalidArgumentError(
+                f"compile(loss={loss!r}): this model was trained with loss={self.loss!r}, and anycl cannot change "
+                "the loss of a trained model without losing its weights — compile with the same loss, or build a "
+                "new model for the other loss")
+        self._optimizer = optimizer
+        self._lr = float(learning_rate if learning_rate is not None else lr)
+        return True
 
     def _set_handle(self, h):
         if self._h:
@@ -206,6 +237,7 @@ class Sequential:
         """Trains on x (float32 or uint8, (samples, features...)) and y (integer class indices, or
         float32 targets for mse). Returns a History. Ctrl-C stops after the current step (the model
         keeps the weights reached), then raises KeyboardInterrupt."""
+        self._refuse_during_fit("fit()")
         h = self._handle()
         rt = _runtime(runtime)
         train = _Dataset(x, y, self)
@@ -258,10 +290,12 @@ class Sequential:
             previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
         records = (Epoch * int(epochs))()
         done, stopped = ctypes.c_size_t(), ctypes.c_int()
+        self._fitting = True  # compile() and a nested fit() are refused until it returns
         try:
             check(lib.anycl_train(h, rt._h, train.h, val.h if val else None, ctypes.byref(o), records, int(epochs),
                                   ctypes.byref(done), ctypes.byref(stopped)))
         finally:
+            self._fitting = False
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
         for e in records[: done.value]:
