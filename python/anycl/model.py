@@ -6,6 +6,7 @@ import ctypes
 import json
 import os
 import signal
+import tempfile
 import threading
 
 import numpy as np
@@ -26,6 +27,7 @@ class Runtime:
 
     def __init__(self, device=None):
         self._h = ctypes.c_void_p()
+        self._pid = os.getpid()
         check(lib.anycl_runtime_create(device.encode() if device else None, ctypes.byref(self._h)))
 
     @property
@@ -33,9 +35,27 @@ class Runtime:
         return text(lib.anycl_runtime_device_name, self._h)
 
     def __del__(self):
-        if getattr(self, "_h", None):
+        if getattr(self, "_h", None) and _made_here(self):
             lib.anycl_runtime_destroy(self._h)
-            self._h = None
+        self._h = None
+
+    # A runtime is a device's context and queue: copies share it (it is never owned twice), and it
+    # cannot travel to another process (create one there).
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        raise TypeError("an anycl.Runtime cannot be pickled (it is this process's device context) — create "
+                        "anycl.Runtime() in the other process; models pickle, and use the default runtime there")
+
+
+def _made_here(obj):
+    """Whether obj's handle was made in this process: a child forked from the process that made it
+    must not release it (the driver's threads stayed in the parent; releasing could hang)."""
+    return getattr(obj, "_pid", None) == os.getpid()
 
 
 _default_runtime = None
@@ -209,9 +229,9 @@ class Sequential:
         return True
 
     def _set_handle(self, h):
-        if self._h:
+        if self._h and _made_here(self):
             lib.anycl_model_destroy(self._h)
-        self._h = h
+        self._h, self._pid = h, os.getpid()
         n = ctypes.c_size_t()
         check(lib.anycl_model_input_size(h, ctypes.byref(n)))
         self.input_size = n.value
@@ -224,9 +244,27 @@ class Sequential:
         return self._h
 
     def __del__(self):
-        if getattr(self, "_h", None):
+        if getattr(self, "_h", None) and _made_here(self):
             lib.anycl_model_destroy(self._h)
-            self._h = None
+        self._h = None
+
+    # -- copies and pickling: a real copy through the model file's bytes (never two owners of one
+    # handle); a model without weights is rebuilt from its description --------------------------------
+    def __getstate__(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_h", "_pid", "_fitting")}
+        state["_compiled"] = bool(getattr(self, "_h", None))
+        state["_model_file"] = _model_file_bytes(self._h) if self._has_weights() else None
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        model_file, compiled = state.pop("_model_file"), state.pop("_compiled")
+        self.__dict__.update(state)
+        self._h = None
+        if model_file is not None:
+            self._set_handle(_handle_from_model_file(model_file))
+        elif compiled:
+            self.compile(self._optimizer, self.loss, self._lr)
 
     def summary(self):
         return text(lib.anycl_model_summary, self._handle())
@@ -335,6 +373,24 @@ class Sequential:
     def export_onnx(self, path):
         """Writes the model as ONNX (opset 13; softmax output for classifiers)."""
         check(lib.anycl_model_export_onnx(self._handle(), os.fsencode(path)))
+
+
+def _model_file_bytes(h):
+    with tempfile.TemporaryDirectory(prefix="anycl-copy-") as folder:
+        path = os.path.join(folder, "model.anycl")
+        check(lib.anycl_model_save(h, os.fsencode(path)))
+        with open(path, "rb") as f:
+            return f.read()
+
+
+def _handle_from_model_file(data):
+    with tempfile.TemporaryDirectory(prefix="anycl-copy-") as folder:
+        path = os.path.join(folder, "model.anycl")
+        with open(path, "wb") as f:
+            f.write(data)
+        h = ctypes.c_void_p()
+        check(lib.anycl_model_load(os.fsencode(path), ctypes.byref(h)))
+        return h
 
 
 def load_model(path):

@@ -1,7 +1,7 @@
 // The operating system's processes behind one small interface (process_posix.cpp,
 // process_windows.cpp): running a child program, stopping on Ctrl-C, loading a shared library,
-// the process's age and path. Used by the anycl command and the tests; the library itself starts
-// no process and installs no handler.
+// the process's age and path, and noticing a fork. Used by the anycl command and the tests; the
+// library itself starts no process and installs no signal handler (only a fork handler: watch_for_fork).
 #pragma once
 
 #include <cstdint>
