@@ -4,6 +4,7 @@ when C-contiguous (uint8 is scaled by 1/255 on the device, as `anycl train` does
 
 import ctypes
 import json
+import numbers
 import os
 import signal
 import tempfile
@@ -28,7 +29,7 @@ class Runtime:
     def __init__(self, device=None):
         self._h = ctypes.c_void_p()
         self._pid = os.getpid()
-        check(lib.anycl_runtime_create(device.encode() if device else None, ctypes.byref(self._h)))
+        check(lib.anycl_runtime_create(_device_spec(device), ctypes.byref(self._h)))
 
     @property
     def device_name(self):
@@ -56,6 +57,78 @@ def _made_here(obj):
     """Whether obj's handle was made in this process: a child forked from the process that made it
     must not release it (the driver's threads stayed in the parent; releasing could hang)."""
     return getattr(obj, "_pid", None) == os.getpid()
+
+
+# -- argument checks: integers exact (never wrapped or truncated), paths without NUL, and messages
+# that name the argument as the caller wrote it -------------------------------------------------------
+_SIZE_MAX = 2 ** (8 * ctypes.sizeof(ctypes.c_size_t)) - 1
+
+
+def _integer(value, name, low=1, high=_SIZE_MAX):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise errors.InvalidArgumentError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    value = int(value)
+    if not low <= value <= high:
+        raise errors.InvalidArgumentError(f"{name} = {value} is outside [{low}, {high}] — pass an integer in that range")
+    return value
+
+
+def _path(path, name):
+    encoded = os.fsencode(path)
+    if b"\0" in encoded:
+        raise errors.InvalidArgumentError(f"{name} {path!r} contains a NUL character, which no file name can hold")
+    return encoded
+
+
+def _device_spec(device):
+    """Runtime's device as the C API's spec: None (the default), an index (int) or a spec string."""
+    if device is None:
+        return None
+    if isinstance(device, numbers.Integral) and not isinstance(device, bool):
+        return str(_integer(device, "device", low=0)).encode()
+    if not isinstance(device, str):
+        raise errors.InvalidArgumentError(
+            f"device must be an index (0), or a spec string ('0:0', 'gpu', 'cpu', a vendor or part of a name), "
+            f"got {device!r}")
+    return _path(device, "device")
+
+
+def _input_shape(input_shape):
+    if not isinstance(input_shape, (tuple, list)):
+        raise errors.ShapeError(
+            f"input_shape must be a tuple — (features,) or (channels, height, width) — got {input_shape!r}; "
+            f"for {input_shape!r} features write input_shape=({input_shape!r},)")
+    return tuple(_integer(v, f"input_shape[{i}]") for i, v in enumerate(input_shape))
+
+
+def _fit_arguments(epochs, batch_size, seed, validation_split, validation_data, checkpoint_dir):
+    """fit's arguments checked; validation_data wins over validation_split, as in Keras."""
+    split = validation_split
+    if isinstance(split, bool) or not isinstance(split, numbers.Real) or not 0 <= float(split) < 1:
+        raise errors.InvalidArgumentError(
+            f"validation_split = {validation_split!r} is outside [0, 1) — pass e.g. 0.1, or 0 for none")
+    if validation_data is not None:
+        if not isinstance(validation_data, (tuple, list)) or len(validation_data) != 2:
+            raise errors.InvalidArgumentError("validation_data must be a pair (x_val, y_val)")
+        split = 0.0
+    return (_integer(epochs, "epochs"), _integer(batch_size, "batch_size"), _integer(seed, "seed", 0, 2 ** 64 - 1),
+            float(split), _path(checkpoint_dir, "checkpoint_dir") if checkpoint_dir else None)
+
+
+def _finite(x, name):
+    """Non-finite features named by their full index (x[2, 3]), before the C API sees them flat."""
+    if x.dtype == np.float32 and not np.isfinite(x).all():
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(x))[0])
+        raise errors.InvalidArgumentError(
+            f"{name}[{', '.join(map(str, bad))}] is {x[bad]} — features must be finite; replace or drop the "
+            "non-finite values")
+
+
+def _validation_set(validation_data, model):
+    try:
+        return _Dataset(validation_data[0], validation_data[1], model)
+    except errors.Error as e:
+        raise type(e)(f"validation_data: {e}") from None
 
 
 _default_runtime = None
@@ -160,14 +233,19 @@ class Sequential:
         if isinstance(layers, str):
             if outputs is None:
                 raise errors.InvalidArgumentError("with a --layers string, pass outputs= (classes or targets)")
-            self._layers, self.outputs, self.activation = layers, int(outputs), activation
+            self._layers, self.outputs, self.activation = layers, _integer(outputs, "outputs"), activation
             self.dropout = 0.2 if dropout is None else float(dropout)
         else:
+            if activation != "relu" or dropout is not None or outputs is not None:
+                raise errors.InvalidArgumentError(
+                    "Sequential([...layers...]) takes activation=, dropout= and outputs= from the layers: pass "
+                    "Dense(units, activation=...) and Dropout(rate) objects (the last Dense gives the outputs), "
+                    "or use the --layers string form: Sequential(\"512,512\", outputs=10, activation=..., dropout=...)")
             self._layers, self.outputs, self.activation = to_layer_string(layers)
             self.dropout = 0.0  # dropout comes from Dropout objects
         if input_shape is None:
             raise errors.InvalidArgumentError("pass input_shape=(features,) or (channels, height, width)")
-        self.input_shape = tuple(int(v) for v in input_shape)
+        self.input_shape = _input_shape(input_shape)
         if len(self.input_shape) not in (1, 3):
             raise errors.ShapeError(f"input_shape must be (features,) or (channels, height, width), got {input_shape}")
         self.init = init
@@ -182,6 +260,9 @@ class Sequential:
         (0: its default) and the loss ('softmax_cross_entropy' — Keras' 'sparse_categorical_crossentropy'
         with from_logits — or 'mse'). Creates the model (weights come from the seed at fit)."""
         self._refuse_during_fit("compile()")
+        if not isinstance(optimizer, str):
+            raise errors.InvalidArgumentError(
+                f"optimizer must be a name (sgd, momentum, nesterov, rmsprop, adam, adamw), got {optimizer!r}")
         aliases = {"sparse_categorical_crossentropy": "softmax_cross_entropy", "mean_squared_error": "mse"}
         if self._keeps_weights_at_compile(optimizer, aliases.get(loss, loss), lr, learning_rate):
             return self
@@ -276,11 +357,14 @@ class Sequential:
         float32 targets for mse). Returns a History. Ctrl-C stops after the current step (the model
         keeps the weights reached), then raises KeyboardInterrupt."""
         self._refuse_during_fit("fit()")
+        epochs, batch_size, seed, validation_split, checkpoint = _fit_arguments(
+            epochs, batch_size, seed, validation_split, validation_data, checkpoint_dir)
         h = self._handle()
         rt = _runtime(runtime)
         train = _Dataset(x, y, self)
-        val = _Dataset(validation_data[0], validation_data[1], self) if validation_data is not None else None
+        val = _validation_set(validation_data, self) if validation_data is not None else None
         history = History()
+        records = []  # each epoch's figures, as the callback receives them (epochs is no allocation size)
         interrupted = []
         self.stop_training = False
 
@@ -289,6 +373,7 @@ class Sequential:
 
         def on_epoch(e, _user):
             e = e.contents
+            records.append(Epoch.from_buffer_copy(e))
             logs = {"loss": e.loss, "accuracy": e.accuracy}
             if e.has_validation:
                 logs.update(val_loss=e.val_loss, val_accuracy=e.val_accuracy)
@@ -314,10 +399,10 @@ class Sequential:
 
         o = TrainOptions()
         lib.anycl_train_options_init(ctypes.byref(o))
-        o.epochs, o.batch, o.seed = int(epochs), int(batch_size), int(seed)
+        o.epochs, o.batch, o.seed = epochs, batch_size, seed
         o.optimizer, o.lr = self._optimizer.encode(), self._lr
-        o.validation_split = float(validation_split)
-        o.checkpoint_dir = os.fsencode(checkpoint_dir) if checkpoint_dir else None
+        o.validation_split = validation_split
+        o.checkpoint_dir = checkpoint
         o.progress_interval_s = 0.25  # how soon a Ctrl-C or a callback's stop is seen
         epoch_cb, progress_cb = EPOCH_CALLBACK(on_epoch), PROGRESS_CALLBACK(on_progress)
         o.on_epoch, o.on_progress = epoch_cb, progress_cb
@@ -326,17 +411,16 @@ class Sequential:
         previous = None
         if threading.current_thread() is threading.main_thread():
             previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
-        records = (Epoch * int(epochs))()
         done, stopped = ctypes.c_size_t(), ctypes.c_int()
         self._fitting = True  # compile() and a nested fit() are refused until it returns
         try:
-            check(lib.anycl_train(h, rt._h, train.h, val.h if val else None, ctypes.byref(o), records, int(epochs),
+            check(lib.anycl_train(h, rt._h, train.h, val.h if val else None, ctypes.byref(o), None, 0,
                                   ctypes.byref(done), ctypes.byref(stopped)))
         finally:
             self._fitting = False
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
-        for e in records[: done.value]:
+        for e in records[: done.value]:  # the epochs completed (a failed one's callback never ran)
             history.epoch.append(e.epoch)
             history.seconds.append(e.seconds)
             history.history["loss"].append(e.loss)
@@ -359,6 +443,7 @@ class Sequential:
         """Class probabilities (classifier) or predicted values (mse), shape (samples, outputs)."""
         h = self._handle()
         x = _features(x, self.input_size)
+        _finite(x, "x")
         if x.dtype == np.uint8:
             x = x.astype(np.float32) / np.float32(255)
         out = np.empty((x.shape[0], self.outputs), dtype=np.float32)
@@ -368,11 +453,11 @@ class Sequential:
     # -- files ----------------------------------------------------------------------------------
     def save(self, path):
         """Writes the model file (.anycl) atomically."""
-        check(lib.anycl_model_save(self._handle(), os.fsencode(path)))
+        check(lib.anycl_model_save(self._handle(), _path(path, "path")))
 
     def export_onnx(self, path):
         """Writes the model as ONNX (opset 13; softmax output for classifiers)."""
-        check(lib.anycl_model_export_onnx(self._handle(), os.fsencode(path)))
+        check(lib.anycl_model_export_onnx(self._handle(), _path(path, "path")))
 
 
 def _model_file_bytes(h):
@@ -397,7 +482,7 @@ def load_model(path):
     """A model read from a model file (`model.save` or `anycl train --save`), ready to predict,
     evaluate or train on (compile() again to change the optimizer)."""
     h = ctypes.c_void_p()
-    check(lib.anycl_model_load(os.fsencode(path), ctypes.byref(h)))
+    check(lib.anycl_model_load(_path(path, "path"), ctypes.byref(h)))
     model = Sequential.__new__(Sequential)
     model.input_shape, model.loss, model.stop_training, model._h = None, None, False, None
     model._optimizer, model._lr = "rmsprop", 0.0
