@@ -131,6 +131,30 @@ def _validation_set(validation_data, model):
         raise type(e)(f"validation_data: {e}") from None
 
 
+# -- signals: Ctrl-C is seen within a fraction of a second, and an application's handler is kept --------
+_PREDICT_CHUNK = 16384  # rows per C call: a multiple of the device batch (256), so results are unchanged
+
+
+def _predict_in_chunks(h, rt, x, out):
+    """anycl_predict over row chunks, so that Python runs a Ctrl-C handler between them (a signal
+    handler runs only between C calls) instead of after all rows."""
+    for first in range(0, x.shape[0], _PREDICT_CHUNK):
+        rows = min(_PREDICT_CHUNK, x.shape[0] - first)
+        check(lib.anycl_predict(h, rt._h, x[first:].ctypes.data, rows, out[first:].ctypes.data, rows * out.shape[1]))
+
+
+def _sigint_during_fit(interrupted, previous):
+    """fit's SIGINT handler. With Python's default handler, Ctrl-C stops training after the current
+    step and fit raises KeyboardInterrupt; an application's own handler is called instead and decides
+    (it can set model.stop_training); an ignored SIGINT stays ignored."""
+    def handler(signum, frame):
+        if callable(previous) and previous is not signal.default_int_handler:
+            previous(signum, frame)
+        elif previous != signal.SIG_IGN:
+            interrupted.append(True)
+    return handler
+
+
 _default_runtime = None
 _default_runtime_lock = threading.Lock()  # threads' first calls create one default runtime, not several
 
@@ -407,10 +431,11 @@ class Sequential:
         epoch_cb, progress_cb = EPOCH_CALLBACK(on_epoch), PROGRESS_CALLBACK(on_progress)
         o.on_epoch, o.on_progress = epoch_cb, progress_cb
 
-        # Ctrl-C sets a flag that the next callback turns into a stop after the current step.
+        # Ctrl-C sets a flag that the next callback turns into a stop after the current step; an
+        # application's own SIGINT handler is called instead (chained, not replaced).
         previous = None
         if threading.current_thread() is threading.main_thread():
-            previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
+            previous = signal.signal(signal.SIGINT, _sigint_during_fit(interrupted, signal.getsignal(signal.SIGINT)))
         done, stopped = ctypes.c_size_t(), ctypes.c_int()
         self._fitting = True  # compile() and a nested fit() are refused until it returns
         try:
@@ -447,7 +472,7 @@ class Sequential:
         if x.dtype == np.uint8:
             x = x.astype(np.float32) / np.float32(255)
         out = np.empty((x.shape[0], self.outputs), dtype=np.float32)
-        check(lib.anycl_predict(h, _runtime(runtime)._h, x.ctypes.data, x.shape[0], out.ctypes.data, out.size))
+        _predict_in_chunks(h, _runtime(runtime), x, out)
         return out
 
     # -- files ----------------------------------------------------------------------------------
