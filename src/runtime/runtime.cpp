@@ -95,7 +95,7 @@ void Runtime::start() {
 // No kernel may outlive its runtime: an exit path (an error, a stop) that tears down while the
 // device still runs enqueued work would free what the work uses. Errors are ignored: a destructor
 // has nobody to tell, and the queue is released either way.
-// The last runtime to go also empties CLBlast's program cache (blas_programs.hpp).
+// Each runtime to go empties CLBlast's program cache, the last all its caches (blas_programs.hpp).
 // In a child forked from the process that made this runtime the driver is gone (calls would hang):
 // its handles are left behind, not released.
 Runtime::~Runtime() {
@@ -108,8 +108,8 @@ Runtime::~Runtime() {
   profile_.reset();  // releases its events before the queue and context go
   if (!started_) return;
   const std::lock_guard<std::recursive_mutex> setup(detail::opencl_setup_mutex());
-  if (--live_runtimes == 0)
-    if (const detail::LastRuntimeHook hook = detail::last_runtime_hook()) hook();
+  const bool last = --live_runtimes == 0;
+  if (const detail::LastRuntimeHook hook = detail::last_runtime_hook()) hook(last);
 }
 
 std::vector<std::string> Runtime::program_names() const {
