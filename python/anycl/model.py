@@ -2,6 +2,8 @@
 export_onnx. Arrays go in and out as numpy; float32 and uint8 features are passed without a copy
 when C-contiguous (uint8 is scaled by 1/255 on the device, as `anycl train` does)."""
 
+import atexit
+import contextlib
 import ctypes
 import json
 import numbers
@@ -140,7 +142,48 @@ def _predict_in_chunks(h, rt, x, out):
     handler runs only between C calls) instead of after all rows."""
     for first in range(0, x.shape[0], _PREDICT_CHUNK):
         rows = min(_PREDICT_CHUNK, x.shape[0] - first)
-        check(lib.anycl_predict(h, rt._h, x[first:].ctypes.data, rows, out[first:].ctypes.data, rows * out.shape[1]))
+        with _in_flight.call():
+            check(lib.anycl_predict(h, rt._h, x[first:].ctypes.data, rows, out[first:].ctypes.data,
+                                    rows * out.shape[1]))
+
+
+class _InFlight:
+    """The library calls running in any thread, so that interpreter exit waits for them: a daemon
+    thread still inside the library while the process tears the library down would crash it.
+    At exit, fits are asked to stop after their current step, and new calls are refused."""
+
+    def __init__(self):
+        self._cv = threading.Condition()
+        self._count, self._stops, self._closing = 0, {}, False
+
+    @contextlib.contextmanager
+    def call(self, stop=None):
+        with self._cv:
+            if self._closing:
+                raise errors.Error("anycl: the interpreter is exiting — no new calls (join the threads that use "
+                                   "anycl before the main thread returns)")
+            self._count += 1
+            token = object()
+            if stop is not None:
+                self._stops[token] = stop
+        try:
+            yield
+        finally:
+            with self._cv:
+                self._count -= 1
+                self._stops.pop(token, None)
+                self._cv.notify_all()
+
+    def close(self, timeout=60.0):
+        with self._cv:
+            self._closing = True
+            for stop in self._stops.values():
+                stop()
+            self._cv.wait_for(lambda: self._count == 0, timeout)
+
+
+_in_flight = _InFlight()
+atexit.register(_in_flight.close)
 
 
 def _sigint_during_fit(interrupted, previous):
@@ -392,8 +435,10 @@ class Sequential:
         interrupted = []
         self.stop_training = False
 
+        exiting = []  # the interpreter is exiting: stop after the current step (_InFlight.close)
+
         def wants_stop(result):
-            return bool(result) or self.stop_training or bool(interrupted)
+            return bool(result) or self.stop_training or bool(interrupted) or bool(exiting)
 
         def on_epoch(e, _user):
             e = e.contents
@@ -439,8 +484,9 @@ class Sequential:
         done, stopped = ctypes.c_size_t(), ctypes.c_int()
         self._fitting = True  # compile() and a nested fit() are refused until it returns
         try:
-            check(lib.anycl_train(h, rt._h, train.h, val.h if val else None, ctypes.byref(o), None, 0,
-                                  ctypes.byref(done), ctypes.byref(stopped)))
+            with _in_flight.call(stop=lambda: exiting.append(True)):
+                check(lib.anycl_train(h, rt._h, train.h, val.h if val else None, ctypes.byref(o), None, 0,
+                                      ctypes.byref(done), ctypes.byref(stopped)))
         finally:
             self._fitting = False
             if previous is not None:

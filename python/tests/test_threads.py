@@ -99,3 +99,36 @@ def test_first_use_from_threads_at_once_works(runtime, tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
                           env=dict(os.environ))
     assert done.returncode == 0 and "ok" in done.stdout, done.stdout + done.stderr
+
+
+DAEMON_AT_EXIT = r"""
+import threading, time, numpy as np, anycl
+x = np.random.default_rng(0).random((2048, 32), dtype=np.float32)
+y = np.arange(2048) % 4
+model = anycl.Sequential("64,64", input_shape=(32,), outputs=4).compile()
+model.fit(x, y, epochs=1)
+busy = threading.Event()
+
+class Busy(anycl.Callback):
+    def on_progress(self, *args):
+        busy.set()
+
+def fit():
+    model.fit(x, y, epochs=10 ** 6, callbacks=[Busy()])
+
+def predict():
+    while True:
+        model.predict(x)
+        busy.set()
+
+threading.Thread(target=WORK, daemon=True).start()
+busy.wait(120)
+print("main returns", flush=True)
+"""
+
+
+def test_the_main_thread_returning_while_a_daemon_thread_is_inside_anycl_exits_cleanly(runtime):
+    for work in ("fit", "predict"):
+        done = subprocess.run([sys.executable, "-c", DAEMON_AT_EXIT.replace("WORK", work)], capture_output=True,
+                              text=True, timeout=300, env=dict(os.environ))
+        assert done.returncode == 0 and "main returns" in done.stdout, (work, done.returncode, done.stderr[-2000:])
