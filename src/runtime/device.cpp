@@ -181,9 +181,11 @@ std::recursive_mutex& detail::opencl_setup_mutex() {
   return setup;
 }
 
+// The fork check comes first: in a forked child the lock may be held for ever (by a thread of the
+// parent that was inside it at the fork).
 std::unique_lock<std::recursive_mutex> detail::lock_opencl_setup() {
-  std::unique_lock<std::recursive_mutex> lock(opencl_setup_mutex());
   check_not_forked_after_opencl("anycl");
+  std::unique_lock<std::recursive_mutex> lock(opencl_setup_mutex());
   detail::platform::watch_for_fork();
   return lock;
 }

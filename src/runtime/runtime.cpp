@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <new>
 
 #include "anycl/error.hpp"
 #include "anycl/profile.hpp"
@@ -102,6 +103,8 @@ Runtime::~Runtime() {
   if (detail::platform::forked_after_watch()) {
     (void)profile_.release();
     (void)impl_.release();
+    // Left behind on purpose, as the handles above.
+    (void)new (std::nothrow) DeviceBuffer(std::move(workspace_));  // NOLINT(cppcoreguidelines-owning-memory)
     return;
   }
   if (impl_ && impl_->queue.get() != nullptr) clFinish(impl_->queue.get());
