@@ -31,8 +31,10 @@ struct anycl_runtime {
 struct anycl_model {
   anycl::SavedModel saved;  // architecture, classes and (when has_weights) the current weights
   bool has_weights = false;
-  std::recursive_mutex use;  // held by anycl_predict, anycl_evaluate and anycl_train (and its callbacks)
-  bool training = false;     // inside anycl_train: a nested anycl_train of this model is refused
+  // Held by anycl_predict, anycl_evaluate and anycl_train (and its callbacks); mutable so that the
+  // calls taking a const model (save, export) can hold it too (lock_model).
+  mutable std::recursive_mutex use;
+  bool training = false;  // inside anycl_train: a nested anycl_train of this model is refused
   // The model built on a device for predict/evaluate, kept while the runtime, batch and weights
   // stay the same (so repeated batch-1 predictions do not rebuild it), and its Predictor (input and
   // output buffers, softmax kernel), made on the first anycl_predict. Declared after `built`, which
@@ -94,6 +96,12 @@ struct StatusError : std::exception {
 std::scoped_lock<std::recursive_mutex, std::recursive_mutex> lock_for_work(anycl_model& model,
                                                                            anycl_runtime& runtime,
                                                                            const char* call);
+
+/// The model's lock alone, for calls that read its weights without running work (save, export):
+/// anycl_train replaces them at each epoch end.
+inline std::unique_lock<std::recursive_mutex> lock_model(const anycl_model& model) {
+  return std::unique_lock<std::recursive_mutex>(model.use);
+}
 
 /// The model built on `rt` for batches up to `batch`, holding the current weights (cached).
 Sequential& built_model(anycl_model& model, const anycl_runtime& rt, size_t batch);
