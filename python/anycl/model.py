@@ -2,20 +2,19 @@
 export_onnx. Arrays go in and out as numpy; float32 and uint8 features are passed without a copy
 when C-contiguous (uint8 is scaled by 1/255 on the device, as `anycl train` does)."""
 
-import atexit
-import contextlib
 import ctypes
 import json
-import numbers
 import os
 import signal
-import tempfile
 import threading
 
 import numpy as np
 
 from . import errors
 from ._lib import EPOCH_CALLBACK, PROGRESS_CALLBACK, Epoch, ModelOptions, TrainOptions, check, lib, text
+from ._arguments import _device_spec, _finite, _fit_arguments, _input_shape, _integer, _path
+from ._safety import (_handle_from_model_file, _in_flight, _made_here, _model_file_bytes, _predict_in_chunks,
+                      _sigint_during_fit)
 from .layers import to_layer_string
 
 
@@ -55,147 +54,11 @@ class Runtime:
                         "anycl.Runtime() in the other process; models pickle, and use the default runtime there")
 
 
-def _made_here(obj):
-    """Whether obj's handle was made in this process: a child forked from the process that made it
-    must not release it (the driver's threads stayed in the parent; releasing could hang)."""
-    return getattr(obj, "_pid", None) == os.getpid()
-
-
-# -- argument checks: integers exact (never wrapped or truncated), paths without NUL, and messages
-# that name the argument as the caller wrote it -------------------------------------------------------
-_SIZE_MAX = 2 ** (8 * ctypes.sizeof(ctypes.c_size_t)) - 1
-
-
-def _integer(value, name, low=1, high=_SIZE_MAX):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise errors.InvalidArgumentError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
-    value = int(value)
-    if not low <= value <= high:
-        raise errors.InvalidArgumentError(f"{name} = {value} is outside [{low}, {high}] — pass an integer in that range")
-    return value
-
-
-def _path(path, name):
-    encoded = os.fsencode(path)
-    if b"\0" in encoded:
-        raise errors.InvalidArgumentError(f"{name} {path!r} contains a NUL character, which no file name can hold")
-    return encoded
-
-
-def _device_spec(device):
-    """Runtime's device as the C API's spec: None (the default), an index (int) or a spec string."""
-    if device is None:
-        return None
-    if isinstance(device, numbers.Integral) and not isinstance(device, bool):
-        return str(_integer(device, "device", low=0)).encode()
-    if not isinstance(device, str):
-        raise errors.InvalidArgumentError(
-            f"device must be an index (0), or a spec string ('0:0', 'gpu', 'cpu', a vendor or part of a name), "
-            f"got {device!r}")
-    return _path(device, "device")
-
-
-def _input_shape(input_shape):
-    if not isinstance(input_shape, (tuple, list)):
-        raise errors.ShapeError(
-            f"input_shape must be a tuple — (features,) or (channels, height, width) — got {input_shape!r}; "
-            f"for {input_shape!r} features write input_shape=({input_shape!r},)")
-    return tuple(_integer(v, f"input_shape[{i}]") for i, v in enumerate(input_shape))
-
-
-def _fit_arguments(epochs, batch_size, seed, validation_split, validation_data, checkpoint_dir):
-    """fit's arguments checked; validation_data wins over validation_split, as in Keras."""
-    split = validation_split
-    if isinstance(split, bool) or not isinstance(split, numbers.Real) or not 0 <= float(split) < 1:
-        raise errors.InvalidArgumentError(
-            f"validation_split = {validation_split!r} is outside [0, 1) — pass e.g. 0.1, or 0 for none")
-    if validation_data is not None:
-        if not isinstance(validation_data, (tuple, list)) or len(validation_data) != 2:
-            raise errors.InvalidArgumentError("validation_data must be a pair (x_val, y_val)")
-        split = 0.0
-    return (_integer(epochs, "epochs"), _integer(batch_size, "batch_size"), _integer(seed, "seed", 0, 2 ** 64 - 1),
-            float(split), _path(checkpoint_dir, "checkpoint_dir") if checkpoint_dir else None)
-
-
-def _finite(x, name):
-    """Non-finite features named by their full index (x[2, 3]), before the C API sees them flat."""
-    if x.dtype == np.float32 and not np.isfinite(x).all():
-        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(x))[0])
-        raise errors.InvalidArgumentError(
-            f"{name}[{', '.join(map(str, bad))}] is {x[bad]} — features must be finite; replace or drop the "
-            "non-finite values")
-
-
 def _validation_set(validation_data, model):
     try:
         return _Dataset(validation_data[0], validation_data[1], model)
     except errors.Error as e:
         raise type(e)(f"validation_data: {e}") from None
-
-
-# -- signals: Ctrl-C is seen within a fraction of a second, and an application's handler is kept --------
-_PREDICT_CHUNK = 16384  # rows per C call: a multiple of the device batch (256), so results are unchanged
-
-
-def _predict_in_chunks(h, rt, x, out):
-    """anycl_predict over row chunks, so that Python runs a Ctrl-C handler between them (a signal
-    handler runs only between C calls) instead of after all rows."""
-    for first in range(0, x.shape[0], _PREDICT_CHUNK):
-        rows = min(_PREDICT_CHUNK, x.shape[0] - first)
-        with _in_flight.call():
-            check(lib.anycl_predict(h, rt._h, x[first:].ctypes.data, rows, out[first:].ctypes.data,
-                                    rows * out.shape[1]))
-
-
-class _InFlight:
-    """The library calls running in any thread, so that interpreter exit waits for them: a daemon
-    thread still inside the library while the process tears the library down would crash it.
-    At exit, fits are asked to stop after their current step, and new calls are refused."""
-
-    def __init__(self):
-        self._cv = threading.Condition()
-        self._count, self._stops, self._closing = 0, {}, False
-
-    @contextlib.contextmanager
-    def call(self, stop=None):
-        with self._cv:
-            if self._closing:
-                raise errors.Error("anycl: the interpreter is exiting — no new calls (join the threads that use "
-                                   "anycl before the main thread returns)")
-            self._count += 1
-            token = object()
-            if stop is not None:
-                self._stops[token] = stop
-        try:
-            yield
-        finally:
-            with self._cv:
-                self._count -= 1
-                self._stops.pop(token, None)
-                self._cv.notify_all()
-
-    def close(self, timeout=60.0):
-        with self._cv:
-            self._closing = True
-            for stop in self._stops.values():
-                stop()
-            self._cv.wait_for(lambda: self._count == 0, timeout)
-
-
-_in_flight = _InFlight()
-atexit.register(_in_flight.close)
-
-
-def _sigint_during_fit(interrupted, previous):
-    """fit's SIGINT handler. With Python's default handler, Ctrl-C stops training after the current
-    step and fit raises KeyboardInterrupt; an application's own handler is called instead and decides
-    (it can set model.stop_training); an ignored SIGINT stays ignored."""
-    def handler(signum, frame):
-        if callable(previous) and previous is not signal.default_int_handler:
-            previous(signum, frame)
-        elif previous != signal.SIG_IGN:
-            interrupted.append(True)
-    return handler
 
 
 _default_runtime = None
@@ -529,24 +392,6 @@ class Sequential:
     def export_onnx(self, path):
         """Writes the model as ONNX (opset 13; softmax output for classifiers)."""
         check(lib.anycl_model_export_onnx(self._handle(), _path(path, "path")))
-
-
-def _model_file_bytes(h):
-    with tempfile.TemporaryDirectory(prefix="anycl-copy-") as folder:
-        path = os.path.join(folder, "model.anycl")
-        check(lib.anycl_model_save(h, os.fsencode(path)))
-        with open(path, "rb") as f:
-            return f.read()
-
-
-def _handle_from_model_file(data):
-    with tempfile.TemporaryDirectory(prefix="anycl-copy-") as folder:
-        path = os.path.join(folder, "model.anycl")
-        with open(path, "wb") as f:
-            f.write(data)
-        h = ctypes.c_void_p()
-        check(lib.anycl_model_load(os.fsencode(path), ctypes.byref(h)))
-        return h
 
 
 def load_model(path):

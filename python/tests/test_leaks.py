@@ -4,7 +4,6 @@
 import gc
 import os
 
-import numpy as np
 import pytest
 
 import anycl

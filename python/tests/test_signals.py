@@ -2,7 +2,6 @@
 # (chained, not replaced) and put back after it; predict works in chunks between which Python runs
 # a Ctrl-C handler, with results equal to one call. Ctrl-C itself runs in its own process.
 import os
-import signal
 import subprocess
 import sys
 import textwrap
@@ -18,7 +17,7 @@ def test_predict_in_chunks_equals_the_rows_predicted_alone(runtime, monkeypatch)
     x, _ = circle()
     model = trained(runtime)
     whole = model.predict(x, runtime=runtime)
-    monkeypatch.setattr(anycl.model, "_PREDICT_CHUNK", 256)  # 512 rows: two chunks
+    monkeypatch.setattr(anycl._safety, "_PREDICT_CHUNK", 256)  # 512 rows: two chunks
     assert np.array_equal(model.predict(x, runtime=runtime), whole)
 
 
