@@ -89,6 +89,8 @@ class _InFlight:
 
 _in_flight = _InFlight()
 atexit.register(_in_flight.close)
+if hasattr(os, "register_at_fork"):  # a forked child inherits the count of calls other threads had running
+    os.register_at_fork(after_in_child=_in_flight.__init__)
 
 
 def _sigint_during_fit(interrupted, previous):

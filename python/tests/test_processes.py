@@ -113,3 +113,28 @@ def test_multiprocessing_fork_workers_fail_with_the_fix_and_spawn_workers_predic
     """)
     assert code == 0, output
     assert "spawn equal: True" in output and "fork refused: True" in output, output
+
+
+def test_a_child_forked_while_a_thread_is_inside_anycl_does_not_wait_for_it_at_exit(tmp_path):
+    code, output = run_script(tmp_path, """
+        import os, threading, anycl
+        from anycl import _safety
+        inside, release = threading.Event(), threading.Event()
+
+        def call():
+            with _safety._in_flight.call():  # as each predict chunk and fit is counted
+                inside.set()
+                release.wait(60)
+
+        thread = threading.Thread(target=call)
+        thread.start()
+        inside.wait(60)
+        pid = os.fork()  # while the parent's count says a call is running
+        if pid == 0:
+            os._exit(_safety._in_flight._count)  # the child's own count: nothing runs in it
+        _, status = os.waitpid(pid, 0)
+        release.set()
+        thread.join()
+        print("parent's calls:", _safety._in_flight._count, "child's calls:", os.waitstatus_to_exitcode(status))
+    """)
+    assert code == 0 and "parent's calls: 0 child's calls: 0" in output, output
