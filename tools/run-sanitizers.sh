@@ -89,3 +89,7 @@ for target in fuzz_idx fuzz_model; do
     -max_len=65536 -timeout=10 -artifact_prefix="$out/" -print_final_stats=1 2>&1 | tail -n 12
   rm -rf "$work"
 done
+
+# The C API's concurrency tests under ThreadSanitizer (a build of their own: TSan and ASan exclude
+# each other).
+bash tools/run-tsan.sh

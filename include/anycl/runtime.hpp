@@ -1,6 +1,9 @@
 // The Runtime: one selected device with its context, in-order queue and compiled kernels.
-// Created once, passed by reference; there are no globals. Compiles every cl_kernels/*.cl
-// program at start-up, through an on-disk cache of program binaries. What it holds beyond
+// Created once, passed by reference. Compiles every cl_kernels/*.cl program at start-up, through
+// an on-disk cache of program binaries. Threads: constructing Runtimes from several threads at once
+// is safe (start-up runs under one process-wide lock); a Runtime and what is built on it are then
+// used by one thread at a time (docs/guarantees.md, "Threads"). In a child forked after OpenCL was
+// used, constructing one throws UnsupportedError (the driver does not survive a fork). What it holds beyond
 // anycl's own types (Boost.Compute's handles, the program and disk caches) stays in src/
 // (runtime_impl.hpp); an application reaches the device through the raw OpenCL handles.
 //

@@ -115,6 +115,7 @@ def _declare(lib):
         "anycl_model_input_size": (ctypes.c_int, [vp, c_size_p]),
         "anycl_model_output_size": (ctypes.c_int, [vp, c_size_p]),
         "anycl_model_loss": (ctypes.c_int, [vp, ctypes.c_char_p, ctypes.c_size_t, c_size_p]),
+        "anycl_model_has_weights": (ctypes.c_int, [vp, P(ctypes.c_int)]),
         "anycl_model_summary": (ctypes.c_int, [vp, ctypes.c_char_p, ctypes.c_size_t, c_size_p]),
         "anycl_model_save": (ctypes.c_int, [vp, ctypes.c_char_p]),
         "anycl_model_export_onnx": (ctypes.c_int, [vp, ctypes.c_char_p]),

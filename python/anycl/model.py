@@ -13,6 +13,9 @@ import numpy as np
 from . import errors
 from ._callbacks import CallbackGuard
 from ._lib import EPOCH_CALLBACK, PROGRESS_CALLBACK, Epoch, ModelOptions, TrainOptions, check, lib, text
+from ._arguments import _device_spec, _finite, _fit_arguments, _input_shape, _integer, _path
+from ._safety import (_handle_from_model_file, _in_flight, _made_here, _model_file_bytes, _predict_in_chunks,
+                      _sigint_during_fit)
 from .layers import to_layer_string
 
 
@@ -27,28 +30,50 @@ class Runtime:
 
     def __init__(self, device=None):
         self._h = ctypes.c_void_p()
-        check(lib.anycl_runtime_create(device.encode() if device else None, ctypes.byref(self._h)))
+        self._pid = os.getpid()
+        check(lib.anycl_runtime_create(_device_spec(device), ctypes.byref(self._h)))
 
     @property
     def device_name(self):
         return text(lib.anycl_runtime_device_name, self._h)
 
     def __del__(self):
-        if getattr(self, "_h", None):
+        if getattr(self, "_h", None) and _made_here(self):
             lib.anycl_runtime_destroy(self._h)
-            self._h = None
+        self._h = None
+
+    # A runtime is a device's context and queue: copies share it (it is never owned twice), and it
+    # cannot travel to another process (create one there).
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        raise TypeError("an anycl.Runtime cannot be pickled (it is this process's device context) — create "
+                        "anycl.Runtime() in the other process; models pickle, and use the default runtime there")
+
+
+def _validation_set(validation_data, model):
+    try:
+        return _Dataset(validation_data[0], validation_data[1], model)
+    except errors.Error as e:
+        raise type(e)(f"validation_data: {e}") from None
 
 
 _default_runtime = None
+_default_runtime_lock = threading.Lock()  # threads' first calls create one default runtime, not several
 
 
 def _runtime(runtime):
     global _default_runtime
     if runtime is not None:
         return runtime
-    if _default_runtime is None:
-        _default_runtime = Runtime()
-    return _default_runtime
+    with _default_runtime_lock:
+        if _default_runtime is None:
+            _default_runtime = Runtime()
+        return _default_runtime
 
 
 class History:
@@ -139,14 +164,19 @@ class Sequential:
         if isinstance(layers, str):
             if outputs is None:
                 raise errors.InvalidArgumentError("with a --layers string, pass outputs= (classes or targets)")
-            self._layers, self.outputs, self.activation = layers, int(outputs), activation
+            self._layers, self.outputs, self.activation = layers, _integer(outputs, "outputs"), activation
             self.dropout = 0.2 if dropout is None else float(dropout)
         else:
+            if activation != "relu" or dropout is not None or outputs is not None:
+                raise errors.InvalidArgumentError(
+                    "Sequential([...layers...]) takes activation=, dropout= and outputs= from the layers: pass "
+                    "Dense(units, activation=...) and Dropout(rate) objects (the last Dense gives the outputs), "
+                    "or use the --layers string form: Sequential(\"512,512\", outputs=10, activation=..., dropout=...)")
             self._layers, self.outputs, self.activation = to_layer_string(layers)
             self.dropout = 0.0  # dropout comes from Dropout objects
         if input_shape is None:
             raise errors.InvalidArgumentError("pass input_shape=(features,) or (channels, height, width)")
-        self.input_shape = tuple(int(v) for v in input_shape)
+        self.input_shape = _input_shape(input_shape)
         if len(self.input_shape) not in (1, 3):
             raise errors.ShapeError(f"input_shape must be (features,) or (channels, height, width), got {input_shape}")
         if data_format not in ("channels_first", "channels_last"):
@@ -167,12 +197,19 @@ class Sequential:
         """Chooses the optimizer (sgd, momentum, nesterov, rmsprop, adam, adamw), its learning rate
         (0: its default) and the loss ('softmax_cross_entropy' — Keras' 'sparse_categorical_crossentropy'
         with from_logits — or 'mse'; None: the loaded model's loss, else softmax_cross_entropy).
-        Creates the model (weights come from the seed at fit). On a loaded or already compiled model
-        with the same loss it keeps the weights and only chooses a new optimizer (another loss on a
-        compiled model makes a new one; on a loaded model it is refused). `metrics` is accepted for Keras
-        scripts: the metric is always accuracy (classifier) or mae (regression)."""
+        Creates the model (weights come from the seed at fit). On a loaded, trained or already compiled
+        model with the same loss it keeps the weights and only chooses a new optimizer, as Keras does
+        (another loss on a trained or loaded model is refused; on a compiled, untrained one it makes a
+        new model). `metrics` is accepted for Keras scripts: the metric is always accuracy (classifier)
+        or mae (regression). Refused while the model is training."""
+        self._refuse_during_fit("compile()")
+        if not isinstance(optimizer, str):
+            raise errors.InvalidArgumentError(
+                f"optimizer must be a name (sgd, momentum, nesterov, rmsprop, adam, adamw), got {optimizer!r}")
         aliases = {"sparse_categorical_crossentropy": "softmax_cross_entropy", "mean_squared_error": "mse"}
         loss = aliases.get(loss, loss)
+        if self._keeps_weights_at_compile(optimizer, self.loss if loss is None else loss, lr, learning_rate):
+            return self
         self._optimizer = optimizer
         self._lr = float(learning_rate if learning_rate is not None else lr)
         if getattr(self, "_loaded", False) and loss is not None and loss != self.loss:
@@ -194,10 +231,38 @@ class Sequential:
         self._set_handle(h)
         return self
 
+    # -- safety: what training and compile() may not do to each other (docs/guarantees.md) ----------
+    def _refuse_during_fit(self, call):
+        if getattr(self, "_fitting", False):
+            raise errors.InvalidArgumentError(
+                f"{call} was called while this model is training (from a callback, or from another thread) — "
+                "it would replace the model fit() is using; call it after fit() returns (a callback can end "
+                "training early: set model.stop_training = True)")
+
+    def _has_weights(self):
+        flag = ctypes.c_int(0)
+        if getattr(self, "_h", None):
+            check(lib.anycl_model_has_weights(self._h, ctypes.byref(flag)))
+        return bool(flag.value)
+
+    def _keeps_weights_at_compile(self, optimizer, loss, lr, learning_rate):
+        """compile() of a trained model keeps its weights, as Keras does: only the optimizer and its
+        learning rate change. True when it did so (compile() then has nothing more to do)."""
+        if not self._has_weights():
+            return False
+        if loss != self.loss:
+            raise errors.InvalidArgumentError(
+                f"compile(loss={loss!r}): this model was trained with loss={self.loss!r}, and anycl cannot change "
+                "the loss of a trained model without losing its weights — compile with the same loss, or build a "
+                "new model for the other loss")
+        self._optimizer = optimizer
+        self._lr = float(learning_rate if learning_rate is not None else lr)
+        return True
+
     def _set_handle(self, h):
-        if self._h:
+        if self._h and _made_here(self):
             lib.anycl_model_destroy(self._h)
-        self._h = h
+        self._h, self._pid = h, os.getpid()
         n = ctypes.c_size_t()
         check(lib.anycl_model_input_size(h, ctypes.byref(n)))
         self.input_size = n.value
@@ -231,9 +296,27 @@ class Sequential:
         return self._h
 
     def __del__(self):
-        if getattr(self, "_h", None):
+        if getattr(self, "_h", None) and _made_here(self):
             lib.anycl_model_destroy(self._h)
-            self._h = None
+        self._h = None
+
+    # -- copies and pickling: a real copy through the model file's bytes (never two owners of one
+    # handle); a model without weights is rebuilt from its description --------------------------------
+    def __getstate__(self):
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_h", "_pid", "_fitting")}
+        state["_compiled"] = bool(getattr(self, "_h", None))
+        state["_model_file"] = _model_file_bytes(self._h) if self._has_weights() else None
+        return state
+
+    def __setstate__(self, state):
+        state = dict(state)
+        model_file, compiled = state.pop("_model_file"), state.pop("_compiled")
+        self.__dict__.update(state)
+        self._h = None
+        if model_file is not None:
+            self._set_handle(_handle_from_model_file(model_file))
+        elif compiled:
+            self.compile(self._optimizer, self.loss, self._lr)
 
     def summary(self):
         return text(lib.anycl_model_summary, self._handle())
@@ -244,19 +327,26 @@ class Sequential:
         """Trains on x (float32 or uint8, (samples, features...)) and y (integer class indices, or
         float32 targets for mse). Returns a History. Ctrl-C stops after the current step (the model
         keeps the weights reached), then raises KeyboardInterrupt."""
+        self._refuse_during_fit("fit()")
+        epochs, batch_size, seed, validation_split, checkpoint = _fit_arguments(
+            epochs, batch_size, seed, validation_split, validation_data, checkpoint_dir)
         h = self._handle()
         rt = _runtime(runtime)
         train = _Dataset(x, y, self)
-        val = _Dataset(validation_data[0], validation_data[1], self) if validation_data is not None else None
+        val = _validation_set(validation_data, self) if validation_data is not None else None
         history = History()
+        records = []  # each epoch's figures, as the callback receives them (epochs is no allocation size)
         interrupted = []
         self.stop_training = False
 
+        exiting = []  # the interpreter is exiting: stop after the current step (_InFlight.close)
+
         def wants_stop(result):
-            return bool(result) or self.stop_training or bool(interrupted)
+            return bool(result) or self.stop_training or bool(interrupted) or bool(exiting)
 
         def on_epoch(e, _user):
             e = e.contents
+            records.append(Epoch.from_buffer_copy(e))
             logs = {"loss": e.loss, "accuracy": e.accuracy}
             if e.has_validation:
                 logs.update(val_loss=e.val_loss, val_accuracy=e.val_accuracy)
@@ -282,29 +372,32 @@ class Sequential:
 
         o = TrainOptions()
         lib.anycl_train_options_init(ctypes.byref(o))
-        o.epochs, o.batch, o.seed = int(epochs), int(batch_size), int(seed)
+        o.epochs, o.batch, o.seed = epochs, batch_size, seed
         o.optimizer, o.lr = self._optimizer.encode(), self._lr
-        o.validation_split = float(validation_split)
-        o.checkpoint_dir = os.fsencode(checkpoint_dir) if checkpoint_dir else None
+        o.validation_split = validation_split
+        o.checkpoint_dir = checkpoint
         o.progress_interval_s = 0.25  # how soon a Ctrl-C or a callback's stop is seen
         guard = CallbackGuard()  # a callback's exception stops training and is raised below
         epoch_cb, progress_cb = EPOCH_CALLBACK(guard.wrap(on_epoch)), PROGRESS_CALLBACK(guard.wrap(on_progress))
         o.on_epoch, o.on_progress = epoch_cb, progress_cb
 
-        # Ctrl-C sets a flag that the next callback turns into a stop after the current step.
+        # Ctrl-C sets a flag that the next callback turns into a stop after the current step; an
+        # application's own SIGINT handler is called instead (chained, not replaced).
         previous = None
         if threading.current_thread() is threading.main_thread():
-            previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
-        records = (Epoch * int(epochs))()
+            previous = signal.signal(signal.SIGINT, _sigint_during_fit(interrupted, signal.getsignal(signal.SIGINT)))
         done, stopped = ctypes.c_size_t(), ctypes.c_int()
+        self._fitting = True  # compile() and a nested fit() are refused until it returns
         try:
-            check(lib.anycl_train(h, rt._h, train.h, val.h if val else None, ctypes.byref(o), records, int(epochs),
-                                  ctypes.byref(done), ctypes.byref(stopped)))
+            with _in_flight.call(stop=lambda: exiting.append(True)):
+                check(lib.anycl_train(h, rt._h, train.h, val.h if val else None, ctypes.byref(o), None, 0,
+                                      ctypes.byref(done), ctypes.byref(stopped)))
         finally:
+            self._fitting = False
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
         guard.reraise()
-        for e in records[: done.value]:
+        for e in records[: done.value]:  # the epochs completed (a failed one's callback never ran)
             history.epoch.append(e.epoch)
             history.seconds.append(e.seconds)
             history.history["loss"].append(e.loss)
@@ -341,10 +434,11 @@ class Sequential:
             raise errors.InvalidArgumentError(f"predict: batch_size must be a positive integer or None, got {batch_size!r}")
         h = self._handle()
         x = _features(self._images(x), self.input_size)
+        _finite(x, "x")
         if x.dtype == np.uint8:
             x = x.astype(np.float32) / np.float32(255)
         out = np.empty((x.shape[0], self.outputs), dtype=np.float32)
-        check(lib.anycl_predict(h, _runtime(runtime)._h, x.ctypes.data, x.shape[0], out.ctypes.data, out.size))
+        _predict_in_chunks(h, _runtime(runtime), x, out)
         return out
 
     # -- weights --------------------------------------------------------------------------------
@@ -389,18 +483,18 @@ class Sequential:
     # -- files ----------------------------------------------------------------------------------
     def save(self, path):
         """Writes the model file (.anycl) atomically."""
-        check(lib.anycl_model_save(self._handle(), os.fsencode(path)))
+        check(lib.anycl_model_save(self._handle(), _path(path, "path")))
 
     def export_onnx(self, path):
         """Writes the model as ONNX (opset 13; softmax output for classifiers)."""
-        check(lib.anycl_model_export_onnx(self._handle(), os.fsencode(path)))
+        check(lib.anycl_model_export_onnx(self._handle(), _path(path, "path")))
 
 
 def load_model(path):
     """A model read from a model file (`model.save` or `anycl train --save`), ready to predict,
     evaluate or train on (compile() again to change the optimizer)."""
     h = ctypes.c_void_p()
-    check(lib.anycl_model_load(os.fsencode(path), ctypes.byref(h)))
+    check(lib.anycl_model_load(_path(path, "path"), ctypes.byref(h)))
     model = Sequential.__new__(Sequential)
     model.input_shape, model.loss, model.stop_training, model._h = None, None, False, None
     model._optimizer, model._lr, model._loaded = "rmsprop", 0.0, True

@@ -84,7 +84,7 @@ def test_compile_on_a_loaded_model_keeps_its_weights_and_takes_a_new_optimizer(r
     assert loaded.compile(optimizer="sgd", learning_rate=0.0) is loaded
     assert loaded.predict(x, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()
     loaded.fit(x, y, epochs=1, runtime=runtime)  # trains on from the loaded weights
-    with pytest.raises(anycl.InvalidArgumentError, match="cannot switch"):
+    with pytest.raises(anycl.InvalidArgumentError, match="cannot change the loss"):
         anycl.load_model(path).compile(loss="mse")
 
 

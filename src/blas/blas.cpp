@@ -13,6 +13,7 @@
 #include "anycl/error.hpp"
 #include "anycl/profile.hpp"
 #include "blas/blas_programs.hpp"
+#include "blas/clblast_binary_cache.hpp"
 #include "blas/clblast_library.hpp"
 #include "blas/clblast_params.hpp"
 #include "blas/tuning/stored_tuning.hpp"
@@ -295,8 +296,12 @@ void gemm_warmup(Runtime& rt, const std::vector<std::pair<Trans, Trans>>& transp
 namespace detail {
 bool install_release_clblast_programs_hook() {
   // Without CLBlast (a delay-loaded clblast.dll that is missing) there is nothing to empty.
-  last_runtime_hook() = []() noexcept {
-    if (clblast_missing().empty()) clblast::ClearCache();
+  last_runtime_hook() = [](bool last) noexcept {
+    if (!clblast_missing().empty()) return;
+    if (last)
+      clblast::ClearCache();
+    else
+      clblast_binaries::forget_programs();
   };
   return true;
 }

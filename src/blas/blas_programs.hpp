@@ -6,8 +6,11 @@
 
 namespace anycl::detail {
 
-using LastRuntimeHook = void (*)() noexcept;
-/// Called when the last live Runtime is destroyed (null when the GEMM layer is not linked).
+using LastRuntimeHook = void (*)(bool last) noexcept;
+/// Called when a Runtime is destroyed, `last` when no other is live (null when the GEMM layer is not
+/// linked): the last empties all of CLBlast's caches, another its programs only (each holds its
+/// context alive: without this, a process that keeps one runtime and makes and destroys others grew
+/// by ~2.5 MiB a cycle; the binaries stay, so live runtimes build again without compiling).
 LastRuntimeHook& last_runtime_hook();
 /// Installs the GEMM layer's hook (CLBlast's ClearCache); called by blas.cpp's static initialiser.
 bool install_release_clblast_programs_hook();

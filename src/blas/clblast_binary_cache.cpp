@@ -57,7 +57,31 @@ const Members* members() noexcept {
 
 constexpr clblast::Precision kSingle = clblast::Precision::kSingle;
 
+// Cache<std::tuple<cl_context, cl_device_id, Precision, std::string>, std::shared_ptr<Program>>::Invalidate()
+constexpr const char* kInvalidatePrograms =
+    "_ZN7clblast5CacheISt5tupleIJP11_cl_contextP13_cl_device_idNS_9PrecisionENSt7__cxx1112basic_"
+    "stringIcSt11char_"
+    "traitsIcESaIcEEEEESt10shared_ptrINS_7ProgramEEE10InvalidateEv";
+constexpr const char* kProgramsInstance =
+    "_ZN7clblast5CacheISt5tupleIJP11_cl_contextP13_cl_device_idNS_9PrecisionENSt7__cxx1112basic_"
+    "stringIcSt11char_"
+    "traitsIcESaIcEEEEESt10shared_ptrINS_7ProgramEEE8InstanceEv";
+using InvalidateFn = void (*)(void* cache);
+
 }  // namespace
+
+bool forget_programs() noexcept {
+  static const auto instance = reinterpret_cast<InstanceFn>(platform::find_loaded_symbol(kProgramsInstance));
+  static const auto invalidate =
+      reinterpret_cast<InvalidateFn>(platform::find_loaded_symbol(kInvalidatePrograms));
+  if (!instance || !invalidate) return false;
+  try {
+    invalidate(instance());
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
 
 bool reachable() noexcept { return members() != nullptr; }
 
@@ -97,6 +121,7 @@ bool put(cl_platform_id platform, const char* routine, const char* device, const
 bool reachable() noexcept { return false; }
 bool get(cl_platform_id, const char*, const char*, Sink, void*) noexcept { return false; }
 bool put(cl_platform_id, const char*, const char*, const char*, size_t) noexcept { return false; }
+bool forget_programs() noexcept { return false; }
 
 #endif
 

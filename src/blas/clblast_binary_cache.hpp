@@ -25,4 +25,9 @@ bool get(cl_platform_id platform, const char* routine, const char* device, Sink 
 bool put(cl_platform_id platform, const char* routine, const char* device, const char* bytes,
          size_t size) noexcept;
 
+/// Empties CLBlast's cache of compiled programs (its ProgramCache: one entry per context, each holding
+/// its context alive), keeping the binaries above, from which the next call on a live context builds
+/// again without compiling. False when that cache cannot be reached.
+bool forget_programs() noexcept;
+
 }  // namespace anycl::detail::clblast_binaries

@@ -25,6 +25,7 @@ anycl_status anycl_model_save(const anycl_model* model, const char* path) {
   return guarded([&] {
     require(model, "anycl_model_save", "model");
     require(path, "anycl_model_save", "path");
+    const auto lock = lock_model(*model);  // another thread's anycl_train replaces the weights under it
     require_weights(*model, "anycl_model_save");
     const auto& s = model->saved;
     anycl::write_file_atomically(path, anycl::encode_model(s.spec, s.num_classes, s.parameters));
@@ -35,6 +36,7 @@ anycl_status anycl_model_export_onnx(const anycl_model* model, const char* path)
   return guarded([&] {
     require(model, "anycl_model_export_onnx", "model");
     require(path, "anycl_model_export_onnx", "path");
+    const auto lock = lock_model(*model);  // another thread's anycl_train replaces the weights under it
     require_weights(*model, "anycl_model_export_onnx");
 #ifdef ANYCL_WITH_ONNX
     anycl::export_onnx(model->saved, path);

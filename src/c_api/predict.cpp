@@ -28,6 +28,7 @@ anycl_status anycl_predict(anycl_model* model, anycl_runtime* runtime, const flo
     require(runtime, call, "runtime");
     require(x, call, "x");
     require(out, call, "out");
+    const auto lock = lock_for_work(*model, *runtime, call);
     anycl::Predictor& predictor =
         model_predictor(*model, *runtime, std::min(std::max<size_t>(count, 1), kPredictBatch));
     const size_t d = predictor.model().input_features(), k = predictor.model().output_features();
@@ -52,6 +53,7 @@ anycl_status anycl_evaluate(anycl_model* model, anycl_runtime* runtime, const an
     require(data, call, "data");
     require(loss, call, "loss");  // out-pointers are required in every call (anycl.h)
     require(accuracy, call, "accuracy");
+    const auto lock = lock_for_work(*model, *runtime, call);
     const size_t batch = std::min(data->host.count, kPredictBatch);
     anycl::Sequential& built = built_model(*model, *runtime, batch);
     const anycl::DeviceDataset device(*runtime->rt, data->host);

@@ -5,8 +5,21 @@
 #include "anycl/device.hpp"
 #include "anycl/error.hpp"
 #include "c_api/handles.hpp"
+#include "runtime/opencl_setup.hpp"
+#include "util/process.hpp"
 
 using namespace anycl::detail::c_api;
+
+namespace anycl::detail::c_api {
+
+std::scoped_lock<std::recursive_mutex, std::recursive_mutex> lock_for_work(anycl_model& model,
+                                                                           anycl_runtime& runtime,
+                                                                           const char* call) {
+  check_not_forked_after_opencl(call);
+  return std::scoped_lock<std::recursive_mutex, std::recursive_mutex>(model.use, runtime.work);
+}
+
+}  // namespace anycl::detail::c_api
 
 extern "C" {
 
@@ -33,7 +46,12 @@ anycl_status anycl_runtime_create(const char* device_spec, anycl_runtime** out) 
   });
 }
 
-void anycl_runtime_destroy(anycl_runtime* runtime) { delete runtime; }
+// In a child forked from the process that made the runtime, its driver is gone and releasing would
+// hang: the handle is left behind (the child should not use it; see docs/guarantees.md).
+void anycl_runtime_destroy(anycl_runtime* runtime) {
+  if (runtime && anycl::detail::platform::forked_after_watch()) return;
+  delete runtime;
+}
 
 anycl_status anycl_runtime_device_name(const anycl_runtime* runtime, char* buffer, size_t capacity,
                                        size_t* length) {

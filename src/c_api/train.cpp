@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <vector>
 
 #include "anycl/error.hpp"
 #include "anycl/train/trainer.hpp"
@@ -54,6 +55,41 @@ anycl_epoch to_c(const anycl::EpochStats& s) {
   e.seconds = s.seconds;
   return e;
 }
+
+// The trainer's current weights become the model's host copy (its device copy is rebuilt on use).
+void take_weights(anycl_model& model, anycl::Trainer& trainer) {
+  model.saved.parameters = trainer.model().parameters().download();
+  model.has_weights = true;
+  model.forget_built();
+}
+
+// The model's weights at the start of a training call, put back when the call fails.
+class WeightsBefore {
+ public:
+  explicit WeightsBefore(const anycl_model& model)
+      : parameters_(model.saved.parameters), had_weights_(model.has_weights) {}
+  void restore(anycl_model& model) const {
+    model.saved.parameters = parameters_;
+    model.has_weights = had_weights_;
+    model.forget_built();
+  }
+
+ private:
+  std::vector<float> parameters_;
+  bool had_weights_;
+};
+
+// Marks a model as training for the life of one anycl_train call.
+class TrainingFlag {
+ public:
+  explicit TrainingFlag(anycl_model& model) : model_(model) { model_.training = true; }
+  ~TrainingFlag() { model_.training = false; }
+  TrainingFlag(const TrainingFlag&) = delete;
+  TrainingFlag& operator=(const TrainingFlag&) = delete;
+
+ private:
+  anycl_model& model_;
+};
 
 anycl::TrainOptions train_options(const anycl_train_options& o) {
   check_struct_size("anycl_train", o.struct_size, sizeof(anycl_train_options), "anycl_train_options_init");
@@ -108,6 +144,11 @@ anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl
     require(runtime, call, "runtime");
     require(train, call, "train");
     require(options, call, "options");
+    const auto lock = lock_for_work(*model, *runtime, call);
+    if (model->training)
+      throw anycl::ValidationError(
+          "anycl_train: this model is already training (anycl_train called from its own callback) — "
+          "stop the running training (return non-zero from the callback) and train again after it returns");
     anycl::TrainOptions t = train_options(*options);
     anycl::OptimizerConfig optimizer;
     optimizer.name = options->optimizer && *options->optimizer ? options->optimizer : "rmsprop";
@@ -130,15 +171,24 @@ anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl
         const anycl_progress c{p.epoch, p.epochs, p.step, p.steps, p.loss, p.accuracy, p.seconds};
         if (options->on_progress(&c, options->user) != 0) stop = true;
       };
+    // Before the caller's epoch callback the model takes the weights reached, so that predicting,
+    // evaluating or saving it there sees them (as Keras' ModelCheckpoint needs).
+    const WeightsBefore before(*model);
+    TrainingFlag flag(*model);
     trainer.on_epoch_end = [&](const anycl::EpochStats& s) {
       const anycl_epoch e = to_c(s);
-      if (options->on_epoch && options->on_epoch(&e, options->user) != 0) stop = true;
+      if (!options->on_epoch) return;
+      take_weights(*model, trainer);
+      if (options->on_epoch(&e, options->user) != 0) stop = true;
     };
-    trainer.fit(train_set, eval, "val");
-    // The weights reached (also after a stop) become the model's; a failure above left them as they were.
-    model->saved.parameters = trainer.model().parameters().download();
-    model->has_weights = true;
-    model->forget_built();
+    try {
+      trainer.fit(train_set, eval, "val");
+    } catch (...) {
+      before.restore(*model);  // a failure leaves the model as it was before the call
+      throw;
+    }
+    // The weights reached (also after a stop) become the model's.
+    take_weights(*model, trainer);
     const auto& done = trainer.history();
     for (size_t i = 0; history && i < done.size() && i < history_capacity; ++i) history[i] = to_c(done[i]);
     if (epochs_done) *epochs_done = done.size();

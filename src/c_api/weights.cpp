@@ -50,6 +50,7 @@ anycl_status anycl_model_get_weights(const anycl_model* model, size_t index, flo
   return guarded([&] {
     require(model, call, "model");
     require(out, call, "out");
+    const auto lock = lock_model(*model);  // another thread's anycl_train replaces the weights under it
     const anycl::WeightArray a = array_at(*model, index, call);
     if (!model->has_weights)
       throw anycl::ValidationError(fmt::format(
@@ -70,6 +71,12 @@ anycl_status anycl_model_set_weights(anycl_model* model, size_t index, const flo
   return guarded([&] {
     require(model, call, "model");
     require(values, call, "values");
+    const auto lock = lock_model(*model);
+    if (model->training)
+      throw anycl::ValidationError(fmt::format(
+          "{}: the model is training (called from a training callback) — set its weights after anycl_train "
+          "returns",
+          call));
     const anycl::WeightArray a = array_at(*model, index, call);
     if (count != a.count)
       throw anycl::ValidationError(fmt::format("{}: {} has shape ({}), {} floats, but count is {}", call,

@@ -10,7 +10,9 @@
 
 #include "anycl/error.hpp"
 #include "runtime/driver_hints.hpp"
+#include "runtime/opencl_setup.hpp"
 #include "util/platform.hpp"
+#include "util/process.hpp"
 
 namespace anycl {
 namespace {
@@ -125,6 +127,7 @@ bool matches_vendor(const DeviceInfo& d, const std::string& spec) {
 // Every device of every platform; `setup_hint` gets what a platform that offers no device says
 // about its driver's set-up (driver_hints.hpp), since a broken set-up can hide a driver's devices.
 std::vector<DeviceInfo> discover(std::string* setup_hint) {
+  const auto setup = detail::lock_opencl_setup();
   cl_uint num_platforms = 0;
   const cl_int status = clGetPlatformIDs(0, nullptr, &num_platforms);
   if (status == CL_PLATFORM_NOT_FOUND_KHR || (status == CL_SUCCESS && num_platforms == 0))
@@ -162,6 +165,30 @@ std::vector<DeviceInfo> discover(std::string* setup_hint) {
 }
 
 }  // namespace
+
+void detail::check_not_forked_after_opencl(const char* call) {
+  if (detail::platform::forked_after_watch())
+    throw UnsupportedError(fmt::format(
+        "{}: this process was forked after it (or its parent) used OpenCL, and OpenCL drivers do not "
+        "survive a fork (their threads stay in the parent; calls would hang) — start workers with "
+        "multiprocessing's 'spawn' or 'forkserver' method (multiprocessing.set_start_method(\"spawn\")), "
+        "or fork before the first anycl call and create the runtime in each child",
+        call));
+}
+
+std::recursive_mutex& detail::opencl_setup_mutex() {
+  static std::recursive_mutex setup;
+  return setup;
+}
+
+// The fork check comes first: in a forked child the lock may be held for ever (by a thread of the
+// parent that was inside it at the fork).
+std::unique_lock<std::recursive_mutex> detail::lock_opencl_setup() {
+  check_not_forked_after_opencl("anycl");
+  std::unique_lock<std::recursive_mutex> lock(opencl_setup_mutex());
+  detail::platform::watch_for_fork();
+  return lock;
+}
 
 const char* to_string(DeviceType type) noexcept {
   switch (type) {

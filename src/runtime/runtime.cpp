@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <new>
 
 #include "anycl/error.hpp"
 #include "anycl/profile.hpp"
@@ -16,6 +17,8 @@
 #include "hash.hpp"
 #include "runtime/driver_hints.hpp"
 #include "runtime/kernel_sources.hpp"
+#include "runtime/opencl_setup.hpp"
+#include "util/process.hpp"
 
 namespace anycl {
 namespace {
@@ -59,7 +62,10 @@ Runtime::Runtime(const DeviceInfo& device, RuntimeOptions options) : options_(st
   start();
 }
 
+// Under the set-up lock: drivers create contexts and build programs unsafely from several threads at
+// once on first use, and the last-runtime hook below must not run while another runtime starts.
 void Runtime::start() {
+  const auto setup = detail::lock_opencl_setup();
   impl_ = std::make_unique<detail::RuntimeImpl>();
   impl_->device = compute::device(info_.id, /*retain=*/true);
   cl_int status = CL_SUCCESS;
@@ -90,12 +96,23 @@ void Runtime::start() {
 // No kernel may outlive its runtime: an exit path (an error, a stop) that tears down while the
 // device still runs enqueued work would free what the work uses. Errors are ignored: a destructor
 // has nobody to tell, and the queue is released either way.
-// The last runtime to go also empties CLBlast's program cache (blas_programs.hpp).
+// Each runtime to go empties CLBlast's program cache, the last all its caches (blas_programs.hpp).
+// In a child forked from the process that made this runtime the driver is gone (calls would hang):
+// its handles are left behind, not released.
 Runtime::~Runtime() {
+  if (detail::platform::forked_after_watch()) {
+    (void)profile_.release();
+    (void)impl_.release();
+    // Left behind on purpose, as the handles above.
+    (void)new (std::nothrow) DeviceBuffer(std::move(workspace_));  // NOLINT(cppcoreguidelines-owning-memory)
+    return;
+  }
   if (impl_ && impl_->queue.get() != nullptr) clFinish(impl_->queue.get());
   profile_.reset();  // releases its events before the queue and context go
-  if (started_ && --live_runtimes == 0)
-    if (const detail::LastRuntimeHook hook = detail::last_runtime_hook()) hook();
+  if (!started_) return;
+  const std::lock_guard<std::recursive_mutex> setup(detail::opencl_setup_mutex());
+  const bool last = --live_runtimes == 0;
+  if (const detail::LastRuntimeHook hook = detail::last_runtime_hook()) hook(last);
 }
 
 std::vector<std::string> Runtime::program_names() const {

@@ -1,7 +1,7 @@
 // The operating system's processes behind one small interface (process_posix.cpp,
 // process_windows.cpp): running a child program, stopping on Ctrl-C, loading a shared library,
-// the process's age and path. Used by the anycl command and the tests; the library itself starts
-// no process and installs no handler.
+// the process's age and path, and noticing a fork. Used by the anycl command and the tests; the
+// library itself starts no process and installs no signal handler (only a fork handler: watch_for_fork).
 #pragma once
 
 #include <cstdint>
@@ -69,6 +69,13 @@ void* find_loaded_symbol(const char* name);
 
 /// The path of the shared library (or program) that holds `address`, empty when unknown.
 std::string library_containing(const void* address);
+
+/// From the first call on, watches for this process being forked (POSIX: pthread_atfork; Windows has
+/// no fork). Idempotent and thread-safe. OpenCL drivers keep threads and locks that a forked child
+/// does not inherit, so the library calls this when it first touches OpenCL.
+void watch_for_fork();
+/// True in a child forked (by any code) after watch_for_fork() ran in its parent or in itself.
+bool forked_after_watch();
 
 /// The running program's own path.
 std::filesystem::path current_executable();

@@ -5,12 +5,14 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -144,6 +146,18 @@ std::string signal_name(int signal) {
       return fmt::format("signal {}", signal);
   }
 }
+
+namespace {
+std::atomic<bool> forked{false};  // set in the child by the atfork handler (async-signal-safe store)
+void mark_forked() { forked.store(true); }
+}  // namespace
+
+void watch_for_fork() {
+  static const int registered = ::pthread_atfork(nullptr, nullptr, mark_forked);  // once, thread-safe
+  (void)registered;
+}
+
+bool forked_after_watch() { return forked.load(); }
 
 void install_stop_handler(void (*on_stop)(int signal)) {
   struct sigaction action = {};

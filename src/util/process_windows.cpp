@@ -224,6 +224,11 @@ std::string signal_name(int signal) {
   }
 }
 
+// Windows has no fork: a child process starts afresh, so there is nothing to watch.
+void watch_for_fork() {}
+
+bool forked_after_watch() { return false; }
+
 void install_stop_handler(void (*on_stop)(int signal)) {
   g_on_stop = on_stop;
   SetConsoleCtrlHandler(on_console_event, TRUE);
