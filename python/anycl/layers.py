@@ -21,6 +21,20 @@ def _activation(layer, activation):
     return ":" + activation
 
 
+def _square(layer, argument, value):
+    """One positive int from Keras' `n` or `(n, n)`; anycl's convolutions and pools are square, so
+    `(3, 5)` is refused rather than silently taken as 3x3."""
+    sides = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    if len(sides) not in (1, 2) or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in sides):
+        raise errors.InvalidArgumentError(
+            f"{layer}: {argument} must be a positive integer or a pair of them, got {value!r}")
+    if len(set(sides)) != 1:
+        raise errors.InvalidArgumentError(
+            f"{layer}: {argument}={value!r} is not square — anycl's {layer} takes square windows only "
+            f"(e.g. {argument}={sides[0]} or ({sides[0]}, {sides[0]}))")
+    return sides[0]
+
+
 class Dense(Layer):
     """A fully connected layer with `units` outputs. The last Dense of a model is its output layer
     (linear; the softmax is in the loss). A hidden one takes its own `activation` (relu, tanh,
@@ -49,16 +63,17 @@ class Conv2D(Layer):
     def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None):
         if padding not in ("valid", "same"):
             raise errors.InvalidArgumentError(f"Conv2D: padding must be 'valid' or 'same', got {padding!r}")
-        k = kernel_size[0] if isinstance(kernel_size, (tuple, list)) else kernel_size
-        s = strides[0] if isinstance(strides, (tuple, list)) else strides
-        self.token = f"conv{int(filters)}x{int(k)}" + (f"s{int(s)}" if s != 1 else "") + ("same" if padding == "same" else "")
+        if isinstance(filters, bool) or not isinstance(filters, int) or filters < 1:
+            raise errors.InvalidArgumentError(f"Conv2D: filters must be a positive integer, got {filters!r}")
+        k = _square("Conv2D", "kernel_size", kernel_size)
+        s = _square("Conv2D", "strides", strides)
+        self.token = f"conv{filters}x{k}" + (f"s{s}" if s != 1 else "") + ("same" if padding == "same" else "")
         self.token += _activation("Conv2D", activation)
 
 
 class MaxPool2D(Layer):
     def __init__(self, pool_size=2):
-        p = pool_size[0] if isinstance(pool_size, (tuple, list)) else pool_size
-        self.token = f"pool{int(p)}"
+        self.token = f"pool{_square('MaxPool2D', 'pool_size', pool_size)}"
 
 
 class Flatten(Layer):

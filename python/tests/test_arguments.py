@@ -115,3 +115,20 @@ def test_runtime_takes_a_device_index():
         anycl.Runtime(-1)
     with pytest.raises(anycl.InvalidArgumentError, match="device must be an index"):
         anycl.Runtime(1.5)
+
+
+def test_non_square_kernels_pools_and_strides_are_refused_not_squared():
+    # Conv2D(4, kernel_size=(3, 5)) once built a 3x3 kernel and MaxPool2D((2, 3)) a 2x2 pool, silently.
+    from anycl.layers import Conv2D, MaxPool2D
+    assert Conv2D(4, (3, 3)).token == Conv2D(4, 3).token == "conv4x3"
+    assert MaxPool2D((2, 2)).token == MaxPool2D(2).token == "pool2"
+    for make, argument in ((lambda: Conv2D(4, kernel_size=(3, 5)), "kernel_size"),
+                           (lambda: Conv2D(4, 3, strides=(1, 2)), "strides"),
+                           (lambda: MaxPool2D((2, 3)), "pool_size")):
+        with pytest.raises(anycl.InvalidArgumentError, match=f"{argument}=.* is not square"):
+            make()
+    for bad in (0, -3, 2.5, True, (3, 3, 3), "3"):
+        with pytest.raises(anycl.InvalidArgumentError, match="kernel_size must be a positive integer"):
+            Conv2D(4, bad)
+    with pytest.raises(anycl.InvalidArgumentError, match="filters must be a positive integer"):
+        Conv2D(0, 3)
