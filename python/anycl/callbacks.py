@@ -24,10 +24,10 @@ class Callback:
     def on_train_begin(self, logs=None):
         pass
 
-    def on_epoch_end(self, epoch, logs):
+    def on_epoch_end(self, epoch, logs=None):
         pass
 
-    def on_progress(self, epoch, step, steps, logs):
+    def on_progress(self, epoch, step, steps, logs=None):
         pass
 
     def on_train_end(self, logs=None):
@@ -97,7 +97,7 @@ class EarlyStopping(Callback):
             return value - self.min_delta > reference
         return value + self.min_delta < reference
 
-    def on_epoch_end(self, epoch, logs):
+    def on_epoch_end(self, epoch, logs=None):
         value = (logs or {}).get(self.monitor)
         if value is None:
             warnings.warn(f"Early stopping conditioned on metric `{self.monitor}` which is not available. Available "
@@ -177,7 +177,7 @@ class ModelCheckpoint(Callback):
             raise errors.InvalidArgumentError(f"ModelCheckpoint: filepath {self.filepath!r} is not a valid format "
                                               f"string ({e}) — e.g. 'model-{{epoch:02d}}.anycl'") from None
 
-    def on_epoch_end(self, epoch, logs):
+    def on_epoch_end(self, epoch, logs=None):
         path = self._path(epoch, logs)
         if self.save_best_only:
             value = (logs or {}).get(self.monitor)
