@@ -207,3 +207,12 @@ def test_a_callback_without_the_keras_hooks_still_works(runtime):
         warnings.simplefilter("error")
         compiled().fit(x, y, epochs=2, batch_size=32, callbacks=[plain], runtime=runtime)
     assert plain.epochs == [1, 2]
+
+
+def test_a_checkpoint_that_cannot_be_written_ends_fit_with_the_error(runtime, tmp_path):
+    x, y = circle()
+    checkpoint = ModelCheckpoint(str(tmp_path / "missing-folder" / "m-{epoch}.anycl"))
+    model = compiled()
+    with pytest.raises(anycl.Error, match="missing-folder"):
+        model.fit(x, y, epochs=3, batch_size=32, callbacks=[checkpoint], runtime=runtime)
+    assert checkpoint.saved == []
