@@ -8,14 +8,15 @@
     probabilities = model.predict(x_test)
 """
 
-from . import datasets, layers
+from . import callbacks, datasets, layers
 from ._lib import API_VERSION, lib as _lib
 from .errors import (BuildError, DataError, DeviceError, DTypeError, Error, InvalidArgumentError, IoError,
                      NumericalError, OpenCLError, ShapeError, UnsupportedError, VersionError)
-from .model import Callback, History, Runtime, Sequential, devices, load_model
+from .callbacks import Callback
+from .model import History, Runtime, Sequential, devices, load_model
 
 __version__ = _lib.anycl_version_string().decode()
 
 __all__ = ["API_VERSION", "BuildError", "Callback", "DataError", "DeviceError", "DTypeError", "Error", "History",
            "InvalidArgumentError", "IoError", "NumericalError", "datasets", "OpenCLError", "Runtime", "Sequential", "ShapeError",
-           "UnsupportedError", "VersionError", "devices", "layers", "load_model"]
+           "UnsupportedError", "VersionError", "callbacks", "devices", "layers", "load_model"]

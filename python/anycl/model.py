@@ -12,6 +12,7 @@ import numpy as np
 
 from . import errors
 from ._callbacks import CallbackGuard
+from .callbacks import Callback  # noqa: F401 — anycl.Callback, kept importable from here
 from ._lib import EPOCH_CALLBACK, PROGRESS_CALLBACK, Epoch, ModelOptions, TrainOptions, check, lib, text
 from ._arguments import _device_spec, _finite, _fit_arguments, _input_shape, _integer, _path
 from ._safety import (_handle_from_model_file, _in_flight, _made_here, _model_file_bytes, _predict_in_chunks,
@@ -85,17 +86,6 @@ class History:
         self.seconds = []
 
 
-class Callback:
-    """Subclass and pass to fit(callbacks=[...]). Return True from a method to stop training
-    after the current step (also: set model.stop_training = True)."""
-
-    def on_epoch_end(self, epoch, logs):
-        pass
-
-    def on_progress(self, epoch, step, steps, logs):
-        pass
-
-
 def _features(x, expected, what="x"):
     if not isinstance(x, np.ndarray):
         raise errors.DTypeError(f"{what} must be a numpy array, got {type(x).__name__}")
@@ -112,6 +102,13 @@ def _features(x, expected, what="x"):
     if x.shape[0] == 0:
         raise errors.ShapeError(f"{what} holds no samples")
     return np.ascontiguousarray(x)  # no copy when already C-contiguous
+
+
+def _each(callbacks, hook, argument):
+    for c in callbacks:
+        method = getattr(c, hook, None)
+        if method is not None:
+            method(argument)
 
 
 class _Dataset:
@@ -338,6 +335,9 @@ class Sequential:
         records = []  # each epoch's figures, as the callback receives them (epochs is no allocation size)
         interrupted = []
         self.stop_training = False
+        callbacks = list(callbacks)
+        _each(callbacks, "set_model", self)  # Keras' hooks, where a callback has them (anycl.Callback does)
+        _each(callbacks, "on_train_begin", {})
 
         exiting = []  # the interpreter is exiting: stop after the current step (_InFlight.close)
 
@@ -407,6 +407,8 @@ class Sequential:
                 history.history.setdefault("val_accuracy", []).append(e.val_accuracy)
         if interrupted:
             raise KeyboardInterrupt("anycl: training stopped after the current step (the model keeps its weights)")
+        last = {k: v[-1] for k, v in history.history.items() if v}
+        _each(callbacks, "on_train_end", last)  # after fit's lock is released: set_weights works here
         return history
 
     @property
