@@ -1,4 +1,4 @@
-# The package's tests run against build/'s libanycl (ANYCL_LIBRARY, set by tools/run-python-tests.sh)
+# The package's tests run against build/'s libanycl (ANYCL_LIBRARY, set by tests/run_python_tests.sh)
 # or an installed package; on the device of $ANYCL_DEVICE. Without an OpenCL device they skip,
 # except under CI=true, where that is a failure.
 import os
@@ -24,5 +24,5 @@ def anycl_cli():
     if not cli or not os.path.exists(cli):
         if os.environ.get("CI") == "true":
             raise RuntimeError("ANYCL_CLI must name the anycl command under CI")
-        pytest.skip("ANYCL_CLI is not set (tools/run-python-tests.sh sets it)")
+        pytest.skip("ANYCL_CLI is not set (tests/run_python_tests.sh sets it)")
     return cli
