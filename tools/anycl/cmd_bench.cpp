@@ -193,7 +193,8 @@ Table bench_gemm(Runtime& rt, const Settings& s) {
           },
           [&] { rt.finish(); });
       add_row(sh.label + " as trained", sh.trans_b ? "Aᵀ,Bᵀ+TN" : "Aᵀ+TN", step_dev);
-    } else if (model_shape && sh.trans_b && !sh.trans_a && rt.transposed_dx()) {
+    } else if (model_shape && sh.trans_b && !sh.trans_a &&
+               dense_dx_form(rt, sh.m, sh.n, sh.k) == DenseDxForm::transpose_w_gemm_nn) {
       // What training runs for dx on this device (tuned): Wᵀ copied, then GEMM NN.
       Tensor w = Tensor::from_host(rt, {sh.n, sh.k}, hb), wt(rt, {sh.k, sh.n});
       Tensor dz = Tensor::from_host(rt, {sh.m, sh.k}, ha), dx(rt, {sh.m, sh.n});

@@ -20,9 +20,10 @@ namespace anycl {
 class Sequential;
 
 /// CLBlast parameters per kernel family ("XgemmDirect", "Xgemm", "GemmRoutine"), as CLBlast names
-/// them, plus anycl's own measured choices "anyclDense" {TRANSPOSED_DX: 0|1} (Runtime::transposed_dx)
-/// and, from the tuning database only, "anyclConv" {BATCHED_DW: 0|1, DW_SLICES: 1..1024}
-/// (Runtime::batched_dw, Runtime::dw_slices).
+/// them, plus anycl's own measured choices "anyclDense" {TRANSPOSED_DX: 0|1} (dense dx as a transpose
+/// of W and a GEMM NN) and, from the tuning database only, "anyclConv" {BATCHED_DW: 0|1, DW_SLICES:
+/// 1..1024} (a convolution's weight gradient: its slices batched, and their most), which set the
+/// runtime's GEMM state (dense_dx_form says what they decide).
 struct GemmTuning {
   std::map<std::string, std::map<std::string, size_t>> kernels;
   std::string device, driver;                    // for people reading the file; the file name carries the key
@@ -72,7 +73,7 @@ struct CandidateResult {
 };
 
 /// The shapes a candidate is timed at: `shapes`, then the NN GEMM of each dense dx (an NT shape),
-/// which the trainer runs instead after transposing W (Runtime::transposed_dx), then the TN GEMM of
+/// which the trainer runs instead after transposing W (DenseDxForm::transpose_w_gemm_nn), then the TN GEMM of
 /// each Dense product (GemmShape::transposes_a), which it runs on the indirect kernel.
 std::vector<GemmShape> timed_shapes(const std::vector<GemmShape>& shapes);
 /// For each of `shapes`, the position of its TN GEMM in timed_shapes(shapes), or kNoTn.

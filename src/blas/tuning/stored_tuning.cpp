@@ -13,6 +13,7 @@
 #include "blas/clblast_library.hpp"
 #include "blas/clblast_params.hpp"
 #include "blas/clblast_program_store.hpp"
+#include "blas/gemm_plan.hpp"
 #include "blas/tuning/tuning_check.hpp"
 #include "runtime/disk_cache.hpp"
 #include "util/platform.hpp"
@@ -103,14 +104,8 @@ void apply_model_tuning(Runtime& rt, const std::vector<GemmShape>& shapes) {
   if (!tuning) return;
   bool held = true;  // does CLBlast hold these sets already (the usual case: nothing to do)?
   for (const auto& [kernel, params] : tuning->kernels) {
-    if (kernel == "anyclDense") {
-      held = held && rt.transposed_dx() == (params.count("TRANSPOSED_DX") && params.at("TRANSPOSED_DX") == 1);
-      continue;
-    }
-    if (kernel == "anyclConv") {
-      held =
-          held && rt.batched_dw() == (!params.count("BATCHED_DW") || params.at("BATCHED_DW") != 0) &&
-          rt.dw_slices() == (params.count("DW_SLICES") ? params.at("DW_SLICES") : Runtime::kDefaultDwSlices);
+    if (detail::is_gemm_choice(kernel)) {
+      held = held && detail::holds_gemm_choice(rt, kernel, params);
       continue;
     }
     std::map<std::string, size_t> now;

@@ -16,6 +16,7 @@
 #include "anycl/blas/blas.hpp"
 #include "anycl/error.hpp"
 #include "blas/clblast_params.hpp"
+#include "blas/gemm_plan.hpp"
 #include "blas/tuning/candidate_search.hpp"
 #include "blas/tuning/gemm_timing.hpp"
 #include "blas/tuning/switch_choice.hpp"
@@ -26,18 +27,10 @@ namespace {
 
 constexpr const char* kRoutine = "GemmRoutine";
 constexpr const char* kSwitch = "XGEMM_MIN_INDIRECT_SIZE";
-constexpr const char* kDense = "anyclDense";  // anycl's own choices, stored beside CLBlast's
-constexpr const char* kTransposedDx = "TRANSPOSED_DX";
-constexpr const char* kConv = "anyclConv";  // likewise, from the tuning database only
-constexpr const char* kBatchedDw = "BATCHED_DW";
-constexpr const char* kDwSlices = "DW_SLICES";
-
-// What an anyclConv line sets on the runtime; a parameter it lacks takes its default.
-void apply_conv_choices(Runtime& rt, const std::map<std::string, size_t>& params) {
-  const auto batched = params.find(kBatchedDw), slices = params.find(kDwSlices);
-  rt.set_batched_dw(batched == params.end() || batched->second != 0);
-  rt.set_dw_slices(slices == params.end() ? Runtime::kDefaultDwSlices : slices->second);
-}
+// anycl's own choices, stored beside CLBlast's (the GEMM planner's state, gemm_plan.hpp): the dense
+// dx layout, measured here, and the convolutions' dW, from the tuning database only
+constexpr const char* kDense = detail::kDenseChoices;
+constexpr const char* kConv = detail::kConvChoices;
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -89,7 +82,7 @@ detail::SwitchInputs switch_inputs(Runtime& rt, const std::vector<GemmShape>& sh
   // own transposes, whatever the dx layout.
   const std::vector<size_t> tn = tn_positions(shapes);
   for (size_t i = 0; i < n; ++i)
-    if (tn[i] != kNoTn && xgemm.count("GEMMK") && xgemm.at("GEMMK") == 0) {
+    if (tn[i] != kNoTn && detail::kernel_reads_a_transposed(xgemm)) {  // the GEMM planner's rule
       in.as_tn[i] = true;
       in.indirect[i] = indirect_all[tn[i]] + detail::dense_transposes_seconds(rt, shapes[i]);
     }
@@ -134,7 +127,7 @@ void apply_tuning(Runtime& rt, const GemmTuning& t) {
     throw ValidationError(
         fmt::format("CLBlast tuning refused: {} — CLBlast would compute wrong results with it", wrong));
   for (const auto& [name, params] : t.kernels) {
-    if (name == kDense || name == kConv) continue;
+    if (detail::is_gemm_choice(name)) continue;
     std::map<std::string, size_t> expected;
     check(detail::clblast_params::retrieve(rt.info().id, name, expected), "clblast::RetrieveParameters",
           name);
@@ -151,20 +144,15 @@ void apply_tuning(Runtime& rt, const GemmTuning& t) {
                         name, key, rt.info().name));
   }
   for (const auto& [name, params] : t.kernels) {
-    if (name == kDense) {
-      const auto it = params.find(kTransposedDx);
-      rt.set_transposed_dx(it != params.end() && it->second != 0);
-      continue;
-    }
-    if (name == kConv) {
-      apply_conv_choices(rt, params);
+    if (detail::is_gemm_choice(name)) {
+      detail::apply_gemm_choice(rt, name, params);
       continue;
     }
     check(detail::clblast_params::override_parameters(rt.info().id, name, params),
           "clblast::OverrideParameters",
           fmt::format("kernel {} on {} — run `anycl tune --reset` and tune again", name, rt.info().name));
   }
-  rt.set_gemm_layout({});  // the GEMM layer asks CLBlast for the (maybe new) switch again
+  detail::forget_gemm_layout(rt);  // the GEMM planner asks CLBlast for the (maybe new) switch again
 }
 
 bool tuning_complete(const GemmTuning& t) {
@@ -343,13 +331,13 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
     if (in.dense_dx[i]) nn_direct[i] = direct_all[in.nn_position[i]];
   t.kernels[kRoutine] = {{kSwitch, best_switch}};
   apply_tuning(rt, t);
-  t.kernels[kDense] = {{kTransposedDx, use_transposed ? 1 : 0}};
-  rt.set_transposed_dx(use_transposed);
+  t.kernels[kDense] = {{"TRANSPOSED_DX", use_transposed ? 1 : 0}};
+  detail::apply_gemm_choice(rt, kDense, t.kernels[kDense]);
   // The convolutions' choice is not tuned but comes with the device's database entry: kept in the
   // tuning of its own, which replaces the entry at every later start.
   if (const auto entry = database_tuning(rt.info()); entry && entry->kernels.count(kConv)) {
     t.kernels[kConv] = entry->kernels.at(kConv);
-    apply_conv_choices(rt, t.kernels[kConv]);
+    detail::apply_gemm_choice(rt, kConv, t.kernels[kConv]);
   }
   for (size_t i = 0; i < n; ++i) {
     const auto& s = o.shapes[i];
