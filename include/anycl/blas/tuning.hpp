@@ -136,7 +136,7 @@ std::string tuning_file_path(const DeviceInfo& device);
 /// tuning still runs on such a device). With a model's `shapes` whose largest GEMM reaches
 /// kLargeGemm multiply-adds, the entry's `large` sets replace its own (a convolutional network's
 /// tall GEMMs want other parameters than an MLP's). A Runtime applies the entry when the device has
-/// no tuning file; a Trainer then switches to the sets for its model (apply_model_tuning).
+/// no tuning file; building a model on it then switches to the sets for that model (apply_model_tuning).
 /// ANYCL_TUNING_DATABASE=off (or 0) turns the database off: nothing matches. Set to a folder, that
 /// folder's *.txt entries (as `anycl tune --export` prints them; regular files of at most 1 MiB)
 /// replace the shipped ones here and in database_parameter_sets; DataError or ValidationError, naming
@@ -149,7 +149,8 @@ std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string*
 inline constexpr size_t kLargeGemm = size_t(1) << 28;
 /// When `rt` runs the tuning database's entry (its device has no tuning file of its own), applies
 /// that entry's sets for a model with these GEMM `shapes`, after the exact check, if CLBlast does
-/// not already hold them; otherwise changes nothing. Trainer calls it for every replica.
+/// not already hold them; otherwise changes nothing. Sequential::build calls it (at a batch of at least
+/// 128), so training, evaluation and prediction of a model run the same sets.
 void apply_model_tuning(Runtime& rt, const std::vector<GemmShape>& shapes);
 /// Every parameter set of `kernel` in the tuning database (a folder's, when ANYCL_TUNING_DATABASE
 /// names one), whatever device it matches and even with ANYCL_TUNING_DATABASE=off: the entries' own and
