@@ -82,6 +82,7 @@ std::string apply_stored_tuning(Runtime& rt, const DiskCache* cache,
 // loads CLBlast's programs instead of compiling them; clblast_program_store.hpp).
 std::string start_gemm_layer(Runtime& rt, const DiskCache* cache,
                              const std::function<void(const std::string&)>& log) {
+  gemm_state(rt);  // the GEMM planner's state, made at start rather than by the first GEMM of some thread
   std::string applied = apply_stored_tuning(rt, cache, log);
   restore_clblast_programs(rt);
   return applied;
