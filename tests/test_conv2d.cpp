@@ -15,6 +15,7 @@
 #include <utility>
 
 #include "blas/clblast_params.hpp"
+#include "blas/gemm_plan.hpp"
 #include "helpers.hpp"
 #include "reference/conv.hpp"
 
@@ -65,7 +66,7 @@ TEST_CASE("Conv2D forward and backward match the host reference (both forward al
   std::map<std::string, size_t> before;
   REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "GemmRoutine", before) ==
           clblast::StatusCode::kSuccess);
-  // On the indirect kernel also with dW's slices as one GEMM each (Runtime::batched_dw off), and
+  // On the indirect kernel also with dW's slices as one GEMM each (the GEMM planner's batched_dw off), and
   // with im2col's and col2im's other forms than the driver's (Runtime::row_kernels), so that both are
   // checked.
   const bool driver_rows = rt.row_kernels();
@@ -80,7 +81,7 @@ TEST_CASE("Conv2D forward and backward match the host reference (both forward al
     anycl::GemmTuning routine;
     routine.kernels["GemmRoutine"] = {{"XGEMM_MIN_INDIRECT_SIZE", from}};
     anycl::apply_tuning(rt, routine);
-    rt.set_batched_dw(batched_dw);
+    anycl::detail::gemm_state(rt).batched_dw = batched_dw;
     rt.set_row_kernels(row_kernels);
     CAPTURE(from);
     CAPTURE(batched_dw);
@@ -130,7 +131,7 @@ TEST_CASE("Conv2D forward and backward match the host reference (both forward al
   anycl::GemmTuning restore;
   restore.kernels["GemmRoutine"] = before;
   anycl::apply_tuning(rt, restore);
-  rt.set_batched_dw(true);
+  anycl::detail::gemm_state(rt).batched_dw = true;
   rt.set_row_kernels(driver_rows);
 }
 
@@ -141,8 +142,9 @@ TEST_CASE(
   const Case second{32, 26, 26, 64, 3, 1, Padding::valid, Activation::relu};  // and second layers
   const Case wide{64, 12, 12, 256, 3, 1, Padding::valid, Activation::relu};   // 4 × 9 tiles of 64×64
   const anycl::Conv2D shape_of(small.filters, small.kernel);
-  const size_t most_before = rt.dw_slices();  // PoCL's CPU entries say 128 (anyclConv DW_SLICES)
-  rt.set_dw_slices(anycl::Runtime::kDefaultDwSlices);
+  const size_t most_before =
+      anycl::detail::gemm_state(rt).dw_slices;  // PoCL's CPU entries say 128 (anyclConv DW_SLICES)
+  anycl::detail::set_most_dw_slices(rt, anycl::detail::GemmState::kDefaultDwSlices);
   const auto b = build(rt, small, 128, std::vector<float>(shape_of.parameter_count({1, 28, 28}), 0.f));
   CHECK(b->layer.dw_slices(128) == 16);
   CHECK(b->layer.dw_slices(96) == 16);
@@ -150,14 +152,14 @@ TEST_CASE(
   CHECK(b->layer.dw_slices(17) == 1);   // a prime batch: one GEMM
   CHECK(b->layer.dw_slices(1) == 1);
   // The runtime's bound, read at each call (a tuning applied after build() may change it).
-  rt.set_dw_slices(128);
+  anycl::detail::set_most_dw_slices(rt, 128);
   CHECK(b->layer.dw_slices(128) == 128);  // one sample a slice
   CHECK(b->layer.dw_slices(96) == 96);
   CHECK(b->layer.dw_slices(17) == 17);
   CHECK(b->layer.dw_slices(256) == 128);
-  rt.set_dw_slices(0);  // no bound is no split's bound: the default
-  CHECK(rt.dw_slices() == anycl::Runtime::kDefaultDwSlices);
-  rt.set_dw_slices(most_before);
+  anycl::detail::set_most_dw_slices(rt, 0);  // no bound is no split's bound: the default
+  CHECK(anycl::detail::gemm_state(rt).dw_slices == anycl::detail::GemmState::kDefaultDwSlices);
+  anycl::detail::set_most_dw_slices(rt, most_before);
   const anycl::Conv2D second_shape(second.filters, second.kernel);
   const auto s2 = build(rt, second, 4, std::vector<float>(second_shape.parameter_count({32, 26, 26}), 0.f));
   CHECK(s2->layer.dw_slices(4) == 4);  // 64×288: five tiles

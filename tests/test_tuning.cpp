@@ -20,6 +20,7 @@
 #include <unordered_map>
 
 #include "blas/clblast_params.hpp"
+#include "blas/gemm_plan.hpp"
 #include "blas/tuning/tuning_check.hpp"
 #include "data_files.hpp"
 #include "gemm_exact.hpp"
@@ -172,8 +173,8 @@ TEST_CASE("tuning continues an interrupted run - finished stages are kept and ea
   check_gemm_exact(65, 31, 7);  // whichever way the switch went, GEMM stays exact
   check_gemm_exact(128, 10, 512);
   CHECK(t.kernels.count("anyclDense") == 1);  // the measured dx choice, applied to the runtime
-  CHECK(rt.transposed_dx() == (t.kernels.at("anyclDense").at("TRANSPOSED_DX") == 1));
-  rt.set_transposed_dx(false);
+  CHECK(anycl::detail::gemm_state(rt).transposed_dx == (t.kernels.at("anyclDense").at("TRANSPOSED_DX") == 1));
+  anycl::detail::gemm_state(rt).transposed_dx = false;
 
   options.indirect_seconds = 0;
   CHECK_THROWS_AS(anycl::tune_gemm(rt, options), anycl::ValidationError);
@@ -239,7 +240,7 @@ TEST_CASE("dense gradients are the same with dx through a transpose and a GEMM N
   anycl::GemmTuning choice;
   choice.kernels["anyclDense"] = {{"TRANSPOSED_DX", 1}};
   auto gradients = [&](bool transposed) {
-    rt.set_transposed_dx(transposed);
+    anycl::detail::gemm_state(rt).transposed_dx = transposed;
     anycl::Sequential model(37);
     model.dense(29, anycl::Activation::relu).dense(23, anycl::Activation::tanh).dense(5);
     model.build(rt, 16);
@@ -256,12 +257,12 @@ TEST_CASE("dense gradients are the same with dx through a transpose and a GEMM N
   };
   const auto nt = gradients(false), via_transpose = gradients(true);
   anycl::test::check_close(via_transpose, nt, 1e-6, 1e-5, "gradients");
-  rt.set_transposed_dx(false);
+  anycl::detail::gemm_state(rt).transposed_dx = false;
   anycl::apply_tuning(rt, choice);  // the stored choice switches the runtime, not CLBlast
-  CHECK(rt.transposed_dx());
+  CHECK(anycl::detail::gemm_state(rt).transposed_dx);
   choice.kernels["anyclDense"] = {{"TRANSPOSED_DX", 0}};
   anycl::apply_tuning(rt, choice);
-  CHECK(!rt.transposed_dx());
+  CHECK(!anycl::detail::gemm_state(rt).transposed_dx);
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "blas/clblast_params.hpp"
+#include "blas/gemm_plan.hpp"
 #include "blas/tuning/tuning_check.hpp"
 #include "helpers.hpp"
 #include "runtime/disk_cache.hpp"
@@ -97,45 +98,45 @@ TEST_CASE("every tuning database entry parses, meets CLBlast's constraints and m
                         fake(pocl_name, "pthread-cortex-a72-ARM"), fake("Intel(R) OpenCL", "AMD EPYC")})
     if (const auto large = anycl::database_tuning(d, nullptr, nullptr, &cnn)) entries.push_back(*large);
   CHECK(entries.size() == 9);
-  const size_t most_slices = rt.dw_slices();
+  const size_t most_slices = anycl::detail::gemm_state(rt).dw_slices;
   for (const anycl::GemmTuning& t : entries) {
     const anycl::GemmTuning before = clblast_now(rt, t);
     CHECK_NOTHROW(anycl::apply_tuning(rt, t));
     anycl::apply_tuning(rt, before);
-    rt.set_transposed_dx(false);
-    rt.set_batched_dw(true);
-    rt.set_dw_slices(most_slices);
+    anycl::detail::gemm_state(rt).transposed_dx = false;
+    anycl::detail::gemm_state(rt).batched_dw = true;
+    anycl::detail::set_most_dw_slices(rt, most_slices);
   }
   // anycl's switch for a convolution's sliced weight gradient (one strided-batched GEMM, or one GEMM per
   // slice): what an entry's `anyclConv` line sets (Intel's CPU runtime had BATCHED_DW=0 on its earlier sets).
   anycl::GemmTuning conv_only;
   conv_only.kernels["anyclConv"] = {{"BATCHED_DW", 0}};
   anycl::apply_tuning(rt, conv_only);
-  CHECK(!rt.batched_dw());
+  CHECK(!anycl::detail::gemm_state(rt).batched_dw);
   conv_only.kernels["anyclConv"] = {{"BATCHED_DW", 1}};
   anycl::apply_tuning(rt, conv_only);
-  CHECK(rt.batched_dw());
+  CHECK(anycl::detail::gemm_state(rt).batched_dw);
   conv_only.kernels["anyclConv"] = {{"BATCHED_DW", 2}};
   CHECK_THROWS_AS(anycl::apply_tuning(rt, conv_only), anycl::ValidationError);
   // ...and the most slices the split takes (PoCL's CPU entries: 128); a line without it resets it.
   conv_only.kernels["anyclConv"] = {{"DW_SLICES", 128}};
   anycl::apply_tuning(rt, conv_only);
-  CHECK(rt.dw_slices() == 128);
-  CHECK(rt.batched_dw());
+  CHECK(anycl::detail::gemm_state(rt).dw_slices == 128);
+  CHECK(anycl::detail::gemm_state(rt).batched_dw);
   conv_only.kernels["anyclConv"] = {{"BATCHED_DW", 0}, {"DW_SLICES", 32}};
   anycl::apply_tuning(rt, conv_only);
-  CHECK(rt.dw_slices() == 32);
-  CHECK(!rt.batched_dw());
+  CHECK(anycl::detail::gemm_state(rt).dw_slices == 32);
+  CHECK(!anycl::detail::gemm_state(rt).batched_dw);
   conv_only.kernels["anyclConv"] = {{"BATCHED_DW", 1}};
   anycl::apply_tuning(rt, conv_only);
-  CHECK(rt.dw_slices() == anycl::Runtime::kDefaultDwSlices);
+  CHECK(anycl::detail::gemm_state(rt).dw_slices == anycl::detail::GemmState::kDefaultDwSlices);
   for (const size_t wrong : {size_t(0), size_t(1025)}) {
     conv_only.kernels["anyclConv"] = {{"DW_SLICES", wrong}};
     CHECK_THROWS_AS(anycl::apply_tuning(rt, conv_only), anycl::ValidationError);
   }
   conv_only.kernels["anyclConv"] = {{"DW_SLICES", 16}, {"SLICES", 16}};
   CHECK_THROWS_AS(anycl::apply_tuning(rt, conv_only), anycl::ValidationError);
-  rt.set_dw_slices(most_slices);
+  anycl::detail::set_most_dw_slices(rt, most_slices);
   // An export is an entry again.
   const std::string text = anycl::database_entry(*intel, fake("Intel(R) OpenCL", "AMD EPYC"));
   CHECK(text.rfind("anycl-tuning-database 1\n", 0) == 0);
@@ -187,8 +188,9 @@ TEST_CASE(
     {
       anycl::Runtime rt(device);
       CHECK(rt.stats().tuning_file == "anycl's tuning database, " + entry);
-      CHECK(rt.transposed_dx() == (tuning->kernels.count("anyclDense") &&
-                                   tuning->kernels.at("anyclDense").at("TRANSPOSED_DX") == 1));
+      CHECK(
+          anycl::detail::gemm_state(rt).transposed_dx ==
+          (tuning->kernels.count("anyclDense") && tuning->kernels.at("anyclDense").at("TRANSPOSED_DX") == 1));
     }
     CHECK(verdicts() == 1);  // the check ran once and its verdict is cached
     {

@@ -18,6 +18,7 @@
 
 #include "background.hpp"
 #include "blas/clblast_params.hpp"
+#include "blas/gemm_plan.hpp"
 #include "blas/tuning/gemm_timing.hpp"
 #include "blas/tuning/parameter_space.hpp"
 #include "data_files.hpp"
@@ -166,7 +167,7 @@ TEST_CASE("a quick tune_gemm keeps exact sets, picks switch and dx layout, and r
   anycl::GemmTuning restore;
   restore.kernels = {{"XgemmDirect", direct}, {"Xgemm", indirect}, {"GemmRoutine", routine}};
   anycl::apply_tuning(rt, restore);
-  rt.set_transposed_dx(false);
+  anycl::detail::gemm_state(rt).transposed_dx = false;
 }
 
 // The direct stage's best set is the fastest over every shape; the switch stage may pair another set
@@ -220,7 +221,7 @@ TEST_CASE("the switch stage may take another timed direct set for the shapes it 
   anycl::GemmTuning restore;
   restore.kernels = {{"XgemmDirect", direct}, {"Xgemm", indirect}, {"GemmRoutine", routine}};
   anycl::apply_tuning(rt, restore);
-  rt.set_transposed_dx(false);
+  anycl::detail::gemm_state(rt).transposed_dx = false;
 }
 
 TEST_CASE("anycl train tunes a device without tuning on first use, once, and --no-autotune skips it") {

@@ -51,18 +51,13 @@ struct RuntimeCounters {
   uint64_t run_ahead_waits = 0;  // waits for an earlier step while later ones stay queued (no drain)
 };
 
-/// CLBlast's parameters behind the GEMM layer's choice of layout per call: the m·n·k from which
-/// CLBlast takes its indirect kernel in the form that wants C column-major (0: not read yet;
-/// UINT64_MAX: never), and that kernel's tile MWG × NWG.
-struct GemmLayoutParams {
-  uint64_t column_major_from = 0;
-  uint32_t mwg = 1, nwg = 1;
-};
-
 class Profile;
+class Runtime;
 namespace detail {
 struct RuntimeImpl;  // src/runtime/runtime_impl.hpp
-}
+struct GemmState;    // src/blas/gemm_plan.hpp: how this runtime's GEMMs run, the GEMM planner's own
+GemmState& gemm_state(Runtime& rt);
+}  // namespace detail
 
 class Runtime {
  public:
@@ -106,16 +101,6 @@ class Runtime {
   /// Enqueues a marker after everything queued so far and returns its event (the caller waits
   /// for it or asks for a callback, and releases it). `what` names it in errors.
   cl_event enqueue_marker(const char* what);
-  /// Whether dense layers compute dx = dz·Wᵀ as a transpose of W plus a GEMM NN rather than one
-  /// GEMM NT: off by default; `anycl tune` turns it on for a device where it measured it faster.
-  bool transposed_dx() const noexcept { return transposed_dx_; }
-  void set_transposed_dx(bool on) noexcept { transposed_dx_ = on; }
-  /// Whether a convolution's weight gradient split over slices of the batch runs as one
-  /// strided-batched GEMM (on by default) or, where its slices run on CLBlast's indirect kernel, as
-  /// one GEMM per slice: a tuning database entry turns it off for a device whose batched indirect
-  /// GEMM is the slower (Intel's CPU runtime was, 5×, on its earlier tuning; no shipped entry does now).
-  bool batched_dw() const noexcept { return batched_dw_; }
-  void set_batched_dw(bool on) noexcept { batched_dw_ = on; }
   /// Whether kernels with a form for each run col2im as one work-item per image row looping over
   /// its pixels (true on PoCL's CPU driver, which runs a work-group's items as a loop and
   /// vectorizes only a kernel's innermost loop: the reference CNN's col2im 13.5 -> 7.5 ms on the
@@ -124,20 +109,11 @@ class Runtime {
   /// tests set it to check both forms on one device.
   bool row_kernels() const noexcept { return row_kernels_; }
   void set_row_kernels(bool on) noexcept { row_kernels_ = on; }
-  /// The most slices of the batch a convolution's weight gradient of few output tiles is split
-  /// into (kDefaultDwSlices unless a tuning database entry says otherwise: PoCL's CPU entries say
-  /// 128, one sample a slice for the reference CNN, where 16 left conv 2's GEMM 9 ms slower).
-  static constexpr size_t kDefaultDwSlices = 16;
-  size_t dw_slices() const noexcept { return dw_slices_; }
-  void set_dw_slices(size_t most) noexcept { dw_slices_ = most > 0 ? most : kDefaultDwSlices; }
-  /// What the GEMM layer read from CLBlast to choose each call's layout (src/blas/blas.cpp); reset
-  /// to {} after a tuning changes CLBlast's parameters, so that it is read again.
-  const GemmLayoutParams& gemm_layout() const noexcept { return gemm_layout_; }
-  void set_gemm_layout(const GemmLayoutParams& params) noexcept { gemm_layout_ = params; }
 
  private:
   friend struct detail::RuntimeImpl;  // compiles programs into impl_ (runtime.cpp)
-  void start();                       // context, queue, cache, tuning and programs for info_
+  friend detail::GemmState& detail::gemm_state(Runtime& rt);
+  void start();  // context, queue, cache, tuning and programs for info_
   void apply_stored_tuning();
   void log(const std::string& line) const;
 
@@ -148,12 +124,9 @@ class Runtime {
   CompileStats stats_;
   RuntimeCounters counters_;
   DeviceBuffer workspace_;
-  bool transposed_dx_ = false;
-  bool batched_dw_ = true;
-  size_t dw_slices_ = kDefaultDwSlices;
   bool row_kernels_ = false;
-  GemmLayoutParams gemm_layout_;
-  bool started_ = false;  // counted among the live runtimes (runtime.cpp)
+  std::shared_ptr<detail::GemmState> gemm_state_;  // made by the GEMM planner on first use
+  bool started_ = false;                           // counted among the live runtimes (runtime.cpp)
 };
 
 }  // namespace anycl

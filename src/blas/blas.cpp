@@ -16,6 +16,7 @@
 #include "blas/clblast_binary_cache.hpp"
 #include "blas/clblast_library.hpp"
 #include "blas/clblast_params.hpp"
+#include "blas/gemm_plan.hpp"
 #include "blas/tuning/stored_tuning.hpp"
 #include "ops/transpose.hpp"
 
@@ -66,42 +67,6 @@ class ProfiledCall {
   cl_event marker_ = nullptr, event_ = nullptr;
 };
 
-// CLBlast's parameters as `gemm` lays its calls out by, read once per runtime and tuning.
-GemmLayoutParams layout_params(Runtime& rt) {
-  GemmLayoutParams layout = rt.gemm_layout();
-  if (layout.column_major_from == 0) {
-    std::map<std::string, size_t> routine, xgemm;
-    const auto& device = rt.info().id;
-    const bool known =
-        detail::clblast_params::retrieve(device, "GemmRoutine", routine) == clblast::StatusCode::kSuccess &&
-        detail::clblast_params::retrieve(device, "Xgemm", xgemm) == clblast::StatusCode::kSuccess;
-    const uint64_t size = std::min<uint64_t>(routine["XGEMM_MIN_INDIRECT_SIZE"], uint64_t{1} << 21);
-    // Unknown parameters: row-major always, as CLBlast was asked before (and not asked again per call).
-    layout.column_major_from =
-        known && xgemm["GEMMK"] == 0 ? std::max<uint64_t>(size * size * size, 1) : UINT64_MAX;
-    layout.mwg = uint32_t(std::clamp<size_t>(xgemm["MWG"], 1, 1024));
-    layout.nwg = uint32_t(std::clamp<size_t>(xgemm["NWG"], 1, 1024));
-    rt.set_gemm_layout(layout);
-  }
-  return layout;
-}
-
-// Whether an m×n×k GEMM is better asked of CLBlast column-major (see gemm_impl): where CLBlast 1.5
-// takes its indirect kernel (m·n·k from XGEMM_MIN_INDIRECT_SIZE³ on) in its GEMMK=0 form, which
-// wants C column-major, unless the swap pads the product to more tiles: the kernel computes whole
-// MWG × NWG tiles, and m and n trade places (the reference MLP's output layer, n = 10: asked
-// column-major, 10 rows padded to MWG = 128 cost twice the tiles of 10 columns padded to NWG = 64,
-// where C's transpose back is only 128×10). Its GEMMK=1 form wants C row-major and is left
-// row-major.
-bool column_major_call(Runtime& rt, size_t m, size_t n, size_t k) {
-  const GemmLayoutParams layout = layout_params(rt);
-  if (uint64_t(m) * n * k < layout.column_major_from) return false;
-  auto tiles = [](uint64_t rows, uint64_t cols, uint64_t mwg, uint64_t nwg) {
-    return (rows + mwg - 1) / mwg * ((cols + nwg - 1) / nwg);
-  };
-  return tiles(n, m, layout.mwg, layout.nwg) <= tiles(m, n, layout.mwg, layout.nwg);
-}
-
 template <typename T>
 void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, T alpha,
                const DeviceBuffer& a, size_t a_off, size_t lda, const DeviceBuffer& b, size_t b_off,
@@ -118,13 +83,13 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
   // transposes one input less (MLP training on PoCL's AVX2 class: +13 %, docs/dev/performance-log.md). Its
   // direct kernel copies nothing either way, and its tuned sets are oriented to the row-major call,
   // so that call stays.
-  const bool swap = column_major_call(rt, m, n, k);
+  const bool swap = detail::column_major_call(rt, m, n, k);  // the GEMM planner (gemm_plan.cpp)
   // Asked column-major, the kernel writes C in place only where C is whole MWG × NWG tiles, and
   // otherwise computes all of C into a temporary it copies in and out: the reference MLP's
   // first-layer dW (784 rows, NWG 64) moved 2 × 1.6 MB a step so. Where only C's last rows break
   // the tiles, the whole tiles go first, in place, and the last rows (fewer than NWG) apart.
   if (swap && ldc == n && (c_off == 0 || c.can_start_at(c_off * sizeof(T)))) {
-    const GemmLayoutParams tiles = layout_params(rt);
+    const detail::GemmLayoutParams tiles = detail::layout_params(rt);
     const size_t whole = m / tiles.nwg * tiles.nwg;
     if (whole > 0 && whole < m && n % tiles.mwg == 0) {
       gemm_impl(routine, rt, ta, tb, whole, n, k, alpha, a, a_off, lda, b, b_off, ldb, beta, c, c_off, ldc);
@@ -203,13 +168,13 @@ void matmul(const Tensor& a, Trans ta, const Tensor& b, Trans tb, Tensor& c, flo
 }
 
 bool gemm_reads_a_transposed(Runtime& rt, size_t m, size_t n, size_t k) {
-  return m != 0 && n != 0 && uint64_t(m) * n * k >= layout_params(rt).column_major_from;
+  return detail::reads_a_transposed(rt, m, n, k);
 }
 
-GemmPadding gemm_padding(Runtime& rt, size_t m, size_t n, size_t k) {
-  if (m == 0 || n == 0 || !column_major_call(rt, m, n, k)) return {};
-  const GemmLayoutParams layout = rt.gemm_layout();
-  return {layout.nwg, layout.mwg};
+GemmPadding gemm_padding(Runtime& rt, size_t m, size_t n, size_t k) { return detail::padding(rt, m, n, k); }
+
+DenseDxForm dense_dx_form(Runtime& rt, size_t batch, size_t in, size_t units) {
+  return detail::dense_dx(rt, batch, in, units);
 }
 
 void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, float alpha,
@@ -221,7 +186,7 @@ void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, s
   // Asked column-major where the indirect kernel runs, as gemm does (A and B swapped): CLBlast 1.5
   // then copies nothing when the operands are laid out as gemm_padding says. Unlike Gemm, its
   // batched routine takes no temporary buffer: every copy it makes is a fresh allocation.
-  const bool swap = column_major_call(rt, m, n, k);
+  const bool swap = detail::column_major_call(rt, m, n, k);  // the GEMM planner (gemm_plan.cpp)
   const auto layout = swap ? clblast::Layout::kColMajor : clblast::Layout::kRowMajor;
   const Trans first = swap ? tb : ta, second = swap ? ta : tb;
   const DeviceBuffer& x = swap ? b : a;

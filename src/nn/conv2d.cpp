@@ -9,7 +9,7 @@
 // outer size, which keeps CLBlast on its fast, large-matrix kernel), and col2im for dx — no atomics, so
 // reruns are bit-identical. A dW of few output tiles (the first layer's 32×9, the second's 64×288) has the
 // batch as its inner size: a few work-groups would run it all, so it is split over slices of whole samples (a
-// strided-batched GEMM, or one GEMM per slice where Runtime::batched_dw says so) and the slices
+// strided-batched GEMM, or one GEMM per slice where the GEMM planner says so) and the slices
 // summed in order by a kernel.
 #include "anycl/nn/conv2d.hpp"
 
@@ -21,6 +21,7 @@
 #include "anycl/blas/blas.hpp"
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
+#include "blas/gemm_plan.hpp"
 #include "ops/activation.hpp"
 #include "ops/conv.hpp"
 #include "ops/init.hpp"
@@ -39,25 +40,6 @@ Padding parse_padding(const std::string& text) {
 namespace {
 
 constexpr size_t kMaxFilters = 65536, kMaxKernel = 64, kMaxStride = 64;
-// The weight gradient dW:(F, C·K·K) is one GEMM whose inner size is the whole batch's pixels; with
-// few output tiles (the first layer's 32×9 is one, the reference CNN's 64×288 five) a CPU device's
-// cores have too few work-groups to share, so it is split over slices of whole samples, at most
-// Runtime::dw_slices, when it has fewer than this many 64×64 tiles (conv 2 on PoCL: 86 → 73 ms a
-// step with 16 slices; 38 → 27 ms plus 0.8 ms more summing with 128 on AVX-512).
-constexpr size_t kSplitDwTile = 64, kSplitDwMaxTiles = 32;
-
-bool split_dw(size_t filters, size_t patch) noexcept {
-  return ((filters + kSplitDwTile - 1) / kSplitDwTile) * ((patch + kSplitDwTile - 1) / kSplitDwTile) <
-         kSplitDwMaxTiles;
-}
-
-// Slices of whole samples, at most `most`, for the weight gradient of `filters` × `patch` at `batch` rows.
-size_t split_dw_slices(size_t filters, size_t patch, size_t batch, size_t most) noexcept {
-  if (!split_dw(filters, patch)) return 1;
-  size_t slices = std::min(std::max<size_t>(most, 1), batch);
-  while (slices > 1 && batch % slices != 0) --slices;
-  return slices;
-}
 
 void check_config(size_t filters, size_t kernel, size_t stride) {
   if (filters < 1 || filters > kMaxFilters || kernel < 1 || kernel > kMaxKernel || stride < 1 ||
@@ -223,10 +205,8 @@ size_t Conv2D::activation_floats(const Shape& input) const {
 }
 
 size_t Conv2D::dw_slices(size_t batch) const noexcept {
-  return split_dw_slices(filters_, g_.patch(), batch, most_dw_slices());
+  return detail::conv_dw_slices(rt_, filters_, g_.patch(), batch);  // the GEMM planner decides
 }
-
-size_t Conv2D::most_dw_slices() const noexcept { return rt_ ? rt_->dw_slices() : Runtime::kDefaultDwSlices; }
 
 Conv2D::DwLayout Conv2D::dw_layout(Runtime& rt, size_t part) const {
   const GemmPadding pad = gemm_padding(rt, filters_, g_.patch(), part);
@@ -261,7 +241,7 @@ std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, boo
   const size_t columns = checked_mul(batch, g.plane(), "a Conv2D's column matrix");
   // cf = W·col (NN); dW = dz·colᵀ (TN over dz's rows and im2row's colᵀ, per slice of the batch
   // when split, then summed by a kernel; NN over dz where neither split nor padded); dcol = Wᵀ·dz (TN)
-  const size_t slices = split_dw_slices(filters_, g.patch(), batch, most_dw_slices());
+  const size_t slices = detail::conv_dw_slices(rt_, filters_, g.patch(), batch);
   std::vector<GemmShape> shapes{{"fwd", false, false, filters_, columns, g.patch()},
                                 {"dW", true, false, filters_, g.patch(), columns / slices, slices}};
   if (need_dx) shapes.push_back({"dX", true, false, g.patch(), columns, filters_});
@@ -283,7 +263,7 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   const size_t most_columns = max_batch * g_.plane();
   col_ = Tensor(rt, {dx_rows(rt, most_columns) * most_columns});  // flat: a batch's (K, B·P) is its front
   // dW's operands and slices, padded for the tuning in force now (backward grows them if it changes)
-  const size_t most_slices = split_dw(filters_, g_.patch()) ? std::min(rt.dw_slices(), max_batch) : 1;
+  const size_t most_slices = detail::conv_most_dw_slices(rt, filters_, g_.patch(), max_batch);
   const DwLayout d = dw_layout(rt, max_batch * g_.plane() / most_slices);
   colt_ = Tensor(rt, {d.kp * max_batch * g_.plane()});
   colt_zeroed_ld_ = 0;
@@ -359,7 +339,7 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
     ops_->dz_rows(cf_, reserve(dz_rows_, columns * d.fp), columns, filters_, d.fp);
     const size_t stride = d.fp * d.kp;
     DeviceBuffer parts = reserve(dw_parts_, slices * stride).buffer();
-    if (rt.batched_dw() || slices == 1 || !gemm_reads_a_transposed(rt, d.fp, d.kp, part)) {
+    if (detail::conv_dw_batched(rt, slices, d.fp, d.kp, part)) {
       gemm_strided_batched(rt, Trans::yes, Trans::no, d.fp, d.kp, part, 1.f, dz_rows_.buffer(), 0, d.fp,
                            part * d.fp, colt_.buffer(), 0, d.kp, part * d.kp, 0.f, parts, 0, d.kp, stride,
                            slices);

@@ -13,6 +13,7 @@
 #include "anycl/blas/blas.hpp"
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
+#include "blas/gemm_plan.hpp"
 #include "ops/activation.hpp"
 #include "ops/init.hpp"
 #include "ops/transpose.hpp"
@@ -126,7 +127,7 @@ void Dense::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor para
   db_ = grads.rows(in_ * units_, units_);
   y_ = Tensor(rt, {max_batch, units_});
   dx_ = Tensor(rt, {max_batch, in_});
-  if (rt.transposed_dx()) wt_ = Tensor(rt, {units_, in_});
+  if (detail::dense_keeps_wt(rt)) wt_ = Tensor(rt, {units_, in_});
   bias_act_ = std::make_unique<BiasActivation>(rt);
   transposer_ = std::make_unique<BlockTranspose>(rt);
 }
@@ -159,7 +160,7 @@ Tensor Dense::forward(const Tensor& x, const StepContext& ctx) {
   if (x.rows() == 1 && !ctx.training) {
     bias_act_->forward_row(x, w_, b_, y, activation_);
   } else {
-    if (gemm_reads_a_transposed(x.runtime(), x.rows(), units_, in_)) {
+    if (detail::dense_forward_as_tn(x.runtime(), x.rows(), units_, in_)) {  // the GEMM planner decides
       Tensor xt = scratch_matrix(x.runtime(), xt_, in_ * max_batch_, in_, x.rows());
       transposer_->run(x, xt);
       matmul(xt, Trans::yes, w_, Trans::no, y);
@@ -180,14 +181,15 @@ Tensor Dense::backward(Tensor& dy, const StepContext&, bool need_dx) {
   if (!need_dx) return {};
   Tensor dx = dx_.rows(0, dy.rows());
   Runtime& rt = dx.runtime();
-  if (gemm_reads_a_transposed(rt, dy.rows(), in_, units_)) {
+  const DenseDxForm form = detail::dense_dx(rt, dy.rows(), in_, units_);  // the GEMM planner decides
+  if (form == DenseDxForm::transposes_gemm_tn) {
     if (!wt_.size()) wt_ = Tensor(rt, {units_, in_});
     Tensor dzt = scratch_matrix(rt, dzt_, units_ * max_batch_, units_, dy.rows());
     transposer_->run(w_, wt_);
     transposer_->run(dy, dzt);
     matmul(dzt, Trans::yes, wt_, Trans::no, dx);
-  } else if (rt.transposed_dx()) {                     // measured faster on this device by `anycl tune`
-    if (!wt_.size()) wt_ = Tensor(rt, {units_, in_});  // once, when the runtime chose it late
+  } else if (form == DenseDxForm::transpose_w_gemm_nn) {  // measured faster on this device by `anycl tune`
+    if (!wt_.size()) wt_ = Tensor(rt, {units_, in_});     // once, when the runtime chose it late
     transpose(w_, wt_);
     matmul(dy, Trans::no, wt_, Trans::no, dx);
   } else {

@@ -16,6 +16,7 @@
 #include "anycl/nn/flatten.hpp"
 #include "anycl/nn/maxpool2d.hpp"
 #include "anycl/profile.hpp"
+#include "blas/gemm_prepare.hpp"
 
 namespace anycl {
 namespace {
@@ -130,6 +131,7 @@ void Sequential::build(Runtime& rt, size_t max_batch) {
   if (max_batch == 0) throw ValidationError("the batch size must be at least 1");
   const size_t n = parameter_count();
   check_memory(rt, max_batch);
+  detail::prepare_model_gemms(rt, *this, max_batch);  // before the layers read the GEMM planner's state
   params_ = Tensor(rt, {n});
   grads_ = Tensor(rt, {n});
   const std::vector<Shape> in = shapes();

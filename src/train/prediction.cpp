@@ -10,6 +10,7 @@
 
 #include "anycl/error.hpp"
 #include "anycl/losses/loss.hpp"
+#include "blas/clblast_program_store.hpp"
 #include "ops/softmax_xent.hpp"
 
 namespace anycl {
@@ -17,6 +18,7 @@ namespace anycl {
 struct Predictor::State {
   Tensor inputs, probs;                           // max_batch rows each
   std::optional<SoftmaxCrossEntropy> softmax_op;  // its kernels are fetched once, here
+  bool kept = false;  // CLBlast's programs kept for the next process, after the first batch that ran GEMMs
 };
 
 Predictor::Predictor(Sequential& model, bool softmax) : model_(model), state_(std::make_unique<State>()) {
@@ -48,6 +50,12 @@ void Predictor::run(const float* x, size_t rows, float* out) {
       result = probs;
     }
     result.download(out + first * k, n * k);
+    // As the Trainer does after its first step: what CLBlast compiled for this model is kept, so that a
+    // prediction-only process starts warm the next time (one row runs a fused kernel, no GEMM).
+    if (!state_->kept && n > 1) {
+      state_->kept = true;
+      detail::keep_clblast_programs(model_.runtime());
+    }
   }
 }
 

@@ -83,9 +83,7 @@ struct Trainer::Uploads {
 Trainer::Trainer(Sequential& model, Optimizer& optimizer, TrainOptions options)
     : options_(std::move(options)), collective_(&single_process_), uploads_(std::make_unique<Uploads>()) {
   replicas_.push_back(std::make_unique<Replica>(model, optimizer, options_.batch, options_.seed));
-  bounds_ = {0.0, 1.0};
-  apply_model_tuning(model.runtime(), model_gemm_shapes(model, options_.batch));  // as below
-  detail::restore_clblast_programs(model.runtime());
+  bounds_ = {0.0, 1.0};  // the model's GEMMs were prepared when it was built (Sequential::build)
 }
 
 Trainer::Trainer(const std::vector<Runtime*>& runtimes, const ModelSpec& spec,
@@ -111,10 +109,7 @@ Trainer::Trainer(const std::vector<Runtime*>& runtimes, const ModelSpec& spec,
   for (double& b : bounds_) b /= total;
   for (Runtime* rt : runtimes)
     replicas_.push_back(std::make_unique<Replica>(*rt, spec, optimizer, options_.batch, options_.seed));
-  // The tuning database's sets for this model's GEMMs (a CNN's differ from an MLP's), before any compiles.
-  const std::vector<GemmShape> shapes = model_gemm_shapes(model(), options_.batch / runtimes.size());
-  // Then CLBlast's programs kept for those sets by an earlier process (clblast_program_store.hpp).
-  for (Runtime* rt : runtimes) apply_model_tuning(*rt, shapes), detail::restore_clblast_programs(*rt);
+  // Each replica's model prepared its GEMMs on its runtime when it was built (Sequential::build).
 }
 
 Trainer::~Trainer() {

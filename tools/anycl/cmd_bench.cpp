@@ -135,10 +135,10 @@ Table bench_gemm(Runtime& rt, const Settings& s) {
   t.columns = {"shape", "op", "m", "n", "k", "device GFLOP/s", "host GFLOP/s", "device/host", "% of peak"};
   ModelFlags flags;
   flags.layers = s.gemm_model == "cnn" ? kReferenceCnnLayers : "512,512";
-  std::vector<GemmShape> shapes =
-      model_gemm_shapes(Sequential(model_from_flags(flags, Shape{1, 28, 28}, 10)));
+  Sequential model(model_from_flags(flags, Shape{1, 28, 28}, 10));
+  std::vector<GemmShape> shapes = model_gemm_shapes(model);
   const size_t model_shapes = shapes.size();
-  apply_model_tuning(rt, shapes);  // the database's sets for this model, as its Trainer would use
+  model.build(rt, 128);  // which prepares its GEMMs on the runtime (the database's sets), as training does
   for (size_t n : s.sizes) shapes.push_back({fmt::format("{}³", n), false, false, n, n, n});
   double model_dev = 0, model_host = 0;
   for (const auto& sh : shapes) {
@@ -193,7 +193,8 @@ Table bench_gemm(Runtime& rt, const Settings& s) {
           },
           [&] { rt.finish(); });
       add_row(sh.label + " as trained", sh.trans_b ? "Aᵀ,Bᵀ+TN" : "Aᵀ+TN", step_dev);
-    } else if (model_shape && sh.trans_b && !sh.trans_a && rt.transposed_dx()) {
+    } else if (model_shape && sh.trans_b && !sh.trans_a &&
+               dense_dx_form(rt, sh.m, sh.n, sh.k) == DenseDxForm::transpose_w_gemm_nn) {
       // What training runs for dx on this device (tuned): Wᵀ copied, then GEMM NN.
       Tensor w = Tensor::from_host(rt, {sh.n, sh.k}, hb), wt(rt, {sh.k, sh.n});
       Tensor dz = Tensor::from_host(rt, {sh.m, sh.k}, ha), dx(rt, {sh.m, sh.n});

@@ -52,6 +52,13 @@ GemmPadding gemm_padding(Runtime& rt, size_t m, size_t n, size_t k);
 /// transposing it with `transpose` (faster) and passing Trans::yes.
 bool gemm_reads_a_transposed(Runtime& rt, size_t m, size_t n, size_t k);
 
+/// How a Dense layer computes dx = dz·Wᵀ (batch × in × units) on a runtime, as trained: one GEMM NT;
+/// W transposed by anycl's kernel, then a GEMM NN (where `anycl tune` measured it faster); or, where
+/// CLBlast's indirect kernel reads A transposed, dz and W transposed, then a GEMM TN.
+enum class DenseDxForm { gemm_nt, transpose_w_gemm_nn, transposes_gemm_tn };
+/// The form dx takes on `rt` now (its tuning decides; `anycl bench` times each GEMM so).
+DenseDxForm dense_dx_form(Runtime& rt, size_t batch, size_t in, size_t units);
+
 /// CLBlast's Convgemm (cross-correlation, no dilation, symmetric padding): im:(batch, C, H, W),
 /// kernels:(F, C, K, K) → result:(batch, F, OH, OW), all NCHW.
 void convgemm(Runtime& rt, size_t channels, size_t height, size_t width, size_t kernel, size_t pad,

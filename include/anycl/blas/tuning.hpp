@@ -20,9 +20,10 @@ namespace anycl {
 class Sequential;
 
 /// CLBlast parameters per kernel family ("XgemmDirect", "Xgemm", "GemmRoutine"), as CLBlast names
-/// them, plus anycl's own measured choices "anyclDense" {TRANSPOSED_DX: 0|1} (Runtime::transposed_dx)
-/// and, from the tuning database only, "anyclConv" {BATCHED_DW: 0|1, DW_SLICES: 1..1024}
-/// (Runtime::batched_dw, Runtime::dw_slices).
+/// them, plus anycl's own measured choices "anyclDense" {TRANSPOSED_DX: 0|1} (dense dx as a transpose
+/// of W and a GEMM NN) and, from the tuning database only, "anyclConv" {BATCHED_DW: 0|1, DW_SLICES:
+/// 1..1024} (a convolution's weight gradient: its slices batched, and their most), which set the
+/// runtime's GEMM state (dense_dx_form says what they decide).
 struct GemmTuning {
   std::map<std::string, std::map<std::string, size_t>> kernels;
   std::string device, driver;                    // for people reading the file; the file name carries the key
@@ -72,7 +73,7 @@ struct CandidateResult {
 };
 
 /// The shapes a candidate is timed at: `shapes`, then the NN GEMM of each dense dx (an NT shape),
-/// which the trainer runs instead after transposing W (Runtime::transposed_dx), then the TN GEMM of
+/// which the trainer runs instead after transposing W (DenseDxForm::transpose_w_gemm_nn), then the TN GEMM of
 /// each Dense product (GemmShape::transposes_a), which it runs on the indirect kernel.
 std::vector<GemmShape> timed_shapes(const std::vector<GemmShape>& shapes);
 /// For each of `shapes`, the position of its TN GEMM in timed_shapes(shapes), or kNoTn.
@@ -135,7 +136,7 @@ std::string tuning_file_path(const DeviceInfo& device);
 /// tuning still runs on such a device). With a model's `shapes` whose largest GEMM reaches
 /// kLargeGemm multiply-adds, the entry's `large` sets replace its own (a convolutional network's
 /// tall GEMMs want other parameters than an MLP's). A Runtime applies the entry when the device has
-/// no tuning file; a Trainer then switches to the sets for its model (apply_model_tuning).
+/// no tuning file; building a model on it then switches to the sets for that model (apply_model_tuning).
 /// ANYCL_TUNING_DATABASE=off (or 0) turns the database off: nothing matches. Set to a folder, that
 /// folder's *.txt entries (as `anycl tune --export` prints them; regular files of at most 1 MiB)
 /// replace the shipped ones here and in database_parameter_sets; DataError or ValidationError, naming
@@ -148,7 +149,8 @@ std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string*
 inline constexpr size_t kLargeGemm = size_t(1) << 28;
 /// When `rt` runs the tuning database's entry (its device has no tuning file of its own), applies
 /// that entry's sets for a model with these GEMM `shapes`, after the exact check, if CLBlast does
-/// not already hold them; otherwise changes nothing. Trainer calls it for every replica.
+/// not already hold them; otherwise changes nothing. Sequential::build calls it (at a batch of at least
+/// 128), so training, evaluation and prediction of a model run the same sets.
 void apply_model_tuning(Runtime& rt, const std::vector<GemmShape>& shapes);
 /// Every parameter set of `kernel` in the tuning database (a folder's, when ANYCL_TUNING_DATABASE
 /// names one), whatever device it matches and even with ANYCL_TUNING_DATABASE=off: the entries' own and

@@ -65,8 +65,7 @@ class Conv2D final : public Layer {
   ConvForward forward_algo_ = ConvForward::im2col_gemm;
   ConvGeometry g_;
   uint32_t index_ = 0;
-  Runtime* rt_ = nullptr;  // the runtime build() was given: its dw_slices() bounds the split
-  size_t most_dw_slices() const noexcept;
+  Runtime* rt_ = nullptr;   // the runtime build() was given: its GEMM planner bounds the split
   Tensor w_, b_, dw_, db_;  // views into the model's flat buffers
   Tensor y_, dx_;           // (max_batch, F, OH, OW), (max_batch, C, H, W)
   Tensor col_;       // (C·K·K, batch·OH·OW) (flat): im2col of x in the forward pass, dcol in the backward

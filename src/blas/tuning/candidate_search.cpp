@@ -14,6 +14,7 @@
 #include "anycl/blas/blas.hpp"
 #include "anycl/error.hpp"
 #include "blas/clblast_params.hpp"
+#include "blas/gemm_plan.hpp"
 #include "blas/tuning/gemm_timing.hpp"
 #include "blas/tuning/parameter_space.hpp"
 
@@ -101,7 +102,7 @@ void measure_candidates(Runtime& rt, const std::vector<TuningCandidate>& candida
       r.shape_seconds = detail::time_each_shape(rt, timed, buffers);
       for (size_t s = 0; s < shapes.size(); ++s) {  // as training runs each on this kernel
         const GemmShape& g = shapes[s];
-        const bool as_tn = tn[s] != kNoTn && gemm_reads_a_transposed(rt, g.m, g.n, g.k);
+        const bool as_tn = tn[s] != kNoTn && detail::reads_a_transposed(rt, g.m, g.n, g.k);  // the planner
         r.seconds += (as_tn ? r.shape_seconds[tn[s]] + transposes[s] : r.shape_seconds[s]) * double(g.count);
         if (as_tn) r.transposes_seconds += transposes[s] * double(g.count);
       }

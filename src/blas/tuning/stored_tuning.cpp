@@ -13,6 +13,7 @@
 #include "blas/clblast_library.hpp"
 #include "blas/clblast_params.hpp"
 #include "blas/clblast_program_store.hpp"
+#include "blas/gemm_plan.hpp"
 #include "blas/tuning/tuning_check.hpp"
 #include "runtime/disk_cache.hpp"
 #include "util/platform.hpp"
@@ -81,6 +82,7 @@ std::string apply_stored_tuning(Runtime& rt, const DiskCache* cache,
 // loads CLBlast's programs instead of compiling them; clblast_program_store.hpp).
 std::string start_gemm_layer(Runtime& rt, const DiskCache* cache,
                              const std::function<void(const std::string&)>& log) {
+  gemm_state(rt);  // the GEMM planner's state, made at start rather than by the first GEMM of some thread
   std::string applied = apply_stored_tuning(rt, cache, log);
   restore_clblast_programs(rt);
   return applied;
@@ -103,14 +105,8 @@ void apply_model_tuning(Runtime& rt, const std::vector<GemmShape>& shapes) {
   if (!tuning) return;
   bool held = true;  // does CLBlast hold these sets already (the usual case: nothing to do)?
   for (const auto& [kernel, params] : tuning->kernels) {
-    if (kernel == "anyclDense") {
-      held = held && rt.transposed_dx() == (params.count("TRANSPOSED_DX") && params.at("TRANSPOSED_DX") == 1);
-      continue;
-    }
-    if (kernel == "anyclConv") {
-      held =
-          held && rt.batched_dw() == (!params.count("BATCHED_DW") || params.at("BATCHED_DW") != 0) &&
-          rt.dw_slices() == (params.count("DW_SLICES") ? params.at("DW_SLICES") : Runtime::kDefaultDwSlices);
+    if (detail::is_gemm_choice(kernel)) {
+      held = held && detail::holds_gemm_choice(rt, kernel, params);
       continue;
     }
     std::map<std::string, size_t> now;

@@ -1,6 +1,5 @@
-// CLBlast tuning: searching parameters with CLBlast's tuning API, the per-device tuning file
-// (plain text, "key=value" lines, an end marker so a truncated file is refused), and applying
-// parameters with OverrideParameters.
+// CLBlast tuning: searching parameters with CLBlast's tuning API and applying them with
+// OverrideParameters. The tuning file's text form is in tuning_file.cpp.
 #include "anycl/blas/tuning.hpp"
 
 #include "anycl/nn/model_from_flags.hpp"
@@ -11,42 +10,27 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "anycl/blas/blas.hpp"
 #include "anycl/error.hpp"
-#include "anycl/util/bounded_read.hpp"
 #include "blas/clblast_params.hpp"
+#include "blas/gemm_plan.hpp"
 #include "blas/tuning/candidate_search.hpp"
 #include "blas/tuning/gemm_timing.hpp"
+#include "blas/tuning/switch_choice.hpp"
 #include "blas/tuning/tuning_constraints.hpp"
-#include "hash.hpp"
-#include "runtime/disk_cache.hpp"
-#include "train/atomic_file.hpp"
 
 namespace anycl {
 namespace {
 
-constexpr const char* kMagic = "anycl-clblast-tuning 1";
-constexpr const char* kEnd = "end";
 constexpr const char* kRoutine = "GemmRoutine";
 constexpr const char* kSwitch = "XGEMM_MIN_INDIRECT_SIZE";
-constexpr size_t kAlwaysDirect = size_t(1) << 20;  // as the switch: its cube exceeds any m·n·k we meet
-constexpr const char* kDense = "anyclDense";       // anycl's own choices, stored beside CLBlast's
-constexpr const char* kTransposedDx = "TRANSPOSED_DX";
-constexpr const char* kConv = "anyclConv";  // likewise, from the tuning database only
-constexpr const char* kBatchedDw = "BATCHED_DW";
-constexpr const char* kDwSlices = "DW_SLICES";
-
-// What an anyclConv line sets on the runtime; a parameter it lacks takes its default.
-void apply_conv_choices(Runtime& rt, const std::map<std::string, size_t>& params) {
-  const auto batched = params.find(kBatchedDw), slices = params.find(kDwSlices);
-  rt.set_batched_dw(batched == params.end() || batched->second != 0);
-  rt.set_dw_slices(slices == params.end() ? Runtime::kDefaultDwSlices : slices->second);
-}
+// anycl's own choices, stored beside CLBlast's (the GEMM planner's state, gemm_plan.hpp): the dense
+// dx layout, measured here, and the convolutions' dW, from the tuning database only
+constexpr const char* kDense = detail::kDenseChoices;
+constexpr const char* kConv = detail::kConvChoices;
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
@@ -77,16 +61,38 @@ double time_transpose(Runtime& rt, size_t n, size_t k) {
   return median_seconds(rt, [&] { transpose(w, wt); });
 }
 
+// What the switch and dx layout are chosen from (switch_choice.hpp): the indirect winner's times
+// (`indirect_all`, per timed_shapes) as training runs each shape with that winner's set (`xgemm`),
+// and each dense dx's other layout, W's transpose timed here.
+detail::SwitchInputs switch_inputs(Runtime& rt, const std::vector<GemmShape>& shapes,
+                                   const std::vector<double>& indirect_all,
+                                   const std::map<std::string, size_t>& xgemm) {
+  const size_t n = shapes.size();
+  detail::SwitchInputs in;
+  in.shapes = shapes;
+  in.indirect.assign(indirect_all.begin(), indirect_all.begin() + long(n));
+  in.as_tn.assign(n, false), in.dense_dx.assign(n, false), in.nn_position.assign(n, 0);
+  in.nn_indirect.assign(n, 0), in.transpose_w.assign(n, 0);
+  for (size_t i = 0, j = n; i < n; ++i)
+    if (!shapes[i].trans_a && shapes[i].trans_b) {
+      in.dense_dx[i] = true, in.nn_position[i] = j, in.nn_indirect[i] = indirect_all[j], ++j;
+      in.transpose_w[i] = time_transpose(rt, shapes[i].n, shapes[i].k);
+    }
+  // Where the indirect kernel reads A transposed (GEMMK=0), Dense runs its products as TN over its
+  // own transposes, whatever the dx layout.
+  const std::vector<size_t> tn = tn_positions(shapes);
+  for (size_t i = 0; i < n; ++i)
+    if (tn[i] != kNoTn && detail::kernel_reads_a_transposed(xgemm)) {  // the GEMM planner's rule
+      in.as_tn[i] = true;
+      in.indirect[i] = indirect_all[tn[i]] + detail::dense_transposes_seconds(rt, shapes[i]);
+    }
+  return in;
+}
+
 GemmTuning only(const std::string& kernel, std::map<std::string, size_t> params) {
   GemmTuning t;
   t.kernels[kernel] = std::move(params);
   return t;
-}
-
-size_t cube_root_up(size_t mnk) {
-  size_t r = 1;
-  while (r * r * r <= mnk) ++r;
-  return r;  // the smallest size whose cube exceeds mnk: shapes with m·n·k < r³ go direct
 }
 
 }  // namespace
@@ -115,109 +121,13 @@ std::vector<GemmShape> reference_model_gemm_shapes(size_t batch) {
   return model_gemm_shapes(Sequential(reference_mlp()), batch);
 }
 
-std::string tuning_file_path(const DeviceInfo& device) {
-  const std::string dir = detail::DiskCache::default_dir();
-  if (dir.empty()) return "";
-  return fmt::format("{}/clblast-tuning-{:016x}.txt", dir, detail::device_hash(device));
-}
-
-std::optional<GemmTuning> load_tuning(const std::string& path, std::string* why) {
-  auto fail = [&](const std::string& reason) -> std::optional<GemmTuning> {
-    if (why) *why = reason;
-    return std::nullopt;
-  };
-  std::error_code ec;
-  if (std::filesystem::symlink_status(path, ec).type() == std::filesystem::file_type::not_found)
-    return fail("no tuning file " + path);
-  std::string text;
-  try {
-    text = read_text_file_bounded(path, kMaxTextFileBytes, "tuning file");
-  } catch (const DataError& e) {
-    return fail(e.what());
-  }
-  std::istringstream in(text);
-  std::string line;
-  if (!std::getline(in, line) || line != kMagic) return fail(path + ": not an anycl tuning file");
-  GemmTuning t;
-  bool ended = false;
-  uint64_t sum = detail::fnv1a(line + "\n");
-  while (std::getline(in, line)) {
-    if (line.rfind("checksum ", 0) == 0) {
-      if (line != fmt::format("checksum {:016x}", sum)) return fail(path + ": checksum mismatch");
-      ended = std::getline(in, line) && line == kEnd;
-      break;
-    }
-    sum = detail::fnv1a(line + "\n", sum);
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream words(line);
-    std::string tag, name;
-    words >> tag;
-    if (tag == "device" || tag == "driver") {
-      std::getline(words >> std::ws, name);
-      (tag == "device" ? t.device : t.driver) = name;
-    } else if (tag == "seconds") {
-      words >> t.seconds;
-    } else if (tag == "gemm_ms_before_after") {
-      words >> t.seconds_before >> t.seconds_after;
-      t.seconds_before /= 1e3, t.seconds_after /= 1e3;
-    } else if (tag == "quick") {
-      t.quick = true;
-    } else if (tag == "kernel" && (words >> name)) {
-      auto& params = t.kernels[name];
-      std::string kv;
-      while (words >> kv) {
-        const auto eq = kv.find('=');
-        char* end = nullptr;
-        const unsigned long long v =
-            eq == std::string::npos ? 0 : std::strtoull(kv.c_str() + eq + 1, &end, 10);
-        if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || kv.size() == eq + 1)
-          return fail(fmt::format("{}: bad parameter '{}' for {}", path, kv, name));
-        params[kv.substr(0, eq)] = size_t(v);
-      }
-      if (params.empty()) return fail(fmt::format("{}: kernel {} has no parameters", path, name));
-    } else {
-      return fail(fmt::format("{}: unexpected line '{}'", path, line));
-    }
-  }
-  if (!ended) return fail(path + ": truncated (no checksum and end lines)");
-  if (t.kernels.empty()) return fail(path + ": no kernels");
-  return t;
-}
-
-void save_tuning(const std::string& path, const GemmTuning& t) {
-  std::string text = fmt::format("{}\n# written by `anycl tune`; `anycl tune --reset` removes it\n", kMagic);
-  text += fmt::format("device {}\ndriver {}\nseconds {:.1f}\n", t.device, t.driver, t.seconds);
-  if (t.seconds_before > 0 && t.seconds_after > 0)
-    text +=
-        fmt::format("gemm_ms_before_after {:.4f} {:.4f}\n", t.seconds_before * 1e3, t.seconds_after * 1e3);
-  if (t.quick) text += "quick\n";
-  for (const auto& [name, params] : t.kernels) {
-    text += "kernel " + name;
-    for (const auto& [key, value] : params) text += fmt::format(" {}={}", key, value);
-    text += "\n";
-  }
-  uint64_t sum = 0;
-  for (size_t begin = 0; begin < text.size();) {
-    const size_t end = text.find('\n', begin) + 1;
-    sum = detail::fnv1a(text.substr(begin, end - begin), begin == 0 ? detail::kFnvOffset : sum);
-    begin = end;
-  }
-  text += fmt::format("checksum {:016x}\n{}\n", sum, kEnd);
-  const auto slash = path.rfind('/');
-  if (slash != std::string::npos) {
-    std::error_code ignored;
-    std::filesystem::create_directories(path.substr(0, slash), ignored);
-  }
-  detail::write_file_atomically(path, std::vector<unsigned char>(text.begin(), text.end()));
-}
-
 void apply_tuning(Runtime& rt, const GemmTuning& t) {
   // Everything is checked before anything is applied, so a refused tuning leaves CLBlast as it was.
   if (const std::string wrong = detail::tuning_constraint_violation(t); !wrong.empty())
     throw ValidationError(
         fmt::format("CLBlast tuning refused: {} — CLBlast would compute wrong results with it", wrong));
   for (const auto& [name, params] : t.kernels) {
-    if (name == kDense || name == kConv) continue;
+    if (detail::is_gemm_choice(name)) continue;
     std::map<std::string, size_t> expected;
     check(detail::clblast_params::retrieve(rt.info().id, name, expected), "clblast::RetrieveParameters",
           name);
@@ -234,20 +144,15 @@ void apply_tuning(Runtime& rt, const GemmTuning& t) {
                         name, key, rt.info().name));
   }
   for (const auto& [name, params] : t.kernels) {
-    if (name == kDense) {
-      const auto it = params.find(kTransposedDx);
-      rt.set_transposed_dx(it != params.end() && it->second != 0);
-      continue;
-    }
-    if (name == kConv) {
-      apply_conv_choices(rt, params);
+    if (detail::is_gemm_choice(name)) {
+      detail::apply_gemm_choice(rt, name, params);
       continue;
     }
     check(detail::clblast_params::override_parameters(rt.info().id, name, params),
           "clblast::OverrideParameters",
           fmt::format("kernel {} on {} — run `anycl tune --reset` and tune again", name, rt.info().name));
   }
-  rt.set_gemm_layout({});  // the GEMM layer asks CLBlast for the (maybe new) switch again
+  detail::forget_gemm_layout(rt);  // the GEMM planner asks CLBlast for the (maybe new) switch again
 }
 
 bool tuning_complete(const GemmTuning& t) {
@@ -295,8 +200,9 @@ std::string kernel_mismatch(Runtime& rt, const std::string& kernel,
 }  // namespace
 
 std::string tuning_mismatch(Runtime& rt, const GemmTuning& tuning, const std::vector<GemmShape>& shapes) {
-  for (const auto& [kernel, force_switch] : {std::pair<const char*, size_t>{"XgemmDirect", kAlwaysDirect},
-                                             std::pair<const char*, size_t>{"Xgemm", 1}}) {
+  for (const auto& [kernel, force_switch] :
+       {std::pair<const char*, size_t>{"XgemmDirect", detail::kAlwaysDirect},
+        std::pair<const char*, size_t>{"Xgemm", 1}}) {
     const auto it = tuning.kernels.find(kernel);
     if (it == tuning.kernels.end()) continue;
     if (std::string wrong = kernel_mismatch(rt, kernel, it->second, force_switch, shapes); !wrong.empty())
@@ -385,79 +291,34 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
   const size_t n = o.shapes.size();
   std::vector<double> direct_all = stage_times("XgemmDirect");
   const std::vector<double> indirect_all = stage_times("Xgemm");
-  std::vector<bool> dense_dx(n, false);
-  std::vector<double> indirect(indirect_all.begin(), indirect_all.begin() + long(n)), nn_indirect(n),
-      transpose_w(n);
-  std::vector<size_t> nn_position(n, 0);  // a dense dx's GEMM NN in timed_shapes
-  for (size_t i = 0, j = n; i < n; ++i)
-    if (!o.shapes[i].trans_a && o.shapes[i].trans_b) {
-      dense_dx[i] = true, nn_position[i] = j, nn_indirect[i] = indirect_all[j], ++j;
-      transpose_w[i] = time_transpose(rt, o.shapes[i].n, o.shapes[i].k);
-    }
-  // Where the indirect kernel reads A transposed (GEMMK=0), Dense runs its products as TN over its
-  // own transposes, whatever the dx layout.
   std::map<std::string, size_t> xgemm;
   if (t.kernels.count("Xgemm"))
     xgemm = t.kernels.at("Xgemm");
   else
     detail::clblast_params::retrieve(rt.info().id, "Xgemm", xgemm);
-  const std::vector<size_t> tn = tn_positions(o.shapes);
-  std::vector<bool> as_tn(n, false);
-  for (size_t i = 0; i < n; ++i)
-    if (tn[i] != kNoTn && xgemm.count("GEMMK") && xgemm.at("GEMMK") == 0) {
-      as_tn[i] = true;
-      indirect[i] = indirect_all[tn[i]] + detail::dense_transposes_seconds(rt, o.shapes[i]);
-    }
-  std::vector<size_t> candidates = {1, kAlwaysDirect};
-  for (const auto& s : o.shapes) candidates.push_back(cube_root_up(s.m * s.n * s.k));
-  struct Choice {
-    double total = std::numeric_limits<double>::max();
-    size_t sw = 1;
-    bool transposed = false;
-  };
-  // The best switch and dx layout with a direct set whose times per timed shape are `d`.
-  auto choose = [&](const std::vector<double>& d) {
-    Choice best;
-    for (bool transposed : {false, true})
-      for (size_t sw : candidates) {
-        double total = 0;
-        for (size_t i = 0; i < n; ++i) {
-          const bool go_direct = o.shapes[i].m * o.shapes[i].n * o.shapes[i].k < sw * sw * sw;
-          const bool over_tn = !go_direct && as_tn[i];
-          total += double(o.shapes[i].count) *
-                   (dense_dx[i] && transposed && !over_tn
-                        ? transpose_w[i] + (go_direct ? d[nn_position[i]] : nn_indirect[i])
-                        : (go_direct ? d[i] : indirect[i]));
-        }
-        if (total < best.total) best = {total, sw, transposed};
-      }
-    return best;
-  };
-  Choice choice = choose(direct_all);
+  const detail::SwitchInputs in = switch_inputs(rt, o.shapes, indirect_all, xgemm);
+  detail::SwitchChoice choice = detail::choose_switch(in, direct_all);
   // The direct stage's best set is the fastest over every shape, the large ones included, which the
   // switch then sends to the indirect kernel; a set the stage timed may serve the shapes the
   // switch leaves to the direct kernel better (on PoCL's AVX2 class a small-tile set: the MLP's
   // output layer at 0.13 ms against 0.67). The fastest such combination is taken once its set
   // passes the exact GEMM check (only the stage's fastest so far was checked).
-  const std::map<std::string, size_t>* better = nullptr;
-  Choice better_choice = choice;
-  for (const auto& [params, times] : direct_sets) {
-    if (times.size() != direct_all.size() || params == t.kernels.at("XgemmDirect")) continue;
-    if (const Choice c = choose(times); c.total < better_choice.total) better = &params, better_choice = c;
-  }
-  if (better) {
+  if (const long b =
+          detail::better_direct_set(in, direct_sets, t.kernels.at("XgemmDirect"), direct_all.size(), choice);
+      b >= 0) {
+    const std::map<std::string, size_t>& better = direct_sets[size_t(b)].first;
     CandidateResult checked;  // checked and timed again as every candidate is (a child process in the CLI)
-    detail::measurer_of(rt, o)({{"XgemmDirect", *better}}, std::numeric_limits<double>::infinity(), 1e9,
+    detail::measurer_of(rt, o)({{"XgemmDirect", better}}, std::numeric_limits<double>::infinity(), 1e9,
                                [&](const CandidateResult& r) { checked = r; });
-    const Choice c = checked.exact && checked.shape_seconds.size() == direct_all.size()
-                         ? choose(checked.shape_seconds)
-                         : Choice{};
+    const detail::SwitchChoice c = checked.exact && checked.shape_seconds.size() == direct_all.size()
+                                       ? detail::choose_switch(in, checked.shape_seconds)
+                                       : detail::SwitchChoice{};
     if (c.total < choice.total) {
       say(fmt::format(
           "      direct set for the shapes the switch sends there: {:.3f} instead of {:.3f} ms per "
           "pass:{}",
-          c.total * 1e3, choice.total * 1e3, detail::describe(*better)));
-      t.kernels["XgemmDirect"] = *better;
+          c.total * 1e3, choice.total * 1e3, detail::describe(better)));
+      t.kernels["XgemmDirect"] = better;
       direct_all = checked.shape_seconds;
       choice = c;
     }
@@ -467,26 +328,26 @@ GemmTuning tune_gemm(Runtime& rt, const TuneOptions& o) {
   const double best_total = choice.total;
   std::vector<double> direct(direct_all.begin(), direct_all.begin() + long(n)), nn_direct(n);
   for (size_t i = 0; i < n; ++i)
-    if (dense_dx[i]) nn_direct[i] = direct_all[nn_position[i]];
+    if (in.dense_dx[i]) nn_direct[i] = direct_all[in.nn_position[i]];
   t.kernels[kRoutine] = {{kSwitch, best_switch}};
   apply_tuning(rt, t);
-  t.kernels[kDense] = {{kTransposedDx, use_transposed ? 1 : 0}};
-  rt.set_transposed_dx(use_transposed);
+  t.kernels[kDense] = {{"TRANSPOSED_DX", use_transposed ? 1 : 0}};
+  detail::apply_gemm_choice(rt, kDense, t.kernels[kDense]);
   // The convolutions' choice is not tuned but comes with the device's database entry: kept in the
   // tuning of its own, which replaces the entry at every later start.
   if (const auto entry = database_tuning(rt.info()); entry && entry->kernels.count(kConv)) {
     t.kernels[kConv] = entry->kernels.at(kConv);
-    apply_conv_choices(rt, t.kernels[kConv]);
+    detail::apply_gemm_choice(rt, kConv, t.kernels[kConv]);
   }
   for (size_t i = 0; i < n; ++i) {
     const auto& s = o.shapes[i];
     say(fmt::format(
         "      {:<6} {}{} {:>5}x{:>5}x{:>5}: direct {:7.3f} ms, indirect {:7.3f} ms{}{}", s.label,
-        s.trans_a ? 'T' : 'N', s.trans_b ? 'T' : 'N', s.m, s.n, s.k, direct[i] * 1e3, indirect[i] * 1e3,
-        dense_dx[i] ? fmt::format("; transposed: Wᵀ {:.3f} ms + NN direct {:.3f} / indirect {:.3f} ms",
-                                  transpose_w[i] * 1e3, nn_direct[i] * 1e3, nn_indirect[i] * 1e3)
-                    : "",
-        as_tn[i] ? " (indirect: anycl's transposes + TN, as trained)" : ""));
+        s.trans_a ? 'T' : 'N', s.trans_b ? 'T' : 'N', s.m, s.n, s.k, direct[i] * 1e3, in.indirect[i] * 1e3,
+        in.dense_dx[i] ? fmt::format("; transposed: Wᵀ {:.3f} ms + NN direct {:.3f} / indirect {:.3f} ms",
+                                     in.transpose_w[i] * 1e3, nn_direct[i] * 1e3, in.nn_indirect[i] * 1e3)
+                       : "",
+        in.as_tn[i] ? " (indirect: anycl's transposes + TN, as trained)" : ""));
   }
   say(fmt::format("      switch {} = {}; dense dx as {}", kSwitch, best_switch,
                   use_transposed ? "transpose + GEMM NN" : "GEMM NT"));

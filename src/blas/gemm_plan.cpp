@@ -1,0 +1,149 @@
+// The GEMM planner (gemm_plan.hpp): every choice of how a GEMM runs, from the runtime's GEMM state.
+#include "blas/gemm_plan.hpp"
+
+#include <clblast.h>
+
+#include <algorithm>
+#include <memory>
+
+#include "blas/clblast_params.hpp"
+
+namespace anycl::detail {
+namespace {
+
+constexpr const char* kTransposedDx = "TRANSPOSED_DX";
+constexpr const char* kBatchedDw = "BATCHED_DW";
+constexpr const char* kDwSlices = "DW_SLICES";
+
+// dW is split when it has fewer than kSplitDwMaxTiles tiles of kSplitDwTile² (the first layer's 32×9
+// is one, the reference CNN's 64×288 five): a CPU device's cores then have too few work-groups to
+// share (conv 2 on PoCL: 86 → 73 ms a step with 16 slices; 38 → 27 ms plus 0.8 ms more summing with
+// 128 on AVX-512).
+constexpr size_t kSplitDwTile = 64, kSplitDwMaxTiles = 32;
+
+bool flag(const std::map<std::string, size_t>& params, const char* key, bool otherwise) {
+  const auto it = params.find(key);
+  return it == params.end() ? otherwise : it->second != 0;
+}
+
+size_t most_slices(const std::map<std::string, size_t>& params) {
+  const auto it = params.find(kDwSlices);
+  return it == params.end() || it->second == 0 ? GemmState::kDefaultDwSlices : it->second;
+}
+
+}  // namespace
+
+GemmState& gemm_state(Runtime& rt) {
+  if (!rt.gemm_state_) rt.gemm_state_ = std::make_shared<GemmState>();
+  return *rt.gemm_state_;
+}
+
+void set_most_dw_slices(Runtime& rt, size_t most) {
+  gemm_state(rt).dw_slices = most > 0 ? most : GemmState::kDefaultDwSlices;
+}
+
+bool is_gemm_choice(const std::string& kernel) { return kernel == kDenseChoices || kernel == kConvChoices; }
+
+void apply_gemm_choice(Runtime& rt, const std::string& kernel, const std::map<std::string, size_t>& params) {
+  GemmState& s = gemm_state(rt);
+  if (kernel == kDenseChoices) {
+    s.transposed_dx = flag(params, kTransposedDx, false);
+  } else if (kernel == kConvChoices) {
+    s.batched_dw = flag(params, kBatchedDw, true);
+    s.dw_slices = most_slices(params);
+  }
+}
+
+bool holds_gemm_choice(Runtime& rt, const std::string& kernel, const std::map<std::string, size_t>& params) {
+  const GemmState& s = gemm_state(rt);
+  if (kernel == kDenseChoices) return s.transposed_dx == flag(params, kTransposedDx, false);
+  if (kernel == kConvChoices)
+    return s.batched_dw == flag(params, kBatchedDw, true) && s.dw_slices == most_slices(params);
+  return false;
+}
+
+void forget_gemm_layout(Runtime& rt) { gemm_state(rt).layout = {}; }
+
+const GemmLayoutParams& layout_params(Runtime& rt) {
+  GemmLayoutParams& layout = gemm_state(rt).layout;
+  if (layout.column_major_from == 0) {
+    std::map<std::string, size_t> routine, xgemm;
+    const auto& device = rt.info().id;
+    const bool known =
+        clblast_params::retrieve(device, "GemmRoutine", routine) == clblast::StatusCode::kSuccess &&
+        clblast_params::retrieve(device, "Xgemm", xgemm) == clblast::StatusCode::kSuccess;
+    const uint64_t size = std::min<uint64_t>(routine["XGEMM_MIN_INDIRECT_SIZE"], uint64_t{1} << 21);
+    // Unknown parameters: row-major always, as CLBlast was asked before (and not asked again per call).
+    layout.column_major_from =
+        known && xgemm["GEMMK"] == 0 ? std::max<uint64_t>(size * size * size, 1) : UINT64_MAX;
+    layout.mwg = uint32_t(std::clamp<size_t>(xgemm["MWG"], 1, 1024));
+    layout.nwg = uint32_t(std::clamp<size_t>(xgemm["NWG"], 1, 1024));
+  }
+  return layout;
+}
+
+// Where CLBlast 1.5 takes its indirect kernel (m·n·k from XGEMM_MIN_INDIRECT_SIZE³ on) in its GEMMK=0
+// form, which wants C column-major, unless the swap pads the product to more tiles: the kernel
+// computes whole MWG × NWG tiles, and m and n trade places (the reference MLP's output layer, n = 10:
+// asked column-major, 10 rows padded to MWG = 128 cost twice the tiles of 10 columns padded to NWG =
+// 64, where C's transpose back is only 128×10). Its GEMMK=1 form wants C row-major and is left
+// row-major.
+bool column_major_call(Runtime& rt, size_t m, size_t n, size_t k) {
+  const GemmLayoutParams layout = layout_params(rt);
+  if (uint64_t(m) * n * k < layout.column_major_from) return false;
+  auto tiles = [](uint64_t rows, uint64_t cols, uint64_t mwg, uint64_t nwg) {
+    return (rows + mwg - 1) / mwg * ((cols + nwg - 1) / nwg);
+  };
+  return tiles(n, m, layout.mwg, layout.nwg) <= tiles(m, n, layout.mwg, layout.nwg);
+}
+
+bool reads_a_transposed(Runtime& rt, size_t m, size_t n, size_t k) {
+  return m != 0 && n != 0 && uint64_t(m) * n * k >= layout_params(rt).column_major_from;
+}
+
+bool kernel_reads_a_transposed(const std::map<std::string, size_t>& xgemm) {
+  const auto it = xgemm.find("GEMMK");
+  return it != xgemm.end() && it->second == 0;
+}
+
+GemmPadding padding(Runtime& rt, size_t m, size_t n, size_t k) {
+  if (m == 0 || n == 0 || !column_major_call(rt, m, n, k)) return {};
+  const GemmLayoutParams& layout = layout_params(rt);
+  return {layout.nwg, layout.mwg};
+}
+
+bool dense_forward_as_tn(Runtime& rt, size_t batch, size_t units, size_t in) {
+  return reads_a_transposed(rt, batch, units, in);
+}
+
+DenseDxForm dense_dx(Runtime& rt, size_t batch, size_t in, size_t units) {
+  // The indirect kernel's GEMMK=0 form reads A transposed: Wᵀ and dzᵀ by anycl's kernel, then TN,
+  // whatever the dx layout; elsewhere the layout `anycl tune` measured faster.
+  if (reads_a_transposed(rt, batch, in, units)) return DenseDxForm::transposes_gemm_tn;
+  return gemm_state(rt).transposed_dx ? DenseDxForm::transpose_w_gemm_nn : DenseDxForm::gemm_nt;
+}
+
+bool dense_keeps_wt(Runtime& rt) { return gemm_state(rt).transposed_dx; }
+
+bool conv_dw_splits(size_t filters, size_t patch) {
+  return ((filters + kSplitDwTile - 1) / kSplitDwTile) * ((patch + kSplitDwTile - 1) / kSplitDwTile) <
+         kSplitDwMaxTiles;
+}
+
+size_t conv_dw_slices(Runtime* rt, size_t filters, size_t patch, size_t batch) {
+  if (!conv_dw_splits(filters, patch)) return 1;
+  const size_t most = rt ? gemm_state(*rt).dw_slices : GemmState::kDefaultDwSlices;
+  size_t slices = std::min(std::max<size_t>(most, 1), batch);
+  while (slices > 1 && batch % slices != 0) --slices;
+  return slices;
+}
+
+size_t conv_most_dw_slices(Runtime& rt, size_t filters, size_t patch, size_t max_batch) {
+  return conv_dw_splits(filters, patch) ? std::min(gemm_state(rt).dw_slices, max_batch) : 1;
+}
+
+bool conv_dw_batched(Runtime& rt, size_t slices, size_t fp, size_t kp, size_t part) {
+  return gemm_state(rt).batched_dw || slices == 1 || !reads_a_transposed(rt, fp, kp, part);
+}
+
+}  // namespace anycl::detail

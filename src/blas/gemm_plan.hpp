@@ -1,0 +1,98 @@
+// The GEMM planner: for a GEMM on a runtime (its shape, transposes and where its operands live) it
+// decides how CLBlast runs it — the layout of the call, the transposes a layer makes first, the
+// dense dx layout, the convolutions' dW slices — from one private per-runtime state it owns, which
+// the tuning file and the tuning database (`anyclDense`, `anyclConv` lines) set. Dense, Conv2D,
+// the GEMM layer (blas.cpp) and the tuner's cost model ask it; nothing else decides.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "anycl/blas/blas.hpp"
+#include "anycl/runtime.hpp"
+
+namespace anycl::detail {
+
+/// CLBlast's parameters behind each call's layout: the m·n·k from which CLBlast takes its indirect
+/// kernel in the form that wants C column-major (0: not read yet; UINT64_MAX: never), and that
+/// kernel's tile MWG × NWG.
+struct GemmLayoutParams {
+  uint64_t column_major_from = 0;
+  uint32_t mwg = 1, nwg = 1;
+};
+
+/// The planner's state for one runtime (made on first use, freed with the runtime).
+struct GemmState {
+  /// The most slices of the batch a convolution's weight gradient of few output tiles is split into,
+  /// unless a tuning database entry says otherwise (PoCL's CPU entries say 128, one sample a slice
+  /// for the reference CNN, where 16 left conv 2's GEMM 9 ms slower).
+  static constexpr size_t kDefaultDwSlices = 16;
+  /// Dense layers compute dx = dz·Wᵀ as a transpose of W plus a GEMM NN rather than one GEMM NT:
+  /// off by default; `anycl tune` turns it on for a device where it measured it faster.
+  bool transposed_dx = false;
+  /// A convolution's weight gradient split over slices runs as one strided-batched GEMM (on by
+  /// default) or, where its slices run on CLBlast's indirect kernel, as one GEMM per slice: a tuning
+  /// database entry turns it off for a device whose batched indirect GEMM is the slower (Intel's CPU
+  /// runtime was, 5×, on its earlier tuning; no shipped entry does now).
+  bool batched_dw = true;
+  size_t dw_slices = kDefaultDwSlices;
+  /// What the GEMM layer read from CLBlast; {} again after a tuning changes CLBlast's parameters.
+  GemmLayoutParams layout;
+};
+
+/// The runtime's GEMM state.
+GemmState& gemm_state(Runtime& rt);
+/// Sets the most dW slices; 0 means the default.
+void set_most_dw_slices(Runtime& rt, size_t most);
+
+/// The tuning's own lines: "anyclDense" {TRANSPOSED_DX} and "anyclConv" {BATCHED_DW, DW_SLICES}.
+inline constexpr const char* kDenseChoices = "anyclDense";
+inline constexpr const char* kConvChoices = "anyclConv";
+/// Whether `kernel` names one of those lines rather than a CLBlast kernel.
+bool is_gemm_choice(const std::string& kernel);
+/// Sets the runtime's state from such a line (a parameter it lacks takes its default).
+void apply_gemm_choice(Runtime& rt, const std::string& kernel, const std::map<std::string, size_t>& params);
+/// Whether the runtime's state already is what such a line says.
+bool holds_gemm_choice(Runtime& rt, const std::string& kernel, const std::map<std::string, size_t>& params);
+/// After CLBlast's parameters changed: the layout is read from CLBlast again at the next call.
+void forget_gemm_layout(Runtime& rt);
+
+// The layout of each CLBlast call (blas.cpp).
+
+/// CLBlast's parameters as the calls are laid out by, read once per runtime and tuning.
+const GemmLayoutParams& layout_params(Runtime& rt);
+/// Whether an m×n×k GEMM is better asked of CLBlast column-major (see blas.cpp's gemm_impl).
+bool column_major_call(Runtime& rt, size_t m, size_t n, size_t k);
+/// Whether CLBlast runs an m×n×k product on its indirect kernel in the GEMMK=0 form, which reads
+/// op(A) without a copy only where A is given transposed.
+bool reads_a_transposed(Runtime& rt, size_t m, size_t n, size_t k);
+/// Whether an indirect kernel with these Xgemm parameters reads A transposed (GEMMK=0): the tuner
+/// asks for a set it has not applied.
+bool kernel_reads_a_transposed(const std::map<std::string, size_t>& xgemm);
+/// The multiples to pad C to so that CLBlast copies no operand (gemm_padding).
+GemmPadding padding(Runtime& rt, size_t m, size_t n, size_t k);
+
+// Dense (src/nn/dense.cpp): y = x·W is batch×units×in; dx = dz·Wᵀ is batch×in×units.
+
+/// Whether the forward product runs as anycl's transpose of x, then a GEMM TN.
+bool dense_forward_as_tn(Runtime& rt, size_t batch, size_t units, size_t in);
+/// How dx runs on the runtime (DenseDxForm, blas.hpp).
+DenseDxForm dense_dx(Runtime& rt, size_t batch, size_t in, size_t units);
+/// Whether a Dense layer built now keeps a Wᵀ for its dx.
+bool dense_keeps_wt(Runtime& rt);
+
+// Conv2D's weight gradient dW:(filters, patch), inner size the batch's pixels (src/nn/conv2d.cpp).
+
+/// Whether dW has so few 64×64 output tiles that it is split over slices of the batch.
+bool conv_dw_splits(size_t filters, size_t patch);
+/// Slices of whole samples, at most `most` (the runtime's bound; its default without a runtime),
+/// for dW at `batch` rows: the largest divisor of the batch up to `most`, 1 where dW is not split.
+size_t conv_dw_slices(Runtime* rt, size_t filters, size_t patch, size_t batch);
+/// The most slices any batch up to `max_batch` takes (room for the slices' parts).
+size_t conv_most_dw_slices(Runtime& rt, size_t filters, size_t patch, size_t max_batch);
+/// Whether `slices` parts of fp×kp×part run as one strided-batched GEMM rather than one GEMM each.
+bool conv_dw_batched(Runtime& rt, size_t slices, size_t fp, size_t kp, size_t part);
+
+}  // namespace anycl::detail
