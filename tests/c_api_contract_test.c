@@ -211,11 +211,11 @@ static anycl_status load_a_nul_in_the_architecture(void) {
   uint64_t h = 1469598103934665603ull;        /* the format's FNV-1a basis (docs/model-format.md) */
   for (size_t i = 0; i < n; ++i) h = (h ^ bytes[i]) * 1099511628211ull;
   for (int i = 0; i < 8; ++i) bytes[n++] = (unsigned char)(h >> (8 * i));
-  FILE* f = fopen(scratch_file("nul.anycl"), "wb");
+  FILE* f = fopen(scratch_file("with-nul-byte.anycl"), "wb");
   if (!f || fwrite(bytes, 1, n, f) != n) return ANYCL_ERROR_INTERNAL;
   fclose(f);
   anycl_model* m = NULL;
-  const anycl_status s = anycl_model_load(scratch_file("nul.anycl"), &m);
+  const anycl_status s = anycl_model_load(scratch_file("with-nul-byte.anycl"), &m);
   anycl_model_destroy(m);
   return s;
 }
@@ -373,7 +373,7 @@ static const Row rows[] = {
     {"a NUL in a model file",
      load_a_nul_in_the_architecture,
      ANYCL_ERROR_DATA,
-     {"nul.anycl", "den\\x00se", ""},
+     {"with-nul-byte.anycl", "den\\x00se", ""},
      0},
     {"train struct_size SIZE_MAX",
      train_struct_size_huge,
