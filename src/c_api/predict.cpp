@@ -1,13 +1,12 @@
-// Inference through the C API: predictions into a caller buffer and evaluation on a data set, on
-// the model and Predictor built once per runtime (handles.hpp), so repeated small calls rebuild,
-// allocate and copy nothing beyond the input's write and the output's read.
+// Inference through the C API: predictions into a caller buffer, on the model and Predictor built
+// once per runtime (handles.hpp), so repeated small calls rebuild, allocate and copy nothing beyond
+// the input's write and the output's read. Evaluation is evaluate.cpp.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
 
 #include "anycl/error.hpp"
-#include "anycl/train/evaluator.hpp"
 #include "anycl/train/prediction.hpp"
 #include "c_api/handles.hpp"
 #include "data/feature_checks.hpp"
@@ -15,7 +14,7 @@
 using namespace anycl::detail::c_api;
 
 namespace {
-constexpr size_t kPredictBatch = 256;  // rows per device batch when predicting or evaluating
+constexpr size_t kPredictBatch = 256;  // rows per device batch
 }  // namespace
 
 extern "C" {
@@ -41,26 +40,6 @@ anycl_status anycl_predict(anycl_model* model, anycl_runtime* runtime, const flo
       throw anycl::ValidationError(fmt::format("anycl_predict: {} samples × {} features overflow", count, d));
     anycl::detail::check_finite(call, "x", x, count * d);
     predictor.run(x, count, out);  // one write, the forward pass, one blocking read per device batch
-  });
-}
-
-anycl_status anycl_evaluate(anycl_model* model, anycl_runtime* runtime, const anycl_dataset* data,
-                            double* loss, double* accuracy) {
-  const char* call = "anycl_evaluate";
-  return guarded([&] {
-    require(model, call, "model");
-    require(runtime, call, "runtime");
-    require(data, call, "data");
-    require(loss, call, "loss");  // out-pointers are required in every call (anycl.h)
-    require(accuracy, call, "accuracy");
-    const auto lock = lock_for_work(*model, *runtime, call);
-    const size_t batch = std::min(data->host.count, kPredictBatch);
-    anycl::Sequential& built = built_model(*model, *runtime, batch);
-    const anycl::DeviceDataset device(*runtime->rt, data->host);
-    anycl::Evaluator evaluator(built, batch);
-    const anycl::EvalStats s = evaluator.evaluate(device);
-    *loss = s.loss;
-    *accuracy = s.accuracy;
   });
 }
 
