@@ -186,6 +186,44 @@ void threads_share_one_model(anycl_runtime* rt, anycl_dataset* data, const Data&
   anycl_model_destroy(model);
 }
 
+// Evaluation (anycl_evaluate_metric, what Python's evaluate calls, and anycl_evaluate) from threads
+// sharing one model, beside predictions of it: every figure equal to the serial call's.
+void threads_evaluate_one_model(anycl_runtime* rt, anycl_dataset* data, const Data& d) {
+  anycl_model* model = new_model("32,32");
+  std::string error;
+  EXPECT(!train(model, rt, data, 3, 2, &error).empty(), error);
+  double loss = 0, metric = 0, plain_loss = 0, accuracy = 0;
+  EXPECT(anycl_evaluate_metric(model, rt, data, &loss, &metric) == ANYCL_OK, anycl_last_error());
+  EXPECT(anycl_evaluate(model, rt, data, &plain_loss, &accuracy) == ANYCL_OK, anycl_last_error());
+  const std::vector<std::vector<float>> serial = predict_calls(model, rt, d, 1, &error);
+  EXPECT(error.empty(), error);
+
+  StartLine start;
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      start.wait();
+      for (int round = 0; round < 5; ++round) {
+        double l = 0, m = 0;
+        if (t % 2 == 0) {
+          if (anycl_evaluate_metric(model, rt, data, &l, &m) != ANYCL_OK) errors[t] = anycl_last_error();
+          if (l != loss || m != metric) errors[t] = "anycl_evaluate_metric: not the serial figures";
+        } else {
+          if (anycl_evaluate(model, rt, data, &l, &m) != ANYCL_OK) errors[t] = anycl_last_error();
+          if (l != plain_loss || m != accuracy) errors[t] = "anycl_evaluate: not the serial figures";
+          const std::vector<std::vector<float>> got = predict_calls(model, rt, d, 1, &errors[t]);
+          if (got != serial) errors[t] = "predictions beside evaluations: not the serial result";
+        }
+      }
+    });
+  start.open();
+  for (auto& t : threads) t.join();
+  for (size_t t = 0; t < kThreads; ++t)
+    EXPECT(errors[t].empty(), "evaluate, thread " + std::to_string(t) + ": " + errors[t]);
+  anycl_model_destroy(model);
+}
+
 void threads_with_own_models(anycl_runtime* rt, anycl_dataset* data, const Data& d) {
   std::vector<anycl_model*> models;
   std::vector<std::vector<std::vector<float>>> serial;
@@ -286,6 +324,7 @@ int main() {
     return 1;
   }
   threads_share_one_model(rt, data, d);
+  threads_evaluate_one_model(rt, data, d);
   threads_with_own_models(rt, data, d);
   background_training_beside_predictions(rt, data, d);
   anycl_dataset_destroy(data);
