@@ -69,7 +69,7 @@ echo "run-sanitizers: unit tests under ASan+UBSan (clang + libc++)" >&2
 # every candidate is a parameter set PoCL has never compiled, and PoCL 3.1 / LLVM 15 leak on every
 # cold compile (frames in libpocl and libLLVM only; see the retry note below), so they fail all three
 # tries; they run in the normal build on PoCL and on Intel's runtime.
-exclude=${ANYCL_ASAN_EXCLUDE:-install_to_prefix|installed_headers|embed_sample|embed_snippet|sample_embed_features|python_package|a quick tune_gemm keeps|Ctrl-C during anycl tune}
+exclude=${ANYCL_ASAN_EXCLUDE:-install_to_prefix|installed_headers|embed_sample|embed_snippet|sample_embed_features|pkg_config_c_app|python_package|a quick tune_gemm keeps|Ctrl-C during anycl tune}
 # A test fails only when it fails three times: PoCL 3.1 leaks a few KB inside libpocl the first
 # time it compiles some CLBlast kernels (reproduced with an empty POCL_CACHE_DIR: every frame in
 # libpocl; none once its cache is warm, as it is on the retry). A real leak or memory error repeats.
