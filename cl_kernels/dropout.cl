@@ -87,6 +87,25 @@ __kernel void dropout_forward_keep(__global const float* x, const uint x_off, __
                stream);
 }
 
+// A Dense layer's bias and activation with the Dropout after it, in one launch: y = act(y + bias)
+// in place (the layer's own output, which its backward reads), then out = y·mask·scale and keep =
+// mask, as bias_activation_forward and dropout_forward_keep give them one after the other (each
+// work-item's 64 elements, written then read back by the same work-item). y:(rows, cols) at y_off,
+// out at out_off, keep at keep_off, bias:(cols) at bias_off.
+__kernel void bias_activation_dropout_forward(__global float* y, const uint y_off, __global const float* bias,
+                                              const uint bias_off, const uint rows, const uint cols,
+                                              const int act, __global float* out, const uint out_off,
+                                              __global uchar* keep, const uint keep_off, const uint row_base,
+                                              const uint threshold, const float scale, const uint seed_lo,
+                                              const uint seed_hi, const uint step, const uint stream) {
+  const size_t i0 = 64 * get_global_id(0), n = (size_t)rows * cols;
+  if (i0 >= n) return;
+  for (size_t i = i0; i < i0 + 64 && i < n; i += 16) bias_activation16(y + y_off, bias + bias_off, i, n, cols, act);
+  const uint first = row_base * cols + (uint)i0;
+  apply_mask64(y + y_off, out + out_off, keep + keep_off, i0, (uint)n, first, threshold, scale, seed_lo, seed_hi,
+               step, stream);
+}
+
 // dx = dy·mask·scale, in place, the mask regenerated.
 __kernel void dropout_backward(__global float* dy, const uint dy_off, const uint n, const uint cols,
                                const uint row_base, const uint threshold, const float scale, const uint seed_lo,

@@ -142,6 +142,15 @@ void Sequential::build(Runtime& rt, size_t max_batch) {
                       uint32_t(i));
     offset += count;
   }
+  // A Dense followed by a Dropout: the Dense's output stage runs the mask too, forward and backward.
+  for (size_t i = 0; i + 1 < layers_.size(); ++i) {
+    auto* dense = dynamic_cast<Dense*>(layers_[i].get());
+    auto* dropout = dynamic_cast<Dropout*>(layers_[i + 1].get());
+    if (dense && dropout) {
+      dense->dropout_after_ = dropout;
+      dropout->fused_ = true;
+    }
+  }
   rt_ = &rt;
   max_batch_ = max_batch;
 }

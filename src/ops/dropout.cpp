@@ -26,6 +26,7 @@ DropoutOp::DropoutOp(Runtime& rt)
     : rt_(rt),
       forward_(detail::kernel(rt, "dropout", "dropout_forward")),
       forward_keep_(detail::kernel(rt, "dropout", "dropout_forward_keep")),
+      forward_bias_activation_(detail::kernel(rt, "dropout", "bias_activation_dropout_forward")),
       backward_(detail::kernel(rt, "dropout", "dropout_backward")),
       backward_kept_(detail::kernel(rt, "dropout", "dropout_backward_kept")) {}
 
@@ -58,6 +59,23 @@ void DropoutOp::forward(const Tensor& x, Tensor& y, const DropoutMask& m, Device
                    u32(x.size(), "size"), u32(x.cols(), "cols"), cl_uint(m.row_base), a.threshold, a.scale,
                    a.seed_lo, a.seed_hi, cl_uint(m.step), cl_uint(m.stream));
   detail::launch_1d(rt_, forward_, x.size(), 64, kPerItem);
+}
+
+void DropoutOp::forward_bias_activation(Tensor& y, const Tensor& bias, Activation act, Tensor& out,
+                                        const DropoutMask& m, DeviceBuffer& keep, size_t keep_offset) {
+  if (y.shape() != out.shape() || bias.size() != y.cols())
+    throw ValidationError(fmt::format("bias_activation_dropout_forward: y {}, bias {}, out {} do not fit",
+                                      y.shape_string(), bias.shape_string(), out.shape_string()));
+  const MaskArgs a = mask_args(m);
+  check_keep(keep, keep_offset, y.size());
+  using detail::u32;
+  u32(y.size(), "size");  // the kernel's n and the mask's counter are 32-bit
+  detail::set_args(forward_bias_activation_, y.mem(), u32(y.offset(), "offset"), bias.mem(),
+                   u32(bias.offset(), "offset"), u32(y.rows(), "rows"), u32(y.cols(), "cols"), cl_int(act),
+                   out.mem(), u32(out.offset(), "offset"), keep.mem(), u32(keep_offset, "offset"),
+                   cl_uint(m.row_base), a.threshold, a.scale, a.seed_lo, a.seed_hi, cl_uint(m.step),
+                   cl_uint(m.stream));
+  detail::launch_1d(rt_, forward_bias_activation_, y.size(), 64, kPerItem);
 }
 
 void DropoutOp::backward_kept(Tensor& dy, const DeviceBuffer& keep, size_t keep_offset, float rate) {
