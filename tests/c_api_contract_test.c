@@ -2,6 +2,7 @@
  * could make, the status it must return and words its message must hold; every message must be valid
  * UTF-8 without control bytes. Rows that need a device run when one is found (exit 77 otherwise,
  * outside CI). argv[1]: a scratch folder. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
 #include <stdint.h>
 
@@ -220,6 +221,31 @@ static anycl_status load_a_nul_in_the_architecture(void) {
   return s;
 }
 
+/* --- devices ------------------------------------------------------------------------------------ */
+static void set_device_env(const char* value) {
+#ifdef _WIN32
+  _putenv_s("ANYCL_DEVICE", value ? value : "");
+#else
+  if (value)
+    setenv("ANYCL_DEVICE", value, 1);
+  else
+    unsetenv("ANYCL_DEVICE");
+#endif
+}
+/* A spec from $ANYCL_DEVICE (with bytes that are not UTF-8) that matches no device: the message says
+ * where it came from, quotes it escaped, and says to set or unset the variable. */
+static anycl_status runtime_from_a_bad_env_spec(void) {
+  const char* old = getenv("ANYCL_DEVICE");
+  static char saved[512];
+  if (old) snprintf(saved, sizeof saved, "%s", old);
+  set_device_env("nosuch-\xff");
+  anycl_runtime* r = NULL;
+  const anycl_status s = anycl_runtime_create(NULL, &r);
+  anycl_runtime_destroy(r);
+  set_device_env(old ? saved : NULL);
+  return s;
+}
+
 /* --- training and evaluation (need a device) ----------------------------------------------------- */
 static anycl_status train_with(anycl_train_options t) {
   anycl_model* m = model_with_weights(0.1f);
@@ -375,6 +401,11 @@ static const Row rows[] = {
      ANYCL_ERROR_DATA,
      {"with-nul-byte.anycl", "den\\x00se", ""},
      0},
+    {"a bad spec in $ANYCL_DEVICE",
+     runtime_from_a_bad_env_spec,
+     ANYCL_ERROR_DEVICE,
+     {"'nosuch-\\xFF', the device spec taken from $ANYCL_DEVICE", "unset ANYCL_DEVICE", ""},
+     1},
     {"train struct_size SIZE_MAX",
      train_struct_size_huge,
      ANYCL_ERROR_VERSION,
