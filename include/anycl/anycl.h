@@ -184,7 +184,7 @@ ANYCL_C_API void anycl_train_options_init(anycl_train_options* options);
  * from the seed's initialisation (bit-identical to `anycl train` with the same flags and seed);
  * one with weights continues from them with a fresh optimizer. `history` (may be NULL) receives
  * up to `history_capacity` epochs; `*epochs_done` (may be NULL) the epochs completed; `*stopped`
- * (may be NULL) 1 when a callback stopped training. */
+ * (may be NULL) 1 when a callback stopped training. A NULL `history` needs `history_capacity` 0. */
 ANYCL_C_API anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl_dataset* train,
                                      const anycl_dataset* validation, const anycl_train_options* options,
                                      anycl_epoch* history, size_t history_capacity, size_t* epochs_done,

@@ -144,6 +144,12 @@ anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl
     require(runtime, call, "runtime");
     require(train, call, "train");
     require(options, call, "options");
+    // As every call's buffers: a capacity promises a buffer (NULL history goes with capacity 0).
+    if (!history && history_capacity != 0)
+      throw anycl::ValidationError(
+          fmt::format("anycl_train: history is NULL but history_capacity is {} — pass an array of that many "
+                      "anycl_epoch, or NULL with history_capacity 0",
+                      history_capacity));
     const auto lock = lock_for_work(*model, *runtime, call);
     if (model->training)
       throw anycl::ValidationError(
