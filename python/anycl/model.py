@@ -451,7 +451,8 @@ class Sequential:
         `batch_size` and `verbose` are Keras' (anycl runs device batches of its own; the result is the
         same for every batch size)."""
         if batch_size is not None and (isinstance(batch_size, bool) or int(batch_size) != batch_size or batch_size < 1):
-            raise errors.InvalidArgumentError(f"predict: batch_size must be a positive integer or None, got {batch_size!r}")
+            raise errors.InvalidArgumentError(
+                f"predict: batch_size must be a positive integer or None, got {batch_size!r}")
         h = self._handle()
         x = _features(self._images(x), self.input_size)
         _finite(x, "x")

@@ -38,7 +38,8 @@ def test_verbose_1_prints_a_keras_progress_bar_per_epoch(runtime, capsys):
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0] == "Epoch 1/2" and lines[2] == "Epoch 2/2", out
-    bar = r"6/6 \[={30}\] - \d+m?s \d+(us|ms|s)/step - loss: \d\.\d{4} - accuracy: \d\.\d{4} - val_loss: \d\.\d{4} - val_accuracy: \d\.\d{4}"
+    bar = (r"6/6 \[={30}\] - \d+m?s \d+(us|ms|s)/step - loss: \d\.\d{4} - accuracy: \d\.\d{4} - "
+           r"val_loss: \d\.\d{4} - val_accuracy: \d\.\d{4}")
     assert re.fullmatch(bar, lines[1]) and re.fullmatch(bar, lines[3]), out
     assert len(lines) == 4  # captured output is no terminal: no redrawn partial bars
 
