@@ -285,6 +285,40 @@ static anycl_status load_a_path_not_utf8(void) {
 }
 #endif
 
+/* --- data the model cannot train on: said in the C API's words, never C++'s ---------------------- */
+static anycl_status train_classifier_on_targets(void) {
+  float t[4] = {0, 1, 2, 3};
+  anycl_dataset* d = NULL;
+  anycl_dataset_create_targets(x12, 4, 3, t, 1, &d);
+  anycl_train_options o = train_options(1, 2, NULL);
+  const anycl_status s = anycl_train(g_model, rt, d, NULL, &o, NULL, 0, NULL, NULL);
+  anycl_dataset_destroy(d);
+  return s;
+}
+static anycl_status train_regressor_on_labels(void) {
+  anycl_model_options mo = options();
+  mo.loss = "mse";
+  anycl_model* m = NULL;
+  anycl_model_create(&mo, &m);
+  anycl_train_options o = train_options(1, 2, NULL);
+  const anycl_status s = anycl_train(m, rt, g_data, NULL, &o, NULL, 0, NULL, NULL);
+  anycl_model_destroy(m);
+  return s;
+}
+static anycl_status train_on_other_features(void) {
+  const int32_t labels[3] = {0, 1, 0};
+  anycl_dataset* d = NULL;
+  anycl_dataset_create_classes(x12, 3, 4, labels, 2, &d);
+  anycl_train_options o = train_options(1, 2, NULL);
+  const anycl_status s = anycl_train(g_model, rt, d, NULL, &o, NULL, 0, NULL, NULL);
+  anycl_dataset_destroy(d);
+  return s;
+}
+static anycl_status train_unknown_optimizer(void) {
+  anycl_train_options o = train_options(1, 2, "adagrad");
+  return anycl_train(g_model, rt, g_data, NULL, &o, NULL, 0, NULL, NULL);
+}
+
 /* --- devices ------------------------------------------------------------------------------------ */
 static void set_device_env(const char* value) {
 #ifdef _WIN32
@@ -578,6 +612,27 @@ static const Row rows[] = {
      null_history_with_capacity,
      ANYCL_ERROR_INVALID_ARGUMENT,
      {"anycl_train", "history is NULL but history_capacity is 5", ""},
+     1},
+    {"classifier trained on targets",
+     train_classifier_on_targets,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: the train data set holds float targets", "options.loss = \"mse\"",
+      "anycl_dataset_create_classes"},
+     1},
+    {"regressor trained on labels",
+     train_regressor_on_labels,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: the train data set holds class labels", "options.loss", "anycl_dataset_create_targets"},
+     1},
+    {"data of other features",
+     train_on_other_features,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: the train data set has 4 features", "takes 3", "options.input_shape"},
+     1},
+    {"unknown optimizer",
+     train_unknown_optimizer,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.optimizer", "adagrad", ""},
      1},
     {"train struct_size SIZE_MAX",
      train_struct_size_huge,
