@@ -83,7 +83,8 @@ static void classifier(anycl_runtime* rt, const char* folder) {
   /* ONNX: written where the build has it, a clear ANYCL_ERROR_UNSUPPORTED otherwise */
   snprintf(path, sizeof path, "%s/model.onnx", folder);
   const anycl_status onnx = anycl_model_export_onnx(model, path);
-  CHECK(onnx == ANYCL_OK || (onnx == ANYCL_ERROR_UNSUPPORTED && strstr(anycl_last_error(), "ANYCL_WITH_ONNX")));
+  CHECK(onnx == ANYCL_OK ||
+        (onnx == ANYCL_ERROR_UNSUPPORTED && strstr(anycl_last_error(), "ANYCL_WITH_ONNX")));
   if (onnx == ANYCL_OK) {
     FILE* f = fopen(path, "rb");
     CHECK(f != NULL);
@@ -158,9 +159,10 @@ static void cnn_and_bad_models(anycl_runtime* rt) {
   enum { n = 64 };
   static uint8_t images[n * 8 * 8];
   static int32_t labels[n];
-  for (size_t i = 0; i < n; ++i) {  /* class 1: a bright left half */
+  for (size_t i = 0; i < n; ++i) { /* class 1: a bright left half */
     labels[i] = (int32_t)(i % 2);
-    for (size_t p = 0; p < 64; ++p) images[i * 64 + p] = (uint8_t)((labels[i] && p % 8 < 4) ? 200 : (p * 3 + i) % 50);
+    for (size_t p = 0; p < 64; ++p)
+      images[i * 64 + p] = (uint8_t)((labels[i] && p % 8 < 4) ? 200 : (p * 3 + i) % 50);
   }
   anycl_dataset* data = NULL;
   CHECK_STATUS(anycl_dataset_create_classes_u8(images, n, 64, labels, 2, &data), ANYCL_OK, "");

@@ -36,18 +36,18 @@ extern "C" {
 /** What every call returns. */
 typedef enum anycl_status {
   ANYCL_OK = 0,
-  ANYCL_ERROR_INVALID_ARGUMENT = 1, /* bad argument, shape, option or label (anycl::ValidationError) */
-  ANYCL_ERROR_DEVICE = 2,           /* no OpenCL device, or a device spec matched none */
-  ANYCL_ERROR_OPENCL = 3,           /* an OpenCL or CLBlast call failed */
-  ANYCL_ERROR_BUILD = 4,            /* an OpenCL program failed to compile */
-  ANYCL_ERROR_DATA = 5,             /* a file is missing, malformed or inconsistent */
-  ANYCL_ERROR_NUMERICAL = 6,        /* training diverged (NaN or infinite loss or weights) */
-  ANYCL_ERROR_OUT_OF_MEMORY = 7,    /* host memory ran out */
-  ANYCL_ERROR_UNSUPPORTED = 8,      /* this build lacks the feature (ONNX export; clblast.dll for GEMM) */
-  ANYCL_ERROR_VERSION = 9,          /* the library is older than the header the caller was built with */
+  ANYCL_ERROR_INVALID_ARGUMENT = 1,  /* bad argument, shape, option or label (anycl::ValidationError) */
+  ANYCL_ERROR_DEVICE = 2,            /* no OpenCL device, or a device spec matched none */
+  ANYCL_ERROR_OPENCL = 3,            /* an OpenCL or CLBlast call failed */
+  ANYCL_ERROR_BUILD = 4,             /* an OpenCL program failed to compile */
+  ANYCL_ERROR_DATA = 5,              /* a file is missing, malformed or inconsistent */
+  ANYCL_ERROR_NUMERICAL = 6,         /* training diverged (NaN or infinite loss or weights) */
+  ANYCL_ERROR_OUT_OF_MEMORY = 7,     /* host memory ran out */
+  ANYCL_ERROR_UNSUPPORTED = 8,       /* this build lacks the feature (ONNX export; clblast.dll for GEMM) */
+  ANYCL_ERROR_VERSION = 9,           /* the library is older than the header the caller was built with */
   ANYCL_ERROR_BUFFER_TOO_SMALL = 10, /* a caller buffer is too small; the needed size is returned */
-  ANYCL_ERROR_INTERNAL = 11,        /* any other failure: a bug in anycl, please report it */
-  ANYCL_ERROR_IO = 12               /* a file or folder could not be written or created (disk, permission) */
+  ANYCL_ERROR_INTERNAL = 11,         /* any other failure: a bug in anycl, please report it */
+  ANYCL_ERROR_IO = 12                /* a file or folder could not be written or created (disk, permission) */
 } anycl_status;
 
 /** Opaque handles. */
@@ -82,8 +82,8 @@ ANYCL_C_API anycl_status anycl_devices_json(char* buffer, size_t capacity, size_
 ANYCL_C_API anycl_status anycl_runtime_create(const char* device_spec, anycl_runtime** out);
 ANYCL_C_API void anycl_runtime_destroy(anycl_runtime* runtime);
 /** The runtime's device name (same buffer rules as anycl_devices_json). */
-ANYCL_C_API anycl_status anycl_runtime_device_name(const anycl_runtime* runtime, char* buffer, size_t capacity,
-                                                   size_t* length);
+ANYCL_C_API anycl_status anycl_runtime_device_name(const anycl_runtime* runtime, char* buffer,
+                                                   size_t capacity, size_t* length);
 
 /* --- models ------------------------------------------------------------------------------------ */
 
@@ -111,7 +111,8 @@ ANYCL_C_API void anycl_model_destroy(anycl_model* model);
 ANYCL_C_API anycl_status anycl_model_input_size(const anycl_model* model, size_t* features);
 ANYCL_C_API anycl_status anycl_model_output_size(const anycl_model* model, size_t* outputs);
 /** The model's loss name, "softmax_cross_entropy" or "mse" (same buffer rules as anycl_devices_json). */
-ANYCL_C_API anycl_status anycl_model_loss(const anycl_model* model, char* buffer, size_t capacity, size_t* length);
+ANYCL_C_API anycl_status anycl_model_loss(const anycl_model* model, char* buffer, size_t capacity,
+                                          size_t* length);
 /** Whether the model holds weights (trained or loaded): 1 or 0. */
 ANYCL_C_API anycl_status anycl_model_has_weights(const anycl_model* model, int* has_weights);
 /** The Keras-style summary table (same buffer rules as anycl_devices_json). */
@@ -162,15 +163,15 @@ typedef int (*anycl_progress_callback)(const anycl_progress* progress, void* use
 typedef int (*anycl_epoch_callback)(const anycl_epoch* epoch, void* user);
 
 typedef struct anycl_train_options {
-  size_t struct_size;           /* sizeof(anycl_train_options), set by anycl_train_options_init */
-  size_t epochs;                /* default 20 */
-  size_t batch;                 /* default 128 */
-  const char* optimizer;        /* sgd, momentum, nesterov, rmsprop (default), adam, adamw */
-  float lr;                     /* 0: the optimizer's default (0.001; 0.01 for the SGD family) */
-  uint64_t seed;                /* weights, dropout and shuffling (default 1) */
-  double validation_split;      /* hold out the last fraction of the training set, in [0, 1) */
-  const char* checkpoint_dir;   /* NULL or "": none; else a checkpoint each epoch end and on a stop */
-  double progress_interval_s;   /* > 0: call on_progress at most this often */
+  size_t struct_size;         /* sizeof(anycl_train_options), set by anycl_train_options_init */
+  size_t epochs;              /* default 20 */
+  size_t batch;               /* default 128 */
+  const char* optimizer;      /* sgd, momentum, nesterov, rmsprop (default), adam, adamw */
+  float lr;                   /* 0: the optimizer's default (0.001; 0.01 for the SGD family) */
+  uint64_t seed;              /* weights, dropout and shuffling (default 1) */
+  double validation_split;    /* hold out the last fraction of the training set, in [0, 1) */
+  const char* checkpoint_dir; /* NULL or "": none; else a checkpoint each epoch end and on a stop */
+  double progress_interval_s; /* > 0: call on_progress at most this often */
   anycl_progress_callback on_progress;
   anycl_epoch_callback on_epoch;
   void* user; /* passed to both callbacks */
@@ -184,7 +185,7 @@ ANYCL_C_API void anycl_train_options_init(anycl_train_options* options);
  * from the seed's initialisation (bit-identical to `anycl train` with the same flags and seed);
  * one with weights continues from them with a fresh optimizer. `history` (may be NULL) receives
  * up to `history_capacity` epochs; `*epochs_done` (may be NULL) the epochs completed; `*stopped`
- * (may be NULL) 1 when a callback stopped training. */
+ * (may be NULL) 1 when a callback stopped training. A NULL `history` needs `history_capacity` 0. */
 ANYCL_C_API anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl_dataset* train,
                                      const anycl_dataset* validation, const anycl_train_options* options,
                                      anycl_epoch* history, size_t history_capacity, size_t* epochs_done,
@@ -199,8 +200,8 @@ ANYCL_C_API anycl_status anycl_evaluate(anycl_model* model, anycl_runtime* runti
 /** The model's outputs for `count` samples x (count × input size floats): class probabilities
  * (softmax) for a classifier, predicted values for regression, written to `out`, which must hold
  * `out_capacity` >= count × output size floats. Non-finite inputs are rejected. */
-ANYCL_C_API anycl_status anycl_predict(anycl_model* model, anycl_runtime* runtime, const float* x, size_t count,
-                                       float* out, size_t out_capacity);
+ANYCL_C_API anycl_status anycl_predict(anycl_model* model, anycl_runtime* runtime, const float* x,
+                                       size_t count, float* out, size_t out_capacity);
 
 /* --- added in later releases (appended, so earlier declarations keep their places) ------------- */
 

@@ -18,5 +18,5 @@ from .model import History, Runtime, Sequential, devices, load_model
 __version__ = _lib.anycl_version_string().decode()
 
 __all__ = ["API_VERSION", "BuildError", "Callback", "DataError", "DeviceError", "DTypeError", "Error", "History",
-           "InvalidArgumentError", "IoError", "NumericalError", "datasets", "OpenCLError", "Runtime", "Sequential", "ShapeError",
-           "UnsupportedError", "VersionError", "callbacks", "devices", "layers", "load_model"]
+           "InvalidArgumentError", "IoError", "NumericalError", "datasets", "OpenCLError", "Runtime", "Sequential",
+           "ShapeError", "UnsupportedError", "VersionError", "callbacks", "devices", "layers", "load_model"]

@@ -99,6 +99,7 @@ def _library_path():
 def _declare(lib):
     P = ctypes.POINTER
     vp = ctypes.c_void_p
+    dataset_create = [vp, ctypes.c_size_t, ctypes.c_size_t, vp, ctypes.c_size_t, P(vp)]  # x, n, features, y, k, out
     sigs = {
         "anycl_api_version": (ctypes.c_int, []),
         "anycl_version_string": (ctypes.c_char_p, []),
@@ -119,12 +120,13 @@ def _declare(lib):
         "anycl_model_summary": (ctypes.c_int, [vp, ctypes.c_char_p, ctypes.c_size_t, c_size_p]),
         "anycl_model_save": (ctypes.c_int, [vp, ctypes.c_char_p]),
         "anycl_model_export_onnx": (ctypes.c_int, [vp, ctypes.c_char_p]),
-        "anycl_dataset_create_classes": (ctypes.c_int, [vp, ctypes.c_size_t, ctypes.c_size_t, vp, ctypes.c_size_t, P(vp)]),
-        "anycl_dataset_create_classes_u8": (ctypes.c_int, [vp, ctypes.c_size_t, ctypes.c_size_t, vp, ctypes.c_size_t, P(vp)]),
-        "anycl_dataset_create_targets": (ctypes.c_int, [vp, ctypes.c_size_t, ctypes.c_size_t, vp, ctypes.c_size_t, P(vp)]),
+        "anycl_dataset_create_classes": (ctypes.c_int, dataset_create),
+        "anycl_dataset_create_classes_u8": (ctypes.c_int, dataset_create),
+        "anycl_dataset_create_targets": (ctypes.c_int, dataset_create),
         "anycl_dataset_destroy": (None, [vp]),
         "anycl_train_options_init": (None, [P(TrainOptions)]),
-        "anycl_train": (ctypes.c_int, [vp, vp, vp, vp, P(TrainOptions), P(Epoch), ctypes.c_size_t, c_size_p, P(ctypes.c_int)]),
+        "anycl_train": (ctypes.c_int,
+                        [vp, vp, vp, vp, P(TrainOptions), P(Epoch), ctypes.c_size_t, c_size_p, P(ctypes.c_int)]),
         "anycl_evaluate": (ctypes.c_int, [vp, vp, vp, P(ctypes.c_double), P(ctypes.c_double)]),
         "anycl_predict": (ctypes.c_int, [vp, vp, vp, ctypes.c_size_t, vp, ctypes.c_size_t]),
         "anycl_evaluate_metric": (ctypes.c_int, [vp, vp, vp, P(ctypes.c_double), P(ctypes.c_double)]),

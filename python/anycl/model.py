@@ -15,6 +15,7 @@ from ._callbacks import CallbackGuard
 from .callbacks import Callback  # noqa: F401 — anycl.Callback, kept importable from here
 from ._lib import EPOCH_CALLBACK, PROGRESS_CALLBACK, Epoch, ModelOptions, TrainOptions, check, lib, text
 from ._arguments import _device_spec, _finite, _fit_arguments, _input_shape, _integer, _path
+from ._progress import ProgressBar, verbosity
 from ._safety import (_handle_from_model_file, _in_flight, _made_here, _model_file_bytes, _predict_in_chunks,
                       _sigint_during_fit)
 from .layers import to_layer_string
@@ -78,12 +79,28 @@ def _runtime(runtime):
 
 
 class History:
-    """What fit returns, as Keras' History: history["loss"], ["accuracy"], ["val_loss"], ...; epoch numbers."""
+    """What fit returns, as Keras' History: history["loss"], ["accuracy"] (a regressor's ["mae"]),
+    ["val_loss"], ...; epoch numbers."""
 
-    def __init__(self):
-        self.history = {"loss": [], "accuracy": []}
+    def __init__(self, metric="accuracy"):
+        self.history = {"loss": [], metric: []}
         self.epoch = []
         self.seconds = []
+
+
+# Keras' names of the one metric anycl computes per loss: the first is the default key in fit's logs,
+# History and evaluate; compile(metrics=[...]) may choose another of the same metric.
+_METRIC_NAMES = {"mse": ("mae", "mean_absolute_error"),
+                 "softmax_cross_entropy": ("accuracy", "acc", "sparse_categorical_accuracy")}
+
+
+def _metric_name(loss, metrics):
+    names = _METRIC_NAMES.get(loss, ("accuracy",))
+    if isinstance(metrics, (list, tuple)):
+        for m in metrics:
+            if isinstance(m, str) and m in names:
+                return m
+    return names[0]
 
 
 def _features(x, expected, what="x"):
@@ -200,6 +217,7 @@ class Sequential:
         new model). `metrics` is accepted for Keras scripts: the metric is always accuracy (classifier)
         or mae (regression). Refused while the model is training."""
         self._refuse_during_fit("compile()")
+        self._metrics = metrics
         if not isinstance(optimizer, str):
             raise errors.InvalidArgumentError(
                 f"optimizer must be a name (sgd, momentum, nesterov, rmsprop, adam, adamw), got {optimizer!r}")
@@ -327,11 +345,13 @@ class Sequential:
         self._refuse_during_fit("fit()")
         epochs, batch_size, seed, validation_split, checkpoint = _fit_arguments(
             epochs, batch_size, seed, validation_split, validation_data, checkpoint_dir)
+        bar = ProgressBar(verbosity(verbose), epochs)
         h = self._handle()
         rt = _runtime(runtime)
         train = _Dataset(x, y, self)
         val = _validation_set(validation_data, self) if validation_data is not None else None
-        history = History()
+        metric = self.metrics_names[1]
+        history = History(metric)
         records = []  # each epoch's figures, as the callback receives them (epochs is no allocation size)
         interrupted = []
         self.stop_training = False
@@ -347,11 +367,8 @@ class Sequential:
         def on_epoch(e, _user):
             e = e.contents
             records.append(Epoch.from_buffer_copy(e))
-            logs = {"loss": e.loss, "accuracy": e.accuracy}
-            if e.has_validation:
-                logs.update(val_loss=e.val_loss, val_accuracy=e.val_accuracy)
-            if verbose:
-                print(f"Epoch {e.epoch}/{epochs} - {e.seconds:.1f}s - " + " - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
+            logs = _epoch_logs(e, metric)
+            bar.epoch_end(e.epoch, e.seconds, logs, -(-len(train.keep[0]) // batch_size))
             stop = False
             try:
                 for c in callbacks:
@@ -362,10 +379,12 @@ class Sequential:
 
         def on_progress(p, _user):
             p = p.contents
+            logs = {"loss": p.loss, metric: p.accuracy}
+            bar.progress(p.epoch, p.step, p.steps, p.seconds, logs)
             stop = False
             try:
                 for c in callbacks:
-                    stop = c.on_progress(p.epoch, p.step, p.steps, {"loss": p.loss, "accuracy": p.accuracy}) or stop
+                    stop = c.on_progress(p.epoch, p.step, p.steps, logs) or stop
             except KeyboardInterrupt:
                 interrupted.append(True)
             return 1 if wants_stop(stop) else 0
@@ -400,11 +419,8 @@ class Sequential:
         for e in records[: done.value]:  # the epochs completed (a failed one's callback never ran)
             history.epoch.append(e.epoch)
             history.seconds.append(e.seconds)
-            history.history["loss"].append(e.loss)
-            history.history["accuracy"].append(e.accuracy)
-            if e.has_validation:
-                history.history.setdefault("val_loss", []).append(e.val_loss)
-                history.history.setdefault("val_accuracy", []).append(e.val_accuracy)
+            for k, v in _epoch_logs(e, metric).items():
+                history.history.setdefault(k, []).append(v)
         if interrupted:
             raise KeyboardInterrupt("anycl: training stopped after the current step (the model keeps its weights)")
         last = {k: v[-1] for k, v in history.history.items() if v}
@@ -413,8 +429,10 @@ class Sequential:
 
     @property
     def metrics_names(self):
-        """Keras' names for what evaluate returns: ["loss", "accuracy"] or ["loss", "mae"] (regression)."""
-        return ["loss", "mae" if self.loss == "mse" else "accuracy"]
+        """Keras' names for what evaluate returns and fit's logs hold: ["loss", "accuracy"] or ["loss",
+        "mae"] (regression); the metric under the name compile(metrics=[...]) gave it, where it is one
+        of Keras' names for it ("acc", "mean_absolute_error", ...)."""
+        return ["loss", _metric_name(self.loss, getattr(self, "_metrics", None))]
 
     def evaluate(self, x, y, batch_size=None, verbose=0, return_dict=False, runtime=None):
         """Keras' evaluate on labelled data, dropout off: [loss, accuracy] for a classifier (integer
@@ -433,7 +451,8 @@ class Sequential:
         `batch_size` and `verbose` are Keras' (anycl runs device batches of its own; the result is the
         same for every batch size)."""
         if batch_size is not None and (isinstance(batch_size, bool) or int(batch_size) != batch_size or batch_size < 1):
-            raise errors.InvalidArgumentError(f"predict: batch_size must be a positive integer or None, got {batch_size!r}")
+            raise errors.InvalidArgumentError(
+                f"predict: batch_size must be a positive integer or None, got {batch_size!r}")
         h = self._handle()
         x = _features(self._images(x), self.input_size)
         _finite(x, "x")
@@ -490,6 +509,14 @@ class Sequential:
     def export_onnx(self, path):
         """Writes the model as ONNX (opset 13; softmax output for classifiers)."""
         check(lib.anycl_model_export_onnx(self._handle(), _path(path, "path")))
+
+
+def _epoch_logs(e, metric):
+    """One anycl_epoch as Keras' logs: loss and the metric, then val_loss and val_<metric>."""
+    logs = {"loss": e.loss, metric: e.accuracy}
+    if e.has_validation:
+        logs.update({"val_loss": e.val_loss, "val_" + metric: e.val_accuracy})
+    return logs
 
 
 def load_model(path):

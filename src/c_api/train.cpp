@@ -44,6 +44,31 @@ anycl::data::Dataset split_tail(anycl::data::Dataset& train, double fraction) {
   return tail;
 }
 
+// A data set the model cannot train or validate on, in the C API's words (the C++ layers below would
+// name C++ calls): the loss against the kind of targets, and the sizes per sample.
+void check_data(const anycl_model& model, const anycl::data::Dataset& d, const char* which) {
+  const std::string& loss = model.saved.spec.loss;
+  const bool targets = d.target_width > 0;
+  if (targets && loss == "softmax_cross_entropy")
+    throw anycl::ValidationError(fmt::format(
+        "anycl_train: the {} data set holds float targets but the model is a classifier (loss "
+        "softmax_cross_entropy) — for regression create the model with options.loss = \"mse\"; for "
+        "classes create the data set with anycl_dataset_create_classes",
+        which));
+  if (!targets && loss == "mse")
+    throw anycl::ValidationError(fmt::format(
+        "anycl_train: the {} data set holds class labels but the model is a regressor (loss mse) — "
+        "for classes create the model with options.loss = \"softmax_cross_entropy\" (the default); for "
+        "regression create the data set with anycl_dataset_create_targets",
+        which));
+  const size_t inputs = model.saved.spec.input_features;
+  if (inputs && d.features() != inputs)
+    throw anycl::ValidationError(
+        fmt::format("anycl_train: the {} data set has {} features per sample but the model takes {} "
+                    "(options.input_shape) — create the data set with features = {}",
+                    which, d.features(), inputs, inputs));
+}
+
 anycl_epoch to_c(const anycl::EpochStats& s) {
   anycl_epoch e{};
   e.epoch = s.epoch;
@@ -144,6 +169,12 @@ anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl
     require(runtime, call, "runtime");
     require(train, call, "train");
     require(options, call, "options");
+    // As every call's buffers: a capacity promises a buffer (NULL history goes with capacity 0).
+    if (!history && history_capacity != 0)
+      throw anycl::ValidationError(
+          fmt::format("anycl_train: history is NULL but history_capacity is {} — pass an array of that many "
+                      "anycl_epoch, or NULL with history_capacity 0",
+                      history_capacity));
     const auto lock = lock_for_work(*model, *runtime, call);
     if (model->training)
       throw anycl::ValidationError(
@@ -153,7 +184,13 @@ anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl
     anycl::OptimizerConfig optimizer;
     optimizer.name = options->optimizer && *options->optimizer ? options->optimizer : "rmsprop";
     optimizer.lr = options->lr;
-    anycl::check_optimizer_config(optimizer);
+    try {
+      anycl::check_optimizer_config(optimizer);
+    } catch (const anycl::ValidationError& e) {
+      throw anycl::ValidationError(fmt::format("anycl_train: options.optimizer or options.lr: {}", e.what()));
+    }
+    check_data(*model, train->host, "train");
+    if (validation && !(options->validation_split > 0)) check_data(*model, validation->host, "validation");
 
     anycl::data::Dataset train_set = train->host;
     anycl::data::Dataset held_out;

@@ -15,6 +15,7 @@
 #include "blas/blas_programs.hpp"
 #include "blas/tuning/stored_tuning.hpp"
 #include "hash.hpp"
+#include "runtime/device_select.hpp"
 #include "runtime/driver_hints.hpp"
 #include "runtime/kernel_sources.hpp"
 #include "runtime/opencl_setup.hpp"
@@ -53,7 +54,7 @@ detail::StoredTuningHook& detail::stored_tuning_hook() {
 }
 
 Runtime::Runtime(RuntimeOptions options) : options_(std::move(options)) {
-  info_ = select_device(options_.device_spec.empty() ? device_spec_from_env() : options_.device_spec);
+  info_ = detail::select_device_or_env(options_.device_spec);
   start();
 }
 
