@@ -49,16 +49,10 @@ BiasActivation::BiasActivation(Runtime& rt)
   while (columns_ * lanes_ > fits && lanes_ > 1) lanes_ /= 2;
   while (columns_ * lanes_ > fits && columns_ > 1) columns_ /= 2;
   if (columns_ != 8 || lanes_ != 16) {
-    const compute::program& program =
-        detail::program(rt, "activation", fmt::format("-DBC={} -DBR={}", columns_, lanes_));
-    const auto create = [&](const char* name) {
-      cl_int status = CL_SUCCESS;
-      cl_kernel k = clCreateKernel(program.get(), name, &status);
-      detail::check_cl(status, "clCreateKernel", name);
-      return compute::kernel(k, false);
-    };
-    backward_ = create("bias_activation_backward");
-    backward_dropped_ = create("bias_activation_dropout_backward");
+    const std::string options = fmt::format("-DBC={} -DBR={}", columns_, lanes_);
+    backward_ = detail::kernel_with_options(rt, "activation", "bias_activation_backward", options);
+    backward_dropped_ =
+        detail::kernel_with_options(rt, "activation", "bias_activation_dropout_backward", options);
   }
 }
 

@@ -41,6 +41,7 @@ class DropoutOp {
 
  private:
   Runtime& rt_;
+  size_t per_item_;  // elements a work-item of the mask's kernels: 64 (CPU) or 1 (GPU)
   compute::kernel forward_, forward_keep_, forward_bias_activation_, backward_, backward_kept_;
 };
 
