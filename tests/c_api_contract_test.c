@@ -4,6 +4,7 @@
  * outside CI). argv[1]: a scratch folder. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "c_api_check.h"
@@ -370,6 +371,92 @@ static anycl_status train_lr_infinite(void) {
   t.lr = INFINITY;
   return train_with(t);
 }
+/* Learning-rate schedules (API version 2's fields). */
+static anycl_status train_schedule(const char* kind, double decay_steps, double decay_rate, double alpha,
+                                   double factor, double min_lr) {
+  anycl_train_options t = train_options(1, 2, NULL);
+  t.lr_schedule = kind;
+  t.decay_steps = decay_steps;
+  t.decay_rate = decay_rate;
+  t.alpha = alpha;
+  t.factor = factor;
+  t.min_lr = min_lr;
+  return train_with(t);
+}
+static anycl_status schedule_unknown(void) { return train_schedule("linear", 10, 0.5, 0, 0.1, 0); }
+static anycl_status schedule_decay_rate_nan(void) {
+  return train_schedule("exponential", 10, NAN, 0, 0.1, 0);
+}
+static anycl_status schedule_decay_rate_above_1(void) {
+  return train_schedule("exponential", 10, 1.5, 0, 0.1, 0);
+}
+static anycl_status schedule_decay_steps_0(void) { return train_schedule("exponential", 0, 0.5, 0, 0.1, 0); }
+static anycl_status schedule_decay_steps_inf(void) {
+  return train_schedule("cosine", INFINITY, 0, 0, 0.1, 0);
+}
+static anycl_status schedule_alpha_negative(void) { return train_schedule("cosine", 10, 0, -0.5, 0.1, 0); }
+static anycl_status schedule_factor_1(void) { return train_schedule("plateau", 0, 0, 0, 1, 0); }
+static anycl_status schedule_min_lr_minus_inf(void) {
+  return train_schedule("plateau", 0, 0, 0, 0.1, -INFINITY);
+}
+static anycl_status schedule_step_null_boundaries(void) {
+  anycl_train_options t = train_options(1, 2, NULL);
+  const float values[3] = {0.1f, 0.01f, 0.001f};
+  t.lr_schedule = "step";
+  t.boundary_count = 2;
+  t.values = values;
+  return train_with(t);
+}
+static anycl_status schedule_step_value_nan(void) {
+  anycl_train_options t = train_options(1, 2, NULL);
+  const uint64_t boundaries[2] = {10, 20};
+  const float values[3] = {0.1f, NAN, 0.001f};
+  t.lr_schedule = "step";
+  t.boundaries = boundaries;
+  t.boundary_count = 2;
+  t.values = values;
+  return train_with(t);
+}
+static anycl_status schedule_step_decreasing(void) {
+  anycl_train_options t = train_options(1, 2, NULL);
+  const uint64_t boundaries[2] = {20, 10};
+  const float values[3] = {0.1f, 0.01f, 0.001f};
+  t.lr_schedule = "step";
+  t.boundaries = boundaries;
+  t.boundary_count = 2;
+  t.values = values;
+  return train_with(t);
+}
+static anycl_status schedule_step_no_boundaries(void) {
+  anycl_train_options t = train_options(1, 2, NULL);
+  t.lr_schedule = "step";
+  return train_with(t);
+}
+static anycl_status schedule_plateau_val_loss_without_validation(void) {
+  anycl_train_options t = train_options(1, 2, NULL);
+  t.lr_schedule = "plateau";
+  t.monitor = "val_loss";
+  return train_with(t);
+}
+static anycl_status schedule_plateau_monitor_accuracy(void) {
+  anycl_train_options t = train_options(1, 2, NULL);
+  t.lr_schedule = "plateau";
+  t.monitor = "accuracy";
+  return train_with(t);
+}
+/* A caller built against API version 1's header: its smaller struct_size still trains; a size that
+ * is no version's is refused. */
+static anycl_status train_struct_size_version_1(void) {
+  anycl_train_options t = train_options(1, 2, NULL);
+  t.struct_size = offsetof(anycl_train_options, lr_schedule);
+  t.lr_schedule = "no such schedule"; /* beyond version 1's fields: never read */
+  return train_with(t);
+}
+static anycl_status train_struct_size_between_versions(void) {
+  anycl_train_options t = train_options(1, 2, NULL);
+  t.struct_size = offsetof(anycl_train_options, lr_schedule) + 8;
+  return train_with(t);
+}
 static anycl_status train_checkpoint_under_a_file(void) {
   if (save_to(scratch_file("plain2.anycl")) != ANYCL_OK) return ANYCL_ERROR_INTERNAL;
   anycl_train_options t = train_options(1, 2, NULL);
@@ -648,6 +735,83 @@ static const Row rows[] = {
      train_lr_infinite,
      ANYCL_ERROR_INVALID_ARGUMENT,
      {"anycl_train", "options.lr is inf", ""},
+     1},
+    {"unknown lr_schedule",
+     schedule_unknown,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.lr_schedule is 'linear'", "\"exponential\", \"step\", \"cosine\", \"plateau\"",
+      ""},
+     1},
+    {"decay_rate NaN",
+     schedule_decay_rate_nan,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train", "options.decay_rate is nan", ""},
+     1},
+    {"decay_rate 1.5",
+     schedule_decay_rate_above_1,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.decay_rate is 1.5", "(0, 1]", ""},
+     1},
+    {"decay_steps 0",
+     schedule_decay_steps_0,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.decay_steps is 0", "> 0", ""},
+     1},
+    {"decay_steps inf",
+     schedule_decay_steps_inf,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train", "options.decay_steps is inf", ""},
+     1},
+    {"alpha -0.5",
+     schedule_alpha_negative,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.alpha is -0.5", "[0, 1]", ""},
+     1},
+    {"factor 1",
+     schedule_factor_1,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.factor is 1", "(0, 1)", ""},
+     1},
+    {"min_lr -inf",
+     schedule_min_lr_minus_inf,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train", "options.min_lr is -inf", ""},
+     1},
+    {"step boundaries NULL",
+     schedule_step_null_boundaries,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.boundary_count is 2", "options.boundaries is NULL", ""},
+     1},
+    {"step value NaN",
+     schedule_step_value_nan,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train", "options.values[1] is nan", ""},
+     1},
+    {"step boundaries decreasing",
+     schedule_step_decreasing,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.boundaries must increase", "10 follows 20", ""},
+     1},
+    {"step without boundaries",
+     schedule_step_no_boundaries,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.values", "0 boundaries", "one value more"},
+     1},
+    {"plateau on val_loss without validation",
+     schedule_plateau_val_loss_without_validation,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.monitor is \"val_loss\"", "no validation data", "options.validation_split"},
+     1},
+    {"plateau monitor accuracy",
+     schedule_plateau_monitor_accuracy,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.monitor is 'accuracy'", "val_loss, loss", ""},
+     1},
+    {"train struct_size of API version 1", train_struct_size_version_1, ANYCL_OK, {"", "", ""}, 1},
+    {"train struct_size of no version",
+     train_struct_size_between_versions,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.struct_size is", "anycl_train_options_init", ""},
      1},
     {"checkpoint folder under a file",
      train_checkpoint_under_a_file,

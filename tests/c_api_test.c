@@ -214,6 +214,85 @@ static void cnn_and_bad_models(anycl_runtime* rt) {
   anycl_dataset_destroy(data);
 }
 
+/* anycl_train_options and anycl_epoch as API version 1's header declared them: such a caller trains at
+ * a constant rate and receives version 1's records in `history`. */
+typedef struct train_options_v1 {
+  size_t struct_size, epochs, batch;
+  const char* optimizer;
+  float lr;
+  uint64_t seed;
+  double validation_split;
+  const char* checkpoint_dir;
+  double progress_interval_s;
+  anycl_progress_callback on_progress;
+  anycl_epoch_callback on_epoch;
+  void* user;
+} train_options_v1;
+typedef struct epoch_v1 {
+  size_t epoch;
+  double loss, accuracy;
+  int has_validation;
+  double val_loss, val_accuracy, seconds;
+} epoch_v1;
+
+static void schedules(anycl_runtime* rt) {
+  static float x[2 * 64];
+  static int32_t y[64];
+  circle_data(x, y, 64);
+  anycl_dataset* data = NULL;
+  CHECK_STATUS(anycl_dataset_create_classes(x, 64, 2, y, 2, &data), ANYCL_OK, "");
+  anycl_model* model = flat_model("8", NULL, 2, 2);
+
+  /* Exponential decay per step: 64 samples / 16 = 4 steps an epoch, the last of epoch e is step 4e - 1. */
+  anycl_train_options to = train_options(3, 16, "sgd");
+  to.lr = 0.1f;
+  to.lr_schedule = "exponential";
+  to.decay_steps = 4;
+  to.decay_rate = 0.5;
+  anycl_epoch history[3];
+  CHECK_STATUS(anycl_train(model, rt, data, NULL, &to, history, 3, NULL, NULL), ANYCL_OK, "");
+  for (int e = 0; e < 3; ++e)
+    CHECK(fabs(history[e].learning_rate - 0.1 * pow(0.5, (4.0 * e + 3) / 4)) < 1e-8);
+
+  /* Step decay: the values are the rates. */
+  const uint64_t boundaries[1] = {5};
+  const float values[2] = {0.05f, 0.01f};
+  to.lr_schedule = "step";
+  to.boundaries = boundaries;
+  to.values = values;
+  to.boundary_count = 1;
+  CHECK_STATUS(anycl_train(model, rt, data, NULL, &to, history, 3, NULL, NULL), ANYCL_OK, "");
+  CHECK(history[0].learning_rate == 0.05f && history[1].learning_rate == 0.01f);
+
+  /* ReduceLROnPlateau on the training loss (no validation data): min_delta 10 means no improvement. */
+  to.lr_schedule = "plateau";
+  to.patience = 1;
+  to.min_delta = 10;
+  to.factor = 0.5;
+  CHECK_STATUS(anycl_train(model, rt, data, NULL, &to, history, 3, NULL, NULL), ANYCL_OK, "");
+  CHECK(history[0].learning_rate == 0.1f && history[1].learning_rate == 0.1f &&
+        history[2].learning_rate == 0.05f);
+
+  /* A caller of API version 1: its struct_size is accepted and `history` holds version 1's records
+   * (the byte after the last one is untouched). */
+  train_options_v1 old;
+  memcpy(&old, &to, sizeof old);
+  old.struct_size = sizeof old;
+  unsigned char records[3 * sizeof(epoch_v1) + 1];
+  memset(records, 0xAB, sizeof records);
+  size_t done = 0;
+  CHECK_STATUS(anycl_train(model, rt, data, NULL, (const anycl_train_options*)&old, (anycl_epoch*)records, 3,
+                           &done, NULL),
+               ANYCL_OK, "");
+  CHECK(done == 3);
+  epoch_v1 third;
+  memcpy(&third, records + 2 * sizeof(epoch_v1), sizeof third);
+  CHECK(third.epoch == 3 && third.loss > 0);
+  CHECK(records[3 * sizeof(epoch_v1)] == 0xAB);
+  anycl_model_destroy(model);
+  anycl_dataset_destroy(data);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: c_api_test SCRATCH_FOLDER\n");
@@ -231,6 +310,7 @@ int main(int argc, char** argv) {
   classifier(rt, argv[1]);
   regression(rt);
   cnn_and_bad_models(rt);
+  schedules(rt);
   anycl_runtime_destroy(rt);
   if (c_api_failures) fprintf(stderr, "%d check(s) failed\n", c_api_failures);
   return c_api_failures ? 1 : 0;

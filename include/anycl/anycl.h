@@ -31,7 +31,7 @@ extern "C" {
 
 /** The API version this header describes: grows by one when functions or option fields are added
  * (old callers keep working); a caller built against version N runs on a library of version >= N. */
-#define ANYCL_API_VERSION 1
+#define ANYCL_API_VERSION 2
 
 /** What every call returns. */
 typedef enum anycl_status {
@@ -155,6 +155,9 @@ typedef struct anycl_epoch {
   int has_validation; /* 1 when val_loss/val_accuracy hold figures */
   double val_loss, val_accuracy;
   double seconds;
+  /* API version 2 (a caller whose anycl_train_options.struct_size is version 1's receives version 1's
+   * anycl_epoch, without it, in `history`): */
+  double learning_rate; /* the rate of the epoch's last step (Keras' logs["learning_rate"]) */
 } anycl_epoch;
 
 /** Callbacks return 0 to go on, non-zero to stop after the current step (the model keeps the
@@ -175,9 +178,28 @@ typedef struct anycl_train_options {
   anycl_progress_callback on_progress;
   anycl_epoch_callback on_epoch;
   void* user; /* passed to both callbacks */
+  /* API version 2: a learning-rate schedule, Keras' (docs/training.md). A struct_size of version 1
+   * (a caller built against that header) trains at the constant lr. lr_schedule: NULL or "" for a
+   * constant rate, "exponential" (ExponentialDecay), "step" (PiecewiseConstantDecay), "cosine"
+   * (CosineDecay) or "plateau" (ReduceLROnPlateau); then the fields of that kind: */
+  const char* lr_schedule;
+  double decay_steps;         /* exponential, cosine: steps of one decay period, > 0 */
+  double decay_rate;          /* exponential: the factor per decay_steps, in (0, 1] */
+  int staircase;              /* exponential: 1 decays in whole periods, 0 continuously (default) */
+  double alpha;               /* cosine: the final rate as a fraction of lr, in [0, 1] (default 0) */
+  const uint64_t* boundaries; /* step: boundary_count increasing step counts */
+  size_t boundary_count;      /* step: at least 1 */
+  const float* values;        /* step: boundary_count + 1 rates in [0, 10] (lr is not used) */
+  const char* monitor;        /* plateau: "val_loss", "loss", or NULL: val_loss with validation data */
+  double factor;              /* plateau: the rate's factor at a reduction, in (0, 1) (default 0.1) */
+  size_t patience;            /* plateau: epochs without improvement before a reduction (default 10) */
+  double min_delta;           /* plateau: the least decrease that counts as improvement (default 1e-4) */
+  size_t cooldown;            /* plateau: epochs after a reduction before counting again (default 0) */
+  double min_lr;              /* plateau: the lowest rate, in [0, 10] (default 0) */
 } anycl_train_options;
 
-/** Defaults as `anycl train`: 20 epochs, batch 128, rmsprop, seed 1, no split, no callbacks. */
+/** Defaults as `anycl train`: 20 epochs, batch 128, rmsprop, seed 1, no split, no callbacks, a
+ * constant learning rate (and Keras' ReduceLROnPlateau defaults in the plateau fields). */
 ANYCL_C_API void anycl_train_options_init(anycl_train_options* options);
 
 /** Trains `model` on `train` on the runtime's device, evaluating on `validation` (may be NULL;

@@ -14,7 +14,7 @@ import sys
 
 from . import errors
 
-API_VERSION = 1  # ANYCL_API_VERSION of the header this module mirrors
+API_VERSION = 2  # ANYCL_API_VERSION of the header this module mirrors
 
 c_size_p = ctypes.POINTER(ctypes.c_size_t)
 
@@ -53,6 +53,7 @@ class Epoch(ctypes.Structure):
         ("val_loss", ctypes.c_double),
         ("val_accuracy", ctypes.c_double),
         ("seconds", ctypes.c_double),
+        ("learning_rate", ctypes.c_double),  # API version 2
     ]
 
 
@@ -74,6 +75,21 @@ class TrainOptions(ctypes.Structure):
         ("on_progress", PROGRESS_CALLBACK),
         ("on_epoch", EPOCH_CALLBACK),
         ("user", ctypes.c_void_p),
+        # API version 2: the learning-rate schedule
+        ("lr_schedule", ctypes.c_char_p),
+        ("decay_steps", ctypes.c_double),
+        ("decay_rate", ctypes.c_double),
+        ("staircase", ctypes.c_int),
+        ("alpha", ctypes.c_double),
+        ("boundaries", ctypes.POINTER(ctypes.c_uint64)),
+        ("boundary_count", ctypes.c_size_t),
+        ("values", ctypes.POINTER(ctypes.c_float)),
+        ("monitor", ctypes.c_char_p),
+        ("factor", ctypes.c_double),
+        ("patience", ctypes.c_size_t),
+        ("min_delta", ctypes.c_double),
+        ("cooldown", ctypes.c_size_t),
+        ("min_lr", ctypes.c_double),
     ]
 
 

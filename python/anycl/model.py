@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import threading
+import warnings
 
 import numpy as np
 
@@ -218,15 +219,16 @@ class Sequential:
         or mae (regression). Refused while the model is training."""
         self._refuse_during_fit("compile()")
         self._metrics = metrics
-        if not isinstance(optimizer, str):
-            raise errors.InvalidArgumentError(
-                f"optimizer must be a name (sgd, momentum, nesterov, rmsprop, adam, adamw), got {optimizer!r}")
+        optimizer, lr, schedule = _optimizer_settings(optimizer, lr, learning_rate)
+        learning_rate = None  # resolved into lr and schedule
         aliases = {"sparse_categorical_crossentropy": "softmax_cross_entropy", "mean_squared_error": "mse"}
         loss = aliases.get(loss, loss)
         if self._keeps_weights_at_compile(optimizer, self.loss if loss is None else loss, lr, learning_rate):
+            self._schedule = schedule
             return self
         self._optimizer = optimizer
         self._lr = float(learning_rate if learning_rate is not None else lr)
+        self._schedule = schedule
         if getattr(self, "_loaded", False) and loss is not None and loss != self.loss:
             raise errors.InvalidArgumentError(
                 f"compile: this model was loaded with the {self.loss} loss and keeps its weights; it "
@@ -331,7 +333,7 @@ class Sequential:
         if model_file is not None:
             self._set_handle(_handle_from_model_file(model_file))
         elif compiled:
-            self.compile(self._optimizer, self.loss, self._lr)
+            self.compile(self._optimizer, self.loss, self._lr, learning_rate=state.get("_schedule"))
 
     def summary(self):
         return text(lib.anycl_model_summary, self._handle())
@@ -367,7 +369,7 @@ class Sequential:
         def on_epoch(e, _user):
             e = e.contents
             records.append(Epoch.from_buffer_copy(e))
-            logs = _epoch_logs(e, metric)
+            logs = _epoch_logs(e, metric, rate_in_logs)
             bar.epoch_end(e.epoch, e.seconds, logs, -(-len(train.keep[0]) // batch_size))
             stop = False
             try:
@@ -394,6 +396,8 @@ class Sequential:
         o.epochs, o.batch, o.seed = epochs, batch_size, seed
         o.optimizer, o.lr = self._optimizer.encode(), self._lr
         o.validation_split = validation_split
+        schedule_arrays, rate_in_logs = _schedule_options(o, getattr(self, "_schedule", None), callbacks,
+                                                          validation_split > 0 or val is not None)
         o.checkpoint_dir = checkpoint
         o.progress_interval_s = 0.25  # how soon a Ctrl-C or a callback's stop is seen
         guard = CallbackGuard()  # a callback's exception stops training and is raised below
@@ -416,10 +420,11 @@ class Sequential:
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
         guard.reraise()
+        del schedule_arrays  # what the schedule fields pointed to, alive until anycl_train returned
         for e in records[: done.value]:  # the epochs completed (a failed one's callback never ran)
             history.epoch.append(e.epoch)
             history.seconds.append(e.seconds)
-            for k, v in _epoch_logs(e, metric).items():
+            for k, v in _epoch_logs(e, metric, rate_in_logs).items():
                 history.history.setdefault(k, []).append(v)
         if interrupted:
             raise KeyboardInterrupt("anycl: training stopped after the current step (the model keeps its weights)")
@@ -511,12 +516,61 @@ class Sequential:
         check(lib.anycl_model_export_onnx(self._handle(), _path(path, "path")))
 
 
-def _epoch_logs(e, metric):
-    """One anycl_epoch as Keras' logs: loss and the metric, then val_loss and val_<metric>."""
+def _epoch_logs(e, metric, rate=False):
+    """One anycl_epoch as Keras' logs: loss and the metric, then val_loss and val_<metric>; with `rate`
+    (a schedule or ReduceLROnPlateau), learning_rate."""
     logs = {"loss": e.loss, metric: e.accuracy}
     if e.has_validation:
         logs.update({"val_loss": e.val_loss, "val_" + metric: e.val_accuracy})
+    if rate:
+        logs["learning_rate"] = e.learning_rate
     return logs
+
+
+def _optimizer_settings(optimizer, lr, learning_rate):
+    """compile()'s optimizer (a name or an anycl.optimizers object) and rate (a number or a schedule) as
+    the C API takes them: (name, lr, schedule or None)."""
+    from .optimizers import Optimizer
+    from .optimizers.schedules import LearningRateSchedule
+
+    if isinstance(optimizer, Optimizer):
+        if learning_rate is None:
+            learning_rate = optimizer.learning_rate
+        optimizer = optimizer.name
+    elif not isinstance(optimizer, str):
+        raise errors.InvalidArgumentError(
+            f"optimizer must be a name (sgd, momentum, nesterov, rmsprop, adam, adamw) or an anycl.optimizers "
+            f"object (SGD, RMSprop, Adam, AdamW), got {optimizer!r}")
+    rate = learning_rate if learning_rate is not None else lr
+    if isinstance(rate, LearningRateSchedule):
+        return optimizer, float(rate._initial()), rate
+    return optimizer, float(rate), None
+
+
+def _schedule_options(options, schedule, callbacks, validating):
+    """The schedule fields of anycl_train_options, from compile()'s schedule or a ReduceLROnPlateau
+    callback. Returns what they point to (keep it until anycl_train returns) and whether the logs carry
+    learning_rate."""
+    from .callbacks import ReduceLROnPlateau
+
+    plateaus = [c for c in callbacks if isinstance(c, ReduceLROnPlateau)]
+    if len(plateaus) > 1:
+        raise errors.InvalidArgumentError("fit: more than one ReduceLROnPlateau callback — pass one")
+    if plateaus and schedule is not None:
+        raise errors.InvalidArgumentError(
+            "fit: ReduceLROnPlateau cannot change the rate of an optimizer compiled with a learning-rate schedule "
+            "(as in Keras) — use the schedule or the callback")
+    if plateaus:
+        if plateaus[0].monitor == "val_loss" and not validating:
+            warnings.warn("Learning rate reduction is conditioned on metric `val_loss` which is not available "
+                          "(pass validation_split or validation_data to fit, or monitor='loss'): the rate stays "
+                          "constant", stacklevel=3)
+            return None, True
+        plateaus[0]._fill(options)
+        return None, True
+    if schedule is not None:
+        return schedule._fill(options), True
+    return None, False
 
 
 def load_model(path):

@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cstddef>
+#include <cstring>
 #include <filesystem>
 #include <vector>
 
@@ -15,6 +17,84 @@
 using namespace anycl::detail::c_api;
 
 namespace {
+
+// anycl_train_options and anycl_epoch as API version 1 laid them out: a caller built against that
+// header passes the one and receives the other in `history` (the epoch callback's pointer may point
+// at the longer struct: such a caller reads its first fields only).
+struct TrainOptionsV1 {
+  size_t struct_size, epochs, batch;
+  const char* optimizer;
+  float lr;
+  uint64_t seed;
+  double validation_split;
+  const char* checkpoint_dir;
+  double progress_interval_s;
+  anycl_progress_callback on_progress;
+  anycl_epoch_callback on_epoch;
+  void* user;
+};
+struct EpochV1 {
+  size_t epoch;
+  double loss, accuracy;
+  int has_validation;
+  double val_loss, val_accuracy, seconds;
+};
+static_assert(sizeof(TrainOptionsV1) <= offsetof(anycl_train_options, lr_schedule), "version 1 is a prefix");
+static_assert(sizeof(EpochV1) <= offsetof(anycl_epoch, learning_rate), "version 1 is a prefix");
+
+// The schedule fields (API version 2) as the Trainer's schedule, checked in the C API's words.
+anycl::LearningRateSchedule schedule_from(const anycl_train_options& o) {
+  anycl::LearningRateSchedule s;
+  if (o.struct_size < sizeof(anycl_train_options) || !o.lr_schedule || !*o.lr_schedule) return s;
+  const std::string kind = o.lr_schedule;
+  if (kind == "exponential")
+    s.kind = anycl::ScheduleKind::exponential_decay;
+  else if (kind == "step")
+    s.kind = anycl::ScheduleKind::piecewise_constant;
+  else if (kind == "cosine")
+    s.kind = anycl::ScheduleKind::cosine_decay;
+  else if (kind == "plateau")
+    s.kind = anycl::ScheduleKind::reduce_on_plateau;
+  else if (kind != "constant")
+    throw anycl::ValidationError(
+        fmt::format("anycl_train: options.lr_schedule is '{}' — pass \"exponential\", \"step\", \"cosine\", "
+                    "\"plateau\", or NULL for a constant rate",
+                    kind));
+  for (const auto& [what, value] : {std::pair{"options.decay_steps", o.decay_steps},
+                                    {"options.decay_rate", o.decay_rate},
+                                    {"options.alpha", o.alpha},
+                                    {"options.factor", o.factor},
+                                    {"options.min_delta", o.min_delta},
+                                    {"options.min_lr", o.min_lr}})
+    check_finite_option("anycl_train", what, value);
+  s.decay_steps = o.decay_steps;
+  s.decay_rate = o.decay_rate;
+  s.staircase = o.staircase != 0;
+  s.alpha = o.alpha;
+  if (s.kind == anycl::ScheduleKind::piecewise_constant) {
+    if (o.boundary_count && (!o.boundaries || !o.values))
+      throw anycl::ValidationError(fmt::format(
+          "anycl_train: options.boundary_count is {} but options.{} is NULL — pass {} boundaries and {} "
+          "values",
+          o.boundary_count, o.boundaries ? "values" : "boundaries", o.boundary_count, o.boundary_count + 1));
+    s.boundaries.assign(o.boundaries, o.boundaries + o.boundary_count);
+    s.values.assign(o.values, o.values + (o.boundary_count ? o.boundary_count + 1 : 0));
+    for (size_t i = 0; i < s.values.size(); ++i)
+      check_finite_option("anycl_train", fmt::format("options.values[{}]", i).c_str(), s.values[i]);
+  }
+  s.monitor = o.monitor ? o.monitor : "";
+  s.factor = o.factor;
+  s.patience = o.patience;
+  s.min_delta = o.min_delta;
+  s.cooldown = o.cooldown;
+  s.min_lr = o.min_lr;
+  try {
+    anycl::check_schedule(s);
+  } catch (const anycl::ValidationError& e) {
+    throw anycl::ValidationError(fmt::format("anycl_train: options.{}", e.what()));
+  }
+  return s;
+}
 
 // Keras' validation split: the last fraction of `train` moves into the returned set.
 anycl::data::Dataset split_tail(anycl::data::Dataset& train, double fraction) {
@@ -78,7 +158,19 @@ anycl_epoch to_c(const anycl::EpochStats& s) {
   e.val_loss = s.eval.loss;
   e.val_accuracy = s.eval.accuracy;
   e.seconds = s.seconds;
+  e.learning_rate = s.learning_rate;
   return e;
+}
+
+// Epoch `i` into the caller's history array, laid out as the caller's header has anycl_epoch.
+void put_epoch(anycl_epoch* history, size_t i, const anycl_epoch& e, size_t options_size) {
+  if (options_size == sizeof(TrainOptionsV1)) {
+    EpochV1 v1;
+    std::memcpy(&v1, &e, sizeof v1);  // version 1 is anycl_epoch's prefix
+    reinterpret_cast<EpochV1*>(static_cast<void*>(history))[i] = v1;
+  } else {
+    history[i] = e;
+  }
 }
 
 // The trainer's current weights become the model's host copy (its device copy is rebuilt on use).
@@ -117,7 +209,8 @@ class TrainingFlag {
 };
 
 anycl::TrainOptions train_options(const anycl_train_options& o) {
-  check_struct_size("anycl_train", o.struct_size, sizeof(anycl_train_options), "anycl_train_options_init");
+  check_struct_size("anycl_train", o.struct_size, {sizeof(TrainOptionsV1)}, sizeof(anycl_train_options),
+                    "anycl_train_options_init");
   check_finite_option("anycl_train", "options.lr", o.lr);
   check_finite_option("anycl_train", "options.validation_split", o.validation_split);
   check_finite_option("anycl_train", "options.progress_interval_s", o.progress_interval_s);
@@ -141,6 +234,7 @@ anycl::TrainOptions train_options(const anycl_train_options& o) {
     t.checkpoint_path =
         std::string(o.checkpoint_dir) + "/checkpoint.anyclckpt";  // as `anycl train --checkpoint`
   }
+  t.schedule = schedule_from(o);
   return t;
 }
 
@@ -156,6 +250,9 @@ void anycl_train_options_init(anycl_train_options* options) {
   options->batch = 128;
   options->optimizer = "rmsprop";
   options->seed = 1;
+  options->factor = 0.1;  // ReduceLROnPlateau's defaults, as Keras'
+  options->patience = 10;
+  options->min_delta = 1e-4;
 }
 
 anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl_dataset* train,
@@ -199,6 +296,10 @@ anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl
       held_out = split_tail(train_set, options->validation_split);
       eval = &held_out;
     }
+    if (t.schedule.monitor == "val_loss" && !eval)
+      throw anycl::ValidationError(
+          "anycl_train: options.monitor is \"val_loss\" but there is no validation data — pass validation or "
+          "options.validation_split, or monitor \"loss\"");
     std::atomic<bool> stop{false};
     t.stop = &stop;
     anycl::Trainer trainer({runtime->rt.get()}, model->saved.spec, optimizer, t);
@@ -227,7 +328,8 @@ anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl
     // The weights reached (also after a stop) become the model's.
     take_weights(*model, trainer);
     const auto& done = trainer.history();
-    for (size_t i = 0; history && i < done.size() && i < history_capacity; ++i) history[i] = to_c(done[i]);
+    for (size_t i = 0; history && i < done.size() && i < history_capacity; ++i)
+      put_epoch(history, i, to_c(done[i]), options->struct_size);
     if (epochs_done) *epochs_done = done.size();
     if (stopped) *stopped = trainer.stopped() ? 1 : 0;
   });

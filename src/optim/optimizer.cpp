@@ -53,6 +53,7 @@ class Sgd final : public Optimizer {
   }
   std::string name() const override { return name_; }
   float learning_rate() const override { return lr_; }
+  void set_learning_rate(float lr) override { lr_ = lr; }
   std::vector<Tensor*> state() override { return {&velocity_}; }
 
  private:
@@ -86,6 +87,7 @@ class RmsProp final : public Optimizer {
   }
   std::string name() const override { return "rmsprop"; }
   float learning_rate() const override { return lr_; }
+  void set_learning_rate(float lr) override { lr_ = lr; }
   std::vector<Tensor*> state() override { return {&mean_square_}; }
 
  private:
@@ -106,7 +108,8 @@ class Adam final : public Optimizer {
         beta1_(c.beta1),
         beta2_(c.beta2),
         epsilon_(c.epsilon),
-        decay_(decoupled_decay ? lr * c.weight_decay : 0.f),
+        weight_decay_(decoupled_decay ? c.weight_decay : 0.f),
+        decay_(lr * weight_decay_),
         adamw_(decoupled_decay),
         m_(zeroed(rt, n)),
         v_(zeroed(rt, n)),
@@ -124,12 +127,14 @@ class Adam final : public Optimizer {
   }
   std::string name() const override { return adamw_ ? "adamw" : "adam"; }
   float learning_rate() const override { return lr_; }
+  // Keras' AdamW decays by the scheduled rate times weight_decay.
+  void set_learning_rate(float lr) override { lr_ = lr, decay_ = lr * weight_decay_; }
   std::vector<Tensor*> state() override { return {&m_, &v_}; }
 
  private:
   Runtime& rt_;
   size_t n_;
-  float lr_, beta1_, beta2_, epsilon_, decay_;
+  float lr_, beta1_, beta2_, epsilon_, weight_decay_, decay_;
   bool adamw_;
   Tensor m_, v_;
   size_t per_item_;  // the kernel's PER_ITEM

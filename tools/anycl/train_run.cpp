@@ -181,6 +181,7 @@ int run_training(TrainRequest r) {
   }
 
   ProgressDisplay display(live, !speak);
+  display.show_learning_rate = r.train.schedule.kind != ScheduleKind::constant;
   std::unique_ptr<MetricsFile> metrics;
   if (rank == 0 && !r.metrics_path.empty()) metrics = std::make_unique<MetricsFile>(r.metrics_path);
   if (resume) {
