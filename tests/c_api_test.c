@@ -189,6 +189,20 @@ static void cnn_and_bad_models(anycl_runtime* rt) {
   CHECK_STATUS(anycl_train(model, rt, data, NULL, &to, last, 10, NULL, NULL), ANYCL_OK, "");
   CHECK(last[9].accuracy > 0.9);
 
+  /* BatchNormalization through the --layers token: Keras' counts, four arrays per layer, trains */
+  mo.layers = "conv4x3,bn,pool2,flatten,16,bn0.9";
+  anycl_model* bn = NULL;
+  CHECK_STATUS(anycl_model_create(&mo, &bn), ANYCL_OK, "");
+  CHECK_STATUS(anycl_model_summary(bn, summary, sizeof summary, &length), ANYCL_OK, "");
+  CHECK(strstr(summary, "BatchNormalization") != NULL);
+  CHECK(strstr(summary, "Non-trainable params: 40\n") != NULL); /* 2·4 + 2·16 moving statistics */
+  size_t arrays = 0;
+  CHECK_STATUS(anycl_model_weight_count(bn, &arrays), ANYCL_OK, "");
+  CHECK(arrays == 2 + 4 + 2 + 4 + 2);
+  CHECK_STATUS(anycl_train(bn, rt, data, NULL, &to, last, 10, NULL, NULL), ANYCL_OK, "");
+  CHECK(last[9].accuracy > 0.9);
+  anycl_model_destroy(bn);
+
   /* a data set of 3 classes does not fit a 2-output model */
   static int32_t three[n];
   for (size_t i = 0; i < n; ++i) three[i] = (int32_t)(i % 3);

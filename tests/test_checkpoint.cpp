@@ -46,13 +46,17 @@ struct Setup {
   uint64_t seed = 5;
   size_t batch = 32;
   std::string schedule = "constant";  // --lr-schedule text
+  bool batchnorm = false;  // 784-24-BatchNormalization-dropout-10: moving statistics in the checkpoint
 };
 
 // 784-24-dropout-10 with Adam (its bias correction depends on the restored step count).
 Result train(anycl::Runtime& rt, const Setup& setup) {
   const auto& data = small_fashion();
   anycl::Sequential model(784);
-  model.dense(24, anycl::Activation::relu).dropout(0.25f).dense(10);
+  if (setup.batchnorm)
+    model.dense(24, anycl::Activation::relu).add({"batchnorm", "0.9 0.001"}).dropout(0.25f).dense(10);
+  else
+    model.dense(24, anycl::Activation::relu).dropout(0.25f).dense(10);
   model.build(rt, setup.batch);
   model.initialize(setup.seed);
   auto opt = anycl::make_optimizer(rt, model.parameter_count(), {"adam"});
@@ -75,7 +79,7 @@ Result train(anycl::Runtime& rt, const Setup& setup) {
   Result r;
   r.history = trainer.fit(train_set, &test_set);
   r.stopped = trainer.stopped();
-  r.parameters = model.parameters().download();
+  r.parameters = model.download_weights();  // the parameters, then BatchNormalization's moving statistics
   return r;
 }
 
@@ -208,6 +212,31 @@ TEST_CASE("a checkpoint without a schedule stays format 1, and one of the old la
   REQUIRE(c.history.size() == 1);
   CHECK(c.history[0].learning_rate == 0);
   CHECK(c.history[0].train_loss == anycl::read_checkpoint(s.checkpoint_path).history[0].train_loss);
+}
+
+TEST_CASE("a model with BatchNormalization resumes bit-identically, its moving statistics restored") {
+  auto& rt = anycl::test::runtime();
+  anycl::test::TempDir dir;
+  Setup plain;
+  plain.batchnorm = true;
+  const Result whole = train(rt, plain);
+  REQUIRE(whole.parameters.size() == 784 * 24 + 24 + 48 + 24 * 10 + 10 + 48);
+  // The moving mean left its initial zeros and the moving variance its ones.
+  const size_t state = whole.parameters.size() - 48;
+  CHECK(whole.parameters[state] != 0.f);
+  CHECK(whole.parameters[state + 24] != 1.f);
+  Setup first = plain;
+  first.checkpoint_path = dir.file("bn.anyclckpt");
+  first.stop_after_steps = 13;
+  CHECK(train(rt, first).stopped);
+  CHECK(anycl::read_checkpoint(first.checkpoint_path).model.parameters.size() == whole.parameters.size());
+  Setup rest = first;
+  rest.resume_path = first.checkpoint_path;
+  rest.stop_after_steps = 0;
+  const Result c = train(rt, rest);
+  REQUIRE(c.history.size() == 3);
+  for (size_t e = 0; e < 3; ++e) CHECK(c.history[e].eval.loss == whole.history[e].eval.loss);
+  CHECK(same_bits(c.parameters, whole.parameters));
 }
 
 TEST_CASE("resuming with another batch or seed is refused naming the setting") {

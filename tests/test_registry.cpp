@@ -16,7 +16,8 @@ TEST_CASE("every registered layer type has a host reference and round-trips its 
                                                {"dropout", "0.25"},
                                                {"conv2d", "16 5 2 same tanh he_uniform"},
                                                {"maxpool2d", "3 2"},
-                                               {"flatten", ""}};
+                                               {"flatten", ""},
+                                               {"batchnorm", "0.9 1e-05"}};
   REQUIRE(examples.size() == anycl::layer_types().size());
   for (const anycl::LayerType* t : anycl::layer_types()) {
     CAPTURE(t->name);

@@ -481,7 +481,8 @@ class Sequential:
 
     def get_weights(self):
         """Keras' get_weights: a list of float32 arrays, per Dense layer its kernel (in, out) and bias
-        (out,), per Conv2D its kernel (kh, kw, in, out) and bias (out,). Needs weights (fit, load or
+        (out,), per Conv2D its kernel (kh, kw, in, out) and bias (out,), per BatchNormalization its
+        gamma, beta, moving_mean and moving_variance (channels,). Needs weights (fit, load or
         set_weights first)."""
         out = []
         for i, shape in enumerate(self._weight_shapes()):

@@ -175,7 +175,7 @@ void put_epoch(anycl_epoch* history, size_t i, const anycl_epoch& e, size_t opti
 
 // The trainer's current weights become the model's host copy (its device copy is rebuilt on use).
 void take_weights(anycl_model& model, anycl::Trainer& trainer) {
-  model.saved.parameters = trainer.model().parameters().download();
+  model.saved.parameters = trainer.model().download_weights();
   model.has_weights = true;
   model.forget_built();
 }
@@ -303,7 +303,7 @@ anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl
     std::atomic<bool> stop{false};
     t.stop = &stop;
     anycl::Trainer trainer({runtime->rt.get()}, model->saved.spec, optimizer, t);
-    if (model->has_weights) trainer.model().parameters().upload(model->saved.parameters);
+    if (model->has_weights) trainer.model().upload_weights(model->saved.parameters);
     if (options->on_progress)
       trainer.on_progress = [&](const anycl::Progress& p) {
         const anycl_progress c{p.epoch, p.epochs, p.step, p.steps, p.loss, p.accuracy, p.seconds};

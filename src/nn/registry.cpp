@@ -8,6 +8,7 @@
 
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
+#include "anycl/nn/batchnorm.hpp"
 #include "anycl/nn/conv2d.hpp"
 #include "anycl/nn/dense.hpp"
 #include "anycl/nn/dropout.hpp"
@@ -19,7 +20,7 @@ namespace anycl {
 const std::vector<const LayerType*>& layer_types() {
   static const std::vector<const LayerType*> types{
       &dense_layer_type(),     &dropout_layer_type(), &conv2d_layer_type(),
-      &maxpool2d_layer_type(), &flatten_layer_type(),
+      &maxpool2d_layer_type(), &flatten_layer_type(), &batchnorm_layer_type(),
   };
   return types;
 }

@@ -191,6 +191,30 @@ bool Trainer::combine_gradients() {
   return stop;
 }
 
+// Batch statistics are per replica (Keras' default under a distribution strategy): each replica
+// normalises its shard with the shard's statistics and folds them into its moving ones. After the
+// step the moving statistics are averaged over the replicas that had rows, in replica order, then
+// over the processes (the mean that Keras' MirroredStrategy reads them as), so every replica and
+// process holds the same values. A blocking read per step, only for models with such state.
+void Trainer::combine_state(size_t rows) {
+  const size_t n = replicas_[0]->model().state().size();
+  if (n == 0) return;
+  std::vector<float> total(n + 1, 0.f), local(n);
+  for (size_t k = 0; k < replicas_.size(); ++k) {
+    const auto [lo, hi] = shard(rows, k);
+    if (hi == lo) continue;  // an empty shard ran no forward: its statistics did not move
+    replicas_[k]->model().state().download(local.data(), n);
+    for (size_t i = 0; i < n; ++i) total[i] += local[i];
+    total[n] += 1.f;
+  }
+  collective_->sum(total);
+  const float count = total[n];
+  total.pop_back();
+  if (count > 0.f)
+    for (float& v : total) v /= count;
+  for (auto& r : replicas_) r->model().state().upload(total);
+}
+
 void Trainer::step(size_t first, size_t rows, size_t slot) {
   Runtime& rt = replicas_[0]->runtime();
   const RuntimeCounters before = rt.counters();
@@ -204,6 +228,7 @@ void Trainer::step(size_t first, size_t rows, size_t slot) {
     replicas_[k]->compute_gradients(first, lo, hi, rows, step, slot, exchange);
   }
   if (exchange) stop_agreed_ = combine_gradients();
+  if (exchange) combine_state(rows);
   if (options_.schedule.kind != ScheduleKind::constant) {
     const float lr = learning_rate();  // a kernel argument of the update: no wait, no launch
     for (auto& r : replicas_) r->optimizer().set_learning_rate(lr);

@@ -175,7 +175,8 @@ class Trainer {
                               const std::string& eval_name);
   std::pair<size_t, size_t> shard(size_t rows, size_t k) const;
   void step(size_t first, size_t rows, size_t slot);
-  bool combine_gradients();  // returns the agreed stop vote
+  bool combine_gradients();         // returns the agreed stop vote
+  void combine_state(size_t rows);  // the replicas' moving statistics, averaged (BatchNormalization)
   std::vector<float> global_slots(size_t slots);
   void write_checkpoint_if_asked();
   void note_first_step();
