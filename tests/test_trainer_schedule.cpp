@@ -132,7 +132,7 @@ TEST_CASE("SGD's weight change is the scheduled rate times the gradient") {
   }
 }
 
-TEST_CASE("ReduceLROnPlateau lowers the rate between epochs as Keras does; val_loss needs validation data") {
+TEST_CASE("ReduceLROnPlateau lowers the rate between epochs as Keras does - val_loss needs validation data") {
   // min_delta 10: no epoch after the first improves, so with patience 1 each later epoch end reduces.
   const Run run = train("plateau:patience=1,min_delta=10,factor=0.5", 4, "sgd", true);
   REQUIRE(run.history.size() == 4);
