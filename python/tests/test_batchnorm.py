@@ -69,3 +69,20 @@ def test_batchnorm_cnn_trains_predicts_with_moving_statistics_and_round_trips(ru
     fresh = cnn()
     fresh.set_weights(w)
     assert fresh.predict(x, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()
+
+
+def test_arrays_not_set_on_a_fresh_model_start_at_keras_initial_values():
+    # One array set through the C API on a model with no weights: the others start as zeros, but
+    # BatchNormalization's gamma and moving variance at ones (a variance of 0 scales inputs by 1/sqrt(eps)).
+    from anycl._lib import check, lib
+
+    model = cnn()
+    kernel = np.full((3, 3, 1, 2), 0.5, dtype=np.float32)
+    check(lib.anycl_model_set_weights(model._h, 0, kernel.ctypes.data, kernel.size))
+    w = model.get_weights()
+    np.testing.assert_array_equal(w[0], kernel)
+    gamma, beta, mean, variance = w[2:6]
+    np.testing.assert_array_equal(gamma, np.ones(2, np.float32))
+    np.testing.assert_array_equal(beta, np.zeros(2, np.float32))
+    np.testing.assert_array_equal(mean, np.zeros(2, np.float32))
+    np.testing.assert_array_equal(variance, np.ones(2, np.float32))

@@ -2,6 +2,7 @@
 // weights move between anycl, Keras and PyTorch: count, shape, get, set.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "anycl/error.hpp"
@@ -86,7 +87,19 @@ anycl_status anycl_model_set_weights(anycl_model* model, size_t index, const flo
         throw anycl::ValidationError(
             fmt::format("{}: values[{}] of {} is {} — weights must be finite", call, i, a.name, values[i]));
     std::vector<float> parameters = model->saved.parameters;
-    if (!model->has_weights) parameters.assign(anycl::Sequential(model->saved.spec).weight_count(), 0.f);
+    if (!model->has_weights) {
+      // The arrays not set yet start as zeros, but BatchNormalization's gamma and moving variance at
+      // Keras' initial ones (a moving variance of 0 would scale every input by 1/√ε).
+      parameters.assign(anycl::Sequential(model->saved.spec).weight_count(), 0.f);
+      for (const anycl::WeightArray& other : anycl::weight_arrays(model->saved.spec)) {
+        const auto ends_with = [&](const std::string& tail) {
+          return other.name.size() >= tail.size() &&
+                 other.name.compare(other.name.size() - tail.size(), tail.size(), tail) == 0;
+        };
+        if (ends_with("/gamma") || ends_with("/moving_variance"))
+          std::fill_n(parameters.begin() + std::ptrdiff_t(other.offset), other.count, 1.f);
+      }
+    }
     anycl::set_keras_weights(a, values, parameters);
     model->saved.parameters = std::move(parameters);
     model->has_weights = true;
