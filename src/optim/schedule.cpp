@@ -87,9 +87,9 @@ void check_schedule(const LearningRateSchedule& s) {
             s.values.size(), s.boundaries.size()));
       for (size_t i = 1; i < s.boundaries.size(); ++i)
         if (s.boundaries[i] <= s.boundaries[i - 1])
-          throw ValidationError(fmt::format(
-              "boundaries must increase, but {} follows {} — pass increasing step counts", s.boundaries[i],
-              s.boundaries[i - 1]));
+          throw ValidationError(
+              fmt::format("boundaries must increase, but {} follows {} — pass increasing step counts",
+                          s.boundaries[i], s.boundaries[i - 1]));
       for (size_t i = 0; i < s.values.size(); ++i)
         check_range(fmt::format("values[{}]", i).c_str(), s.values[i], s.values[i] >= 0 && s.values[i] <= 10,
                     "in [0, 10]");
