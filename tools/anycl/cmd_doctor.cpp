@@ -12,9 +12,9 @@
 #include "anycl/error.hpp"
 #include "anycl/util/bounded_read.hpp"
 #include "args.hpp"
+#include "blas/tuning/contained_check.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
-#include "tuning_check.hpp"
 #include "util/platform.hpp"
 #include "util/process.hpp"
 

@@ -15,12 +15,12 @@
 #include "anycl/nn/model_from_flags.hpp"
 #include "anycl/util/atomic_file.hpp"
 #include "args.hpp"
+#include "blas/tuning/contained_check.hpp"
+#include "blas/tuning/tune_worker.hpp"
 #include "child_process.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
 #include "train_resume.hpp"
-#include "tune_worker.hpp"
-#include "tuning_check.hpp"
 
 namespace anycl::cli {
 

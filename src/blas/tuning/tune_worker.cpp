@@ -1,7 +1,7 @@
 // Tuning candidates measured in child processes (see the header). The parent hands a child a
 // private file of candidates and reads the child's results file while it runs, so progress is live
 // and a crash is pinned on the candidate whose "start" line has no result.
-#include "tune_worker.hpp"
+#include "blas/tuning/tune_worker.hpp"
 
 #include <fmt/format.h>
 

@@ -1,13 +1,13 @@
 // First-use tuning before training (see the header): one child `anycl tune --quick` per device.
-#include "first_use_tuning.hpp"
+#include "blas/tuning/first_use.hpp"
 
 #include <fmt/format.h>
 
 #include <filesystem>
 #include <set>
 
+#include "blas/tuning/tune_worker.hpp"
 #include "child_process.hpp"
-#include "tune_worker.hpp"
 #include "util/platform.hpp"
 
 namespace anycl::cli {

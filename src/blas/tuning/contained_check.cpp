@@ -1,6 +1,6 @@
 // Untrusted CLBlast parameters checked in a child process: Intel's OpenCL compiler for CPUs
 // (2026.2) dies with SIGSEGV compiling some Xgemm parameter sets; that must cost one check.
-#include "tuning_check.hpp"
+#include "blas/tuning/contained_check.hpp"
 
 #include <fmt/format.h>
 
