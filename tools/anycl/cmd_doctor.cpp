@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <sstream>
 
+#include "anycl/blas/tune.hpp"
 #include "anycl/blas/tuning.hpp"
 #include "anycl/cache.hpp"
 #include "anycl/data/dataset.hpp"
 #include "anycl/error.hpp"
 #include "anycl/util/bounded_read.hpp"
 #include "args.hpp"
-#include "blas/tuning/contained_check.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
 #include "util/platform.hpp"

@@ -19,7 +19,7 @@
 #include "anycl/train/model_file.hpp"
 #include "anycl/util/atomic_file.hpp"
 #include "args.hpp"
-#include "blas/tuning/first_use.hpp"
+#include "first_use_tuning.hpp"
 #include "learning_curves.hpp"
 #include "process_clock.hpp"
 #include "progress.hpp"

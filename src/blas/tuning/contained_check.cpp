@@ -4,12 +4,14 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+
+#include "anycl/blas/tune.hpp"
 #include "anycl/error.hpp"
 #include "anycl/runtime.hpp"
-#include "args.hpp"
-#include "child_process.hpp"
+#include "blas/tuning/tune_worker.hpp"
 
-namespace anycl::cli {
+namespace anycl {
 
 std::string describe_parameters(const GemmTuning& tuning) {
   std::string out;
@@ -20,37 +22,42 @@ std::string describe_parameters(const GemmTuning& tuning) {
   return out;
 }
 
-int check_tuning_here(const DeviceInfo& device, const std::string& file) {
-  std::string why;
-  const auto tuning = load_tuning(file, &why);
-  if (!tuning) throw UsageError("--check: " + why);
-  RuntimeOptions options;
-  options.device_spec = std::to_string(device.index);
-  Runtime rt(options);
-  const std::string wrong = tuning_mismatch(rt, *tuning);
-  fmt::print("{}\n", wrong.empty() ? "exact" : wrong);
-  return wrong.empty() ? 0 : kTuningRefused;
-}
-
 std::string contained_tuning_mismatch(const DeviceInfo& device, const GemmTuning& tuning) {
-  const ScratchDir scratch;  // the parameters travel in a tuning file
+  const std::string worker = find_tune_worker();
+  const detail::ScratchDir scratch;  // the parameters travel in a tuning file
   const std::string file = scratch.file("tuning.txt");
   save_tuning(file, tuning);
   std::string output;
-  ProcessSpec child;
-  child.args = {this_executable(), "tune", "--device",         std::to_string(device.index),
-                "--check",         file,   "--in-this-process"};
-  const ChildExit exit = run_captured(child, output);
+  detail::platform::ProcessSpec child;
+  child.args = {worker, "check", std::to_string(device.index), file};
+  const detail::platform::ProcessExit exit = detail::platform::run_process(child, &output);
   while (!output.empty() && output.back() == '\n') output.pop_back();
-  if (exit.ok()) return "";
+  if (exit.code == 0 && exit.signal == 0) return "";
   const std::string where =
       fmt::format("{} (platform {}, driver {})", device.name, device.platform_name, device.driver_version);
-  if (exit.code == kTuningRefused && !exit.signal)
+  if (exit.code == detail::kTuningRefused && !exit.signal)
     return fmt::format("refused parameter set on {}: {} [{}]", where, output, describe_parameters(tuning));
   return fmt::format(
       "refused parameter set on {}: the check {} — the OpenCL driver crashed compiling or running CLBlast's "
       "kernels with [{}]{}",
-      where, exit.describe(), describe_parameters(tuning), output.empty() ? "" : "; its output: " + output);
+      where, detail::describe_exit(exit), describe_parameters(tuning),
+      output.empty() ? "" : "; its output: " + output);
 }
 
-}  // namespace anycl::cli
+}  // namespace anycl
+
+namespace anycl::detail {
+
+int check_tuning_here(const DeviceInfo& device, const std::string& file) {
+  std::string why;
+  const auto tuning = load_tuning(file, &why);
+  if (!tuning) throw DataError("the tuning to check: " + why);
+  RuntimeOptions options;
+  options.device_spec = std::to_string(device.index);
+  Runtime rt(options);
+  const std::string wrong = tuning_mismatch(rt, *tuning);
+  std::printf("%s\n", wrong.empty() ? "exact" : wrong.c_str());
+  return wrong.empty() ? 0 : kTuningRefused;
+}
+
+}  // namespace anycl::detail

@@ -1,0 +1,58 @@
+// First-use tuning before training (see the header): the library tunes, the command prints.
+#include "first_use_tuning.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <set>
+
+#include "anycl/blas/tune.hpp"
+#include "anycl/error.hpp"
+
+namespace anycl::cli {
+
+void run_first_use_tuning(const std::vector<Runtime*>& runtimes, const std::vector<GemmShape>& shapes,
+                          bool quiet) {
+  std::set<size_t> done;
+  for (Runtime* rt : runtimes) {
+    const DeviceInfo& device = rt->info();
+    if (!done.insert(device.index).second) continue;
+    if (const std::string why = first_use_tuning_skipped(device); !why.empty()) {
+      if (why == kGpuUsesClblastDatabase && !quiet)
+        fmt::print("{}: no first-use tuning, {}\n", device.name, why);
+      continue;
+    }
+    if (!quiet)
+      fmt::print(
+          "first use of {} (driver {}) without a tuning: measuring a shortlist of CLBlast parameter sets at "
+          "this model's GEMMs (about two minutes, once per device and driver; --no-autotune or "
+          "ANYCL_AUTOTUNE=off skips it)\n",
+          device.name, device.driver_version);
+    std::fflush(stdout);
+    std::optional<TuneReport> report;
+    try {
+      report = tune_on_first_use(*rt, shapes, [quiet](const TuneProgress& p) {
+        if (!quiet) fmt::print("{}\n", p.line), std::fflush(stdout);
+        return true;
+      });
+    } catch (const Error& e) {
+      fmt::print(stderr,
+                 "anycl train: first-use tuning failed on {} ({}); training goes on with the parameters it "
+                 "had — `anycl tune` retries it\n",
+                 device.name, e.what());
+      continue;
+    }
+    if (!report) continue;
+    for (Runtime* other : runtimes)
+      if (other != rt && other->info().index == device.index) apply_tuning(*other, report->tuning);
+    const GemmTuning& t = report->tuning;
+    if (!quiet)
+      fmt::print(
+          "first-use tuning: the model's GEMMs take {:.3f} ms per pass instead of {:.3f} ms with {} "
+          "({:.2f}x), found in {:.0f} s; stored for this device and driver\n",
+          t.seconds_after * 1e3, t.seconds_before * 1e3, report->baseline, t.seconds_before / t.seconds_after,
+          t.seconds);
+  }
+}
+
+}  // namespace anycl::cli
