@@ -82,7 +82,7 @@ std::optional<TuneReport> tune_on_first_use(Runtime& rt, const std::vector<GemmS
 
 /// The path of anycl's tuning worker program: $ANYCL_TUNE_WORKER when set, else anycl-tune-worker
 /// beside the anycl library (or the program holding it), else in <that folder>/../libexec/anycl.
-/// Throws Error naming every place it looked, and what to do, when there is none.
+/// Throws UnsupportedError naming every place it looked, and what to do, when there is none.
 std::string find_tune_worker();
 
 /// tuning_mismatch() for `tuning` on `device`, run in a child process of the worker program: ""

@@ -42,7 +42,7 @@ std::string find_tune_worker() {
   if (const auto named = detail::platform::get_env("ANYCL_TUNE_WORKER"); named && !named->empty()) {
     std::error_code ec;
     if (fs::is_regular_file(*named, ec)) return *named;
-    throw Error(fmt::format(
+    throw UnsupportedError(fmt::format(
         "ANYCL_TUNE_WORKER is {}, which is not a file — set it to anycl's tuning worker program ({}) or "
         "unset it",
         *named, kWorkerName));
@@ -68,7 +68,7 @@ std::string find_tune_worker() {
     if (fs::is_regular_file(folder / name, ec)) return (folder / name).string();
     looked += (looked.empty() ? "" : ", ") + folder.string();
   }
-  throw Error(fmt::format(
+  throw UnsupportedError(fmt::format(
       "anycl's tuning worker program {} was not found (looked in {}): tuning runs each candidate parameter "
       "set in a child process of it, so that a driver crash costs one candidate — install anycl with it "
       "(`cmake --install` puts it in <prefix>/libexec/anycl; the Python package carries it beside its "
@@ -154,7 +154,9 @@ TuneReport tune(Runtime& rt, const TuneSettings& settings) {
     });
   };
   const bool keep_earlier = existing && !report.continued;
+  GemmTuning last_stage;  // the result after the last stage done
   options.stage_done = [&](const GemmTuning& so_far) {
+    last_stage = so_far;
     if (!keep_earlier || tuning_complete(so_far)) save_tuning(report.path, so_far);
   };
   GemmTuning t;
@@ -168,10 +170,9 @@ TuneReport tune(Runtime& rt, const TuneSettings& settings) {
     // What the finished (or begun) stages stored stays, and applies; an earlier complete tuning
     // stays in use instead when there was one.
     report.stopped = true;
-    std::string why;
-    if (auto stored = load_tuning(report.path, &why)) {
-      report.tuning = *stored;
-      if (!stored->kernels.empty()) apply_tuning(rt, *stored);
+    report.tuning = keep_earlier ? *existing : last_stage;
+    if (!report.tuning.kernels.empty()) {
+      apply_tuning(rt, report.tuning);
       detail::gemm_state(rt).tuned_here = true;
     }
     return report;
