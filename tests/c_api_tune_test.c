@@ -40,7 +40,8 @@ static void stopped_by_callback(anycl_runtime* rt) {
   CHECK(r.tuned == 1);
   CHECK(r.stopped == 1);
   CHECK(s.first_candidates == 1);
-  CHECK(r.candidates == 1);
+  CHECK(r.candidates >= 1); /* and any the worker finished before it saw the stop: */
+  CHECK(r.candidates <= 2); /* the small database has two sets per kernel */
   CHECK(r.ms_before > 0);
   char path[4096];
   size_t length = 0;
