@@ -8,6 +8,7 @@
 #include <anycl/error.hpp>
 #include <filesystem>
 
+#include "blas/clblast_params.hpp"
 #include "helpers.hpp"
 
 namespace {
@@ -62,6 +63,41 @@ TEST_CASE(
   CHECK(stored->kernels == r.tuning.kernels);
   CHECK(r.path == anycl::tuning_file_path(rt.info()));
   CHECK(fs::path(r.path).parent_path() == fs::path(dir.path()));
+}
+
+TEST_CASE("a runtime tuned by tune() keeps its tuning when a model with large GEMMs is built on it") {
+  // Without the database a runtime has nothing to switch to; with it (the shipped entries), building
+  // a model with large GEMMs on a runtime that runs the entry switches to the entry's `large` sets —
+  // but not on a runtime tune() has tuned since (what it stored would be replaced without a word).
+  anycl::test::TempDir dir;
+  anycl::test::ScopedEnv cache("ANYCL_CACHE_DIR", dir.path());
+  anycl::test::ScopedEnv on("ANYCL_TUNING_DATABASE", "on");
+  anycl::Runtime rt;
+  const std::vector<anycl::GemmShape> cnn = {{"fwd 2", false, false, 73728, 64, 288}};
+  const auto entry = anycl::database_tuning(rt.info());
+  const auto large = anycl::database_tuning(rt.info(), nullptr, nullptr, &cnn);
+  if (!entry || !large || large->kernels == entry->kernels)
+    ANYCL_SKIP_TEST(Missing::capability,
+                    "no tuning database entry with large sets matches " + rt.info().name);
+  REQUIRE(rt.stats().tuning_file.rfind("anycl's tuning database", 0) == 0);
+  auto now = [&] {
+    anycl::GemmTuning t;
+    for (const auto& [kernel, params] : large->kernels) {
+      if (kernel.rfind("anycl", 0) == 0) continue;  // anycl's own choices, not CLBlast's
+      REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, kernel, t.kernels[kernel]) ==
+              clblast::StatusCode::kSuccess);
+    }
+    return t.kernels;
+  };
+  anycl::TuneSettings s;
+  s.shapes = anycl::parse_gemm_shapes("NN48x40x56/fwd 1;TN56x40x48/dW 1");
+  s.progress = [](const anycl::TuneProgress& p) { return p.candidates < 1; };
+  const anycl::TuneReport r = anycl::tune(rt, s);
+  REQUIRE(r.tuning.kernels.count("XgemmDirect") == 1);
+  const auto tuned = now();
+  CHECK(tuned.at("XgemmDirect") == r.tuning.kernels.at("XgemmDirect"));
+  anycl::apply_model_tuning(rt, cnn);
+  CHECK(now() == tuned);
 }
 
 TEST_CASE("GEMM shapes round-trip through their text form, and bad text names the item") {
