@@ -1,17 +1,44 @@
 # Writes the linker version script libanycl.so links with (PRE_LINK; cmake/anycl.map is its
-# template): every anycl::detail symbol the objects define is listed as local, by its exact
-# demangled name (a quoted name outranks anycl.map's global wildcard in GNU ld), except those in
-# cmake/detail_exports.txt — internals the anycl command and the test programs still link against
-# until they have a library of their own (DESIGN.md). Inputs: -DNM= -DTEMPLATE= -DALLOW= -DOUT= -DOBJECTS=a.o|b.o
+# template): every symbol the objects define that is not the public API is listed as local, by its
+# exact demangled name (a quoted name outranks anycl.map's global wildcard in GNU ld) — whatever
+# names anycl::detail, and each anycl:: name one part of which (anycl::ConvOps::output_forward:
+# ConvOps, output_forward) is no word of the public headers (a class private to src/, such as the
+# ops' launchers). The programs that reach internals (the test suites, the anycl command, the
+# fuzzers) link anycl_internal, a static archive of the same objects, instead.
+# Inputs: -DNM= -DTEMPLATE= -DOUT= -DINCLUDE=include/anycl -DOBJECTS=a.o|b.o
 cmake_minimum_required(VERSION 3.16)
 file(READ "${TEMPLATE}" map)
-file(STRINGS "${ALLOW}" allow_lines)
-set(allowed "")
-foreach(line IN LISTS allow_lines)
-  if(line MATCHES "^[^#]")
-    list(APPEND allowed "${line}")
-  endif()
+# The public headers' words, as ";word;word;…;" for string(FIND). (The headers are read here, at link
+# time, not listed: include/anycl is installed as a whole.)
+file(GLOB_RECURSE headers "${INCLUDE}/*.hpp" "${INCLUDE}/*.h")
+set(words "")
+foreach(header IN LISTS headers)
+  file(READ "${header}" text)
+  string(REGEX MATCHALL "[A-Za-z_][A-Za-z0-9_]*" found "${text}")
+  list(APPEND words ${found})
 endforeach()
+list(REMOVE_DUPLICATES words)
+# A class the headers only forward-declare (`class ConvOps;` for a member pointer) is private: its
+# name is a word there, its members are not API. Such names leave the word list.
+foreach(header IN LISTS headers)
+  file(READ "${header}" text)
+  string(REGEX MATCHALL "(class|struct)[ \t]+[A-Za-z_][A-Za-z0-9_]*[ \t]*;" declared "${text}")
+  string(REGEX MATCHALL "(class|struct)[ \t]+[A-Za-z_][A-Za-z0-9_]*([ \t]+final)?[ \t]*[:{]" defined "${text}")
+  foreach(item IN LISTS declared)
+    string(REGEX REPLACE "^(class|struct)[ \t]+([A-Za-z0-9_]*).*$" "\\2" item "${item}")
+    list(APPEND forward_only "${item}")
+  endforeach()
+  foreach(item IN LISTS defined)
+    string(REGEX REPLACE "^(class|struct)[ \t]+([A-Za-z0-9_]*).*$" "\\2" item "${item}")
+    list(APPEND complete "${item}")
+  endforeach()
+endforeach()
+if(forward_only)
+  list(REMOVE_ITEM forward_only ${complete})
+  list(REMOVE_ITEM words ${forward_only})
+endif()
+string(JOIN ";" words ${words})
+set(words ";${words};")
 string(REPLACE "|" ";" OBJECTS "${OBJECTS}")
 set(locals "")
 set(count 0)
@@ -28,19 +55,30 @@ foreach(object IN LISTS OBJECTS)
       continue()
     endif()
     set(name "${CMAKE_MATCH_1}")
-    # The qualified name, after a template function's return type or a vtable/typeinfo prefix
-    # (neither holds a '<' before it) and without its arguments.
-    string(REGEX REPLACE "\\(.*$" "" head "${name}")
     string(FIND "${name}" "anycl::detail::" mentions)
     if(mentions EQUAL -1)
-      continue()
-    endif()
-    # A detail function on the list stays exported; anything else naming a detail type (a template
-    # instance over one, a private class's constructor taking one) is local.
-    if(head MATCHES "^([^<]* )?(anycl::detail::.*)$")
-      string(REGEX REPLACE "<.*$" "" base "${CMAKE_MATCH_2}")
-      string(REGEX REPLACE "\\[abi:[a-z0-9]+\\]$" "" base "${base}")
-      if(base IN_LIST allowed)
+      # An anycl:: name (after a vtable/typeinfo prefix or a template function's return type),
+      # each of its parts a word of the public headers; other names (std:: instances over anycl's
+      # types) are left to the template's wildcard.
+      string(REGEX REPLACE "^(vtable|typeinfo|typeinfo name|VTT|construction vtable|guard variable) for " ""
+             plain "${name}")
+      if(NOT plain MATCHES "^([^<(]* )?anycl::([A-Za-z0-9_:~]*)([<([]|$)")
+        continue()
+      endif()
+      string(REPLACE "::" ";" parts "${CMAKE_MATCH_2}")
+      set(public TRUE)
+      foreach(part IN LISTS parts)
+        string(REGEX REPLACE "^~" "" part "${part}")
+        if(part STREQUAL "" OR part MATCHES "^operator")
+          continue()
+        endif()
+        string(FIND "${words}" ";${part};" at)
+        if(at EQUAL -1)
+          set(public FALSE)
+          break()
+        endif()
+      endforeach()
+      if(public)
         continue()
       endif()
     endif()

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The shared library's exports. libanycl.so exports the C API and the public C++ API only
 # (cmake/anycl.map): every dynamic symbol it defines is an anycl_* C function or names anycl::
-# (demangled), no anycl::detail symbol is exported but those cmake/detail_exports.txt lists, and every
-# function anycl.h declares is exported.
+# (demangled), no anycl::detail symbol is exported, every C++ name exported is declared in a public
+# header (include/anycl), and every function anycl.h declares is exported.
 # anycl.dll (mingw-w64, OBJDUMP given): every function anycl.h declares is in its export table, the
 # table fits a DLL (at most 65,535 entries), and the DLL needs no mingw-w64 runtime DLL (libstdc++,
 # libgcc, winpthread and zlib are linked in). It exports every global symbol of anycl's own objects
@@ -19,18 +19,41 @@ if [ -z "$objdump" ]; then
     echo "$stray" | head -40 >&2
     exit 1
   fi
-  # No anycl::detail internals beyond cmake/detail_exports.txt (what the anycl command and the test
-  # programs still link against), and nothing else that names a detail type.
-  allow=$(grep -v '^#' "$(dirname "$0")/../cmake/detail_exports.txt" || true)
-  detail=$(echo "$defined" | c++filt | grep -F 'anycl::detail::' | sed 's/(.*//' | sort -u || true)
-  unlisted=$(while IFS= read -r name; do
-      [ -n "$name" ] || continue
-      base=$(sed -E -n 's/^([^<]* )?(anycl::detail::[^<]*).*$/\2/p' <<<"$name" | sed 's/\[abi:[a-z0-9]*\]$//')
-      if [ -z "$base" ] || ! grep -q -x -F "$base" <<<"$allow"; then echo "$name"; fi
-    done <<<"$detail")
-  if [ -n "$unlisted" ]; then
+  # No anycl::detail internal at all (the programs that reach internals link anycl_internal, a
+  # static archive of the same objects), and every C++ name exported is one the public headers
+  # declare: each part of its qualified name (anycl::Runtime::info: Runtime, info) is a word there.
+  detail=$(echo "$defined" | c++filt | grep -F 'anycl::detail::' | sort -u || true)
+  if [ -n "$detail" ]; then
     echo "check_exports: $lib exports anycl::detail internals (cmake/anycl_version_script.cmake should hide them):" >&2
-    echo "$unlisted" | head -40 >&2
+    echo "$detail" | head -40 >&2
+    exit 1
+  fi
+  include=$(cd "$(dirname "$header")/.." && pwd)  # include/, above anycl/anycl.h
+  # Words of the public headers, less the classes they only forward-declare (`class ConvOps;`: a
+  # private class behind a member pointer, whose members are not API).
+  forward_only=$(comm -23 \
+    <(grep -rhoE '(class|struct)[[:space:]]+[A-Za-z_][A-Za-z0-9_]*[[:space:]]*;' "$include/anycl" | awk '{print $2}' | tr -d ';' | sort -u) \
+    <(grep -rhoE '(class|struct)[[:space:]]+[A-Za-z_][A-Za-z0-9_]*([[:space:]]+final)?[[:space:]]*[:{]' "$include/anycl" | awk '{print $2}' | tr -d ':{' | sort -u))
+  words=$(comm -23 <(grep -rhoE '[A-Za-z_][A-Za-z0-9_]*' "$include/anycl" | sort -u) <(echo "$forward_only" | sort -u))
+  undeclared=$(echo "$defined" | c++filt | grep -F 'anycl::' | sort -u | while IFS= read -r symbol; do
+      # The anycl:: name (after a vtable/typeinfo prefix or a template function's return type),
+      # without arguments, template arguments and ABI tags; other names (std:: instances over
+      # anycl's types) are not anycl's declarations.
+      plain=$(sed -E 's/^(vtable|typeinfo|typeinfo name|VTT|construction vtable|guard variable) for //' <<<"$symbol")
+      name=$(sed -n -E 's/^([^<(]* )?anycl::([A-Za-z0-9_:~]*)([<([].*)?$/\2/p' <<<"$plain")
+      [ -n "$name" ] || continue
+      missing=""
+      IFS=':' read -r -a parts <<<"${name//::/:}"
+      for part in "${parts[@]}"; do
+        part=${part#\~}
+        case $part in operator*|"") continue ;; esac
+        grep -q -x -F -- "$part" <<<"$words" || missing="$missing $part"
+      done
+      [ -z "$missing" ] || echo "$symbol  (not in a public header:$missing)"
+    done)
+  if [ -n "$undeclared" ]; then
+    echo "check_exports: $lib exports C++ names no public header (include/anycl) declares:" >&2
+    echo "$undeclared" | head -40 >&2
     exit 1
   fi
 else

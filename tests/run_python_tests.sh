@@ -10,6 +10,7 @@ if ! "$python" -c 'import numpy, pytest' 2>/dev/null; then
   exit 77
 fi
 # The tests compare the package with `anycl train`: both train with the same CLBlast parameters only
-# when the command does no first-use tuning of its own (the C API does none).
+# when neither the command nor the package's fit does first-use tuning (python/tests/test_tuning.py
+# turns it on in processes of its own).
 export ANYCL_AUTOTUNE=off
 exec "$python" -m pytest -q -p no:cacheprovider "$tests"

@@ -20,3 +20,16 @@ fi
 rm -f "$log"
 echo "check-python-package: pip install . took $((SECONDS - start)) s" >&2
 (cd /tmp && env -u ANYCL_LIBRARY -u PYTHONPATH "$OLDPWD/$venv/bin/python" "$OLDPWD/samples/python/quick_check.py")
+# The package carries the tuning worker beside its library: anycl.tune finds it (stopped at its first
+# line, it measures nothing; the cache is a scratch folder).
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+(cd /tmp && env -u ANYCL_LIBRARY -u PYTHONPATH -u ANYCL_TUNE_WORKER ANYCL_CACHE_DIR="$scratch" \
+   "$OLDPWD/$venv/bin/python" -c '
+import anycl
+from anycl.layers import Dense
+m = anycl.Sequential([Dense(8), Dense(2)], input_shape=(4,))
+m.compile()
+r = anycl.tune(m, quick=True, progress=lambda p: False, verbose=0)
+assert r.stopped, r
+print("check-python-package: anycl.tune found the package'"'"'s anycl-tune-worker")')

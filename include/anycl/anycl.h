@@ -253,6 +253,66 @@ ANYCL_C_API anycl_status anycl_model_set_weights(anycl_model* model, size_t inde
  * height, width} (e.g. of a loaded model, to check image arrays against). */
 ANYCL_C_API anycl_status anycl_model_input_shape(const anycl_model* model, size_t shape[3]);
 
+/* --- tuning (API version 2) --------------------------------------------------------------------- */
+
+/** Where a tuning is, for anycl_tune's callback (the strings are valid during the call only). */
+typedef struct anycl_tune_progress {
+  const char* line;    /* what the tuner says: one UTF-8 line without its newline */
+  const char* stage;   /* "XgemmDirect", "Xgemm", "GemmRoutine"; "" before the first stage */
+  size_t candidates;   /* parameter sets measured so far, over every stage */
+  double best_seconds; /* the stage's best exact set so far, one pass over the model's GEMMs; 0: none yet */
+  double seconds;      /* since the tuning began */
+} anycl_tune_progress;
+
+/** Returns 0 to go on, non-zero to stop once the candidate being measured is done: the best set
+ * found so far is kept (stored and applied). */
+typedef int (*anycl_tune_callback)(const anycl_tune_progress* progress, void* user);
+
+typedef struct anycl_tune_options {
+  size_t struct_size; /* sizeof(anycl_tune_options), set by anycl_tune_options_init */
+  int quick;          /* 1: the shortlists only, as first-use tuning (about 95 s on a 2-core CPU) */
+  int first_use;      /* 1: tune only where `anycl train` would on first use (then quick) */
+  double minutes;     /* time for the search; 0: the default (1.6 quick, else 8; 16 with a CNN's GEMMs) */
+  size_t batch;       /* the batch the model trains at, whose GEMMs are timed (default 128) */
+  anycl_tune_callback on_progress; /* NULL: none */
+  void* user;                      /* passed to on_progress */
+} anycl_tune_options;
+
+/** What anycl_tune did (written up to its struct_size, set by anycl_tune_result_init). */
+typedef struct anycl_tune_result {
+  size_t struct_size;
+  int tuned;          /* 1 when it tuned; 0 when first_use found no need (anycl_first_use_tuning_skipped) */
+  int stopped;        /* 1 when the callback stopped it: the stages done and the best set found are kept */
+  size_t candidates;  /* parameter sets measured */
+  double seconds;     /* how long the tuning took */
+  double ms_before;   /* one pass over the model's GEMMs with the parameters it started from */
+  double ms_after;    /* ... and as tuned (0 when stopped before the last stage) */
+} anycl_tune_result;
+
+/** Defaults: a full tuning (not quick, not first_use), the default time, batch 128, no callback. */
+ANYCL_C_API void anycl_tune_options_init(anycl_tune_options* options);
+ANYCL_C_API void anycl_tune_result_init(anycl_tune_result* result);
+
+/** Tunes CLBlast's GEMM for the runtime's device at the model's GEMMs (as `anycl tune` does): each
+ * candidate parameter set compiles and runs in a child process of anycl's worker program
+ * (anycl-tune-worker, found beside the library or in <prefix>/libexec/anycl; ANYCL_TUNE_WORKER
+ * names another), so a driver crash costs one candidate. The result is stored in the device's
+ * tuning file in the cache folder (every later runtime on the device applies it) and applied to
+ * `runtime`. With options->first_use, it tunes (quick) only where the device has no tuning of its
+ * own, no specific tuning database entry, is a CPU (or ANYCL_AUTOTUNE=on), and neither
+ * ANYCL_AUTOTUNE nor ANYCL_TUNING is off; otherwise it returns ANYCL_OK with result->tuned = 0.
+ * ANYCL_ERROR_UNSUPPORTED when the worker program is not found (the message names where it looked),
+ * ANYCL_ERROR_IO when the tuning file cannot be written. `options` may be NULL (defaults), and so
+ * may `result`. */
+ANYCL_C_API anycl_status anycl_tune(anycl_model* model, anycl_runtime* runtime, const anycl_tune_options* options,
+                                    anycl_tune_result* result);
+/** Why first-use tuning would not run on the runtime's device ("" when it would), as text. */
+ANYCL_C_API anycl_status anycl_first_use_tuning_skipped(const anycl_runtime* runtime, char* buffer, size_t capacity,
+                                                        size_t* length);
+/** The path of the device's tuning file ("" when the cache is off), as text. */
+ANYCL_C_API anycl_status anycl_tuning_file_path(const anycl_runtime* runtime, char* buffer, size_t capacity,
+                                                size_t* length);
+
 #ifdef __cplusplus
 }
 #endif

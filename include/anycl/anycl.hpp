@@ -3,6 +3,7 @@
 #pragma once
 
 #include "anycl/blas/blas.hpp"
+#include "anycl/blas/tune.hpp"
 #include "anycl/blas/tuning.hpp"
 #include "anycl/cache.hpp"
 #include "anycl/data/dataset.hpp"

@@ -15,6 +15,7 @@ from .errors import (BuildError, DataError, DeviceError, DTypeError, Error, Inva
                      NumericalError, OpenCLError, ShapeError, UnsupportedError, VersionError)
 from .callbacks import Callback
 from .model import History, Runtime, Sequential, devices, load_model
+from .tuning import TuneProgress, TuneResult, tune
 
 __version__ = _lib.anycl_version_string().decode()
 
@@ -22,3 +23,4 @@ __all__ = ["API_VERSION", "BuildError", "Callback", "DataError", "DeviceError", 
            "InvalidArgumentError", "IoError", "NumericalError", "datasets", "OpenCLError", "Runtime", "Sequential",
            "ShapeError", "UnsupportedError", "VersionError", "callbacks", "devices", "layers", "load_model"]
 __all__ += ["optimizers"]
+__all__ += ["TuneProgress", "TuneResult", "tune"]

@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from . import errors
+from . import tuning as _tuning
 from ._callbacks import CallbackGuard
 from .callbacks import Callback  # noqa: F401 — anycl.Callback, kept importable from here
 from ._lib import EPOCH_CALLBACK, PROGRESS_CALLBACK, Epoch, ModelOptions, TrainOptions, check, lib, text
@@ -340,16 +341,20 @@ class Sequential:
 
     # -- training -------------------------------------------------------------------------------
     def fit(self, x, y, epochs=1, batch_size=128, validation_split=0.0, validation_data=None, seed=1,
-            callbacks=(), checkpoint_dir=None, verbose=0, runtime=None):
+            callbacks=(), checkpoint_dir=None, verbose=0, runtime=None, autotune=True):
         """Trains on x (float32 or uint8, (samples, features...)) and y (integer class indices, or
         float32 targets for mse). Returns a History. Ctrl-C stops after the current step (the model
-        keeps the weights reached), then raises KeyboardInterrupt."""
+        keeps the weights reached), then raises KeyboardInterrupt. On a CPU with neither a tuning nor
+        a specific tuning database entry, the first fit tunes CLBlast's GEMM at the model's shapes, as
+        `anycl train` does (about two minutes, once per device and driver; autotune=False or
+        ANYCL_AUTOTUNE=off skips it; anycl.tune)."""
         self._refuse_during_fit("fit()")
         epochs, batch_size, seed, validation_split, checkpoint = _fit_arguments(
             epochs, batch_size, seed, validation_split, validation_data, checkpoint_dir)
         bar = ProgressBar(verbosity(verbose), epochs)
         h = self._handle()
         rt = _runtime(runtime)
+        _tuning.first_use(self, rt, batch_size, verbose, autotune)
         train = _Dataset(x, y, self)
         val = _validation_set(validation_data, self) if validation_data is not None else None
         metric = self.metrics_names[1]

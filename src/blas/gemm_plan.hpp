@@ -40,6 +40,9 @@ struct GemmState {
   size_t dw_slices = kDefaultDwSlices;
   /// What the GEMM layer read from CLBlast; {} again after a tuning changes CLBlast's parameters.
   GemmLayoutParams layout;
+  /// tune() stored and applied a tuning of the device's own on this runtime: building a model no
+  /// longer switches to the database's sets for it (apply_model_tuning), whatever it ran at start.
+  bool tuned_here = false;
 };
 
 /// The runtime's GEMM state.

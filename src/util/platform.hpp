@@ -66,6 +66,12 @@ std::filesystem::path create_private_folder(const std::filesystem::path& parent,
 /// Whether this process may create files in the existing folder `folder` (POSIX: write and search
 /// permission; Windows: a folder that is not read-only — its ACLs are only checked by writing).
 bool folder_is_writable(const std::filesystem::path& folder);
+/// What a program's file name ends with: ".exe" on Windows, "" elsewhere.
+#ifdef _WIN32
+inline constexpr const char* kProgramSuffix = ".exe";
+#else
+inline constexpr const char* kProgramSuffix = "";
+#endif
 /// The environment variable `name` (UTF-8), or nothing when it is not set.
 std::optional<std::string> get_env(const char* name);
 /// Sets (or, with no value, removes) the environment variable `name` for this process and its children.

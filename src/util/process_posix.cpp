@@ -1,4 +1,4 @@
-// POSIX implementation of process.hpp: fork/exec, sigaction, dlopen, /proc (Linux) for the age.
+// POSIX implementation of process.hpp: posix_spawn, sigaction, dlopen, /proc (Linux) for the age.
 #ifndef _WIN32
 #include "process.hpp"
 
@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +26,8 @@
 #include <mach-o/dyld.h>
 #endif
 
+extern char** environ;  // POSIX: the process's environment (unistd.h declares it only on request)
+
 namespace anycl::detail::platform {
 namespace {
 
@@ -35,29 +38,38 @@ ProcessExit decode(int status) {
   return e;
 }
 
-// In the child: add the environment, then become the program (127 when it cannot).
-[[noreturn]] void exec_child(const ProcessSpec& spec) {
-  for (const auto& [name, value] : spec.env) ::setenv(name.c_str(), value.c_str(), 1);
-  std::vector<char*> argv;
-  for (const auto& a : spec.args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  ::execv(argv[0], argv.data());
-  _exit(127);
-}
-
+// posix_spawn, not fork + exec: the library starts children (the tuning worker) from applications
+// with threads of their own (Python, OpenCL drivers), where a forked child may only call
+// async-signal-safe functions before exec — building its argv and environment there could deadlock
+// on a lock another thread held. Everything is prepared here, in the parent.
 pid_t start(const ProcessSpec& spec, int out_fd) {
   if (spec.args.empty()) throw Error("cannot start a child process: no program given");
+  std::vector<std::string> environment;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    bool replaced = false;
+    for (const auto& [n, v] : spec.env) replaced = replaced || n == name;
+    if (!replaced) environment.push_back(entry);
+  }
+  for (const auto& [name, value] : spec.env) environment.push_back(name + "=" + value);
+  std::vector<char*> argv, envp;
+  for (const auto& a : spec.args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (auto& e : environment) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (out_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, out_fd, STDERR_FILENO);
+  }
   std::fflush(stdout);
   std::fflush(stderr);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw Error(fmt::format("cannot start {}: {}", spec.args[0], std::strerror(errno)));
-  if (pid == 0) {
-    if (out_fd >= 0) {
-      ::dup2(out_fd, STDOUT_FILENO);
-      ::dup2(out_fd, STDERR_FILENO);
-    }
-    exec_child(spec);
-  }
+  pid_t pid = -1;
+  const int error = ::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  if (error != 0) throw Error(fmt::format("cannot start {}: {}", spec.args[0], std::strerror(error)));
   return pid;
 }
 

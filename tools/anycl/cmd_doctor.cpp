@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "anycl/blas/tune.hpp"
 #include "anycl/blas/tuning.hpp"
 #include "anycl/cache.hpp"
 #include "anycl/data/dataset.hpp"
@@ -14,7 +15,6 @@
 #include "args.hpp"
 #include "commands.hpp"
 #include "device_flag.hpp"
-#include "tuning_check.hpp"
 #include "util/platform.hpp"
 #include "util/process.hpp"
 

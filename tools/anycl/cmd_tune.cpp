@@ -10,7 +10,7 @@
 #include <fstream>
 #include <optional>
 
-#include "anycl/blas/tuning.hpp"
+#include "anycl/blas/tune.hpp"
 #include "anycl/error.hpp"
 #include "anycl/nn/model_from_flags.hpp"
 #include "anycl/util/atomic_file.hpp"
@@ -19,85 +19,39 @@
 #include "commands.hpp"
 #include "device_flag.hpp"
 #include "train_resume.hpp"
-#include "tune_worker.hpp"
-#include "tuning_check.hpp"
 
 namespace anycl::cli {
 
 namespace {
 
-// A first-use (--quick) tuning must beat the device's database entry by this factor to replace it.
-constexpr double kFirstUseMargin = 1.05;
-
-// The tuning in this process, candidates in child processes; the result is stored at `path`
-// through the atomic writer: after each stage when no complete tuning is there yet, else only once
-// the new one is complete (the earlier one stays in use until then).
-int tune_here(const DeviceInfo& device, const std::string& path, TuneOptions options) {
-  std::error_code ignored;  // anycl's own cache folder (save_tuning makes it too): a fresh machine lacks it
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ignored);
-  check_output_file(path);  // a FIFO, folder or link there is refused now, not after minutes of tuning
-  const auto existing = load_tuning(path);
-  const bool continuing = existing && !tuning_complete(*existing);
-  if (continuing) options.earlier = *existing;
-  fmt::print("{} CLBlast SGEMM for {} (driver {}) at {} GEMM shapes; candidates run in child processes\n",
-             options.quick ? "quick-tuning" : "tuning", device.name, device.driver_version,
-             options.shapes.size());
-  if (continuing)
-    fmt::print("continuing the interrupted tuning stored in {} (`anycl tune --reset` starts over)\n", path);
-  std::fflush(stdout);
+// The tuning in this process through the library (anycl::tune: candidates in child processes of the
+// tuning worker, the result stored at `path`); this prints what it says, and stops it on Ctrl-C.
+int tune_here(const DeviceInfo& device, const std::string& path, TuneSettings settings) {
   RuntimeOptions rt_options;
   rt_options.device_spec = std::to_string(device.index);
-  rt_options.apply_stored_tuning = false;  // no earlier tuning file: the baseline is set below
+  rt_options.apply_stored_tuning = false;  // no earlier tuning file: the baseline is the database entry
   Runtime rt(rt_options);
-  // Measured against what the device runs without a tuning of its own: its database entry (the
-  // generic one included), else CLBlast's own parameters. Candidates run in child processes on
-  // CLBlast's own parameters plus the candidate, so only this process's baseline timing sees it.
-  std::string baseline_entry;
-  const std::optional<GemmTuning> baseline = database_tuning(device, &baseline_entry);
-  if (baseline) apply_tuning(rt, *baseline);
-  fmt::print("measured against {}\n", baseline ? "anycl's tuning database entry " + baseline_entry
-                                               : std::string("CLBlast's own parameters"));
-  const std::atomic<bool>& stop = install_stop_handlers();
-  options.stop = &stop;
-  options.measure = child_measurer(device, options.shapes, &stop);
-  options.progress = [](const std::string& line) {
-    fmt::print("{}\n", line);
+  settings.stop = &install_stop_handlers();
+  settings.progress = [](const TuneProgress& p) {
+    fmt::print("{}\n", p.line);
     std::fflush(stdout);
+    return true;
   };
-  const bool keep_earlier = existing && !continuing;
-  options.stage_done = [&](const GemmTuning& so_far) {
-    if (!keep_earlier || tuning_complete(so_far)) save_tuning(path, so_far);
-  };
-  GemmTuning t;
-  try {
-    t = tune_gemm(rt, options);
-  } catch (const Error& e) {
-    if (!stop) throw;
-    fmt::print(stderr, "anycl tune: stopped ({})\n", e.what());
-  }
-  if (stop) {
+  const TuneReport report = tune(rt, settings);
+  if (report.stopped) {
     fmt::print(stderr, "anycl tune: interrupted; {} — run `anycl tune` again to continue\n",
-               keep_earlier ? "the earlier complete tuning stays in " + path
-                            : "the finished stages and the best set found so far are stored in " + path);
+               report.tuning.kernels.empty()
+                   ? "nothing was stored in " + path
+                   : "the finished stages and the best set found so far are stored in " + path);
     return stop_exit_code();
   }
-  if (options.quick && baseline && tuning_complete(*baseline) &&
-      t.seconds_after * kFirstUseMargin > t.seconds_before) {
-    // A first-use tuning that does not clearly beat the device's entry keeps the entry: a few
-    // per cent measured once on a CPU is noise, and the entry was measured as training runs.
-    fmt::print("no shortlist set beat {} by {:.0f} % ({:.3f} vs {:.3f} ms per pass): keeping it\n",
-               baseline_entry, (kFirstUseMargin - 1) * 100, t.seconds_after * 1e3, t.seconds_before * 1e3);
-    const double seconds = t.seconds, before = t.seconds_before;
-    t = *baseline;
-    t.device = device.name, t.driver = device.driver_version, t.quick = true;
-    t.seconds = seconds, t.seconds_before = t.seconds_after = before;
-    save_tuning(path, t);
-  }
+  const GemmTuning& t = report.tuning;
   fmt::print(
       "tuned in {:.0f} s: the model's GEMMs take {:.3f} ms per pass instead of {:.3f} ms with {} ({:.2f}x); "
       "stored in {} (`anycl tune --show` lists it, `--reset` removes it)\n",
       t.seconds, t.seconds_after * 1e3, t.seconds_before * 1e3,
-      baseline ? "the database entry" : "CLBlast's own parameters", t.seconds_before / t.seconds_after, path);
+      report.baseline.rfind("anycl's", 0) == 0 ? "the database entry" : "CLBlast's own parameters",
+      t.seconds_before / t.seconds_after, path);
   return 0;
 }
 
@@ -106,8 +60,8 @@ int tune_here(const DeviceInfo& device, const std::string& path, TuneOptions opt
 int run_tune(int argc, char** argv) {
   const Args args(argc, argv, 2,
                   {"--device", "--minutes", "--layers", "--features", "--classes", "--batch", "--check",
-                   "--model", "--shapes", "--measure", "--results"},
-                  {"--show", "--reset", "--help", "--in-this-process", "--export", "--quick"});
+                   "--model", "--shapes"},
+                  {"--show", "--reset", "--help", "--export", "--quick"});
   if (args.has("--help")) {
     fmt::print(
         "usage: anycl tune [--quick] [--minutes M] [--show] [--reset] [--export] [--device SPEC]\n"
@@ -145,7 +99,7 @@ int run_tune(int argc, char** argv) {
     return 0;
   }
   if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
-  TuneOptions options;
+  TuneSettings options;
   // --model mlp, cnn, or both (mlp,cnn: one tuning for the union of their GEMMs, as the database's
   // entries are made); --layers replaces the preset's layers.
   const std::string preset = args.get("--model", "mlp");
@@ -172,22 +126,19 @@ int run_tune(int argc, char** argv) {
       throw UsageError(e.what());  // names the flag
     }
   }
-  if (args.has("--shapes")) options.shapes = parse_shapes(args.get("--shapes"));  // the train command's model
+  if (args.has("--shapes")) {  // the train command's model
+    try {
+      options.shapes = parse_gemm_shapes(args.get("--shapes"));
+    } catch (const ValidationError& e) {
+      throw UsageError(std::string("--shapes: ") + e.what());
+    }
+  }
   options.quick = args.has("--quick");
-  // --quick: about 95 s of shortlists (what first-use tuning costs); a full tune: the shortlists, then
-  // the neighbour search, for 8 minutes (MLP) or 16 (with a CNN). Each stage's time is a bound.
-  const double minutes = args.get_double("--minutes",
-                                         options.quick     ? 95.0 / 60
-                                         : preset == "mlp" ? 8
-                                                           : 16,
-                                         0.05, 24 * 60);
-  options.direct_seconds = 60 * minutes * (options.quick ? 0.74 : 0.5);
-  options.indirect_seconds = 60 * minutes * (options.quick ? 0.26 : 0.35);
+  // Default (0): about 95 s of shortlists with --quick (what first-use tuning costs); a full tune: the
+  // shortlists, then the neighbour search, for 8 minutes (16 with a CNN's GEMMs). Each stage's time is a
+  // bound.
+  options.minutes = args.get_double("--minutes", 0, 0.05, 24 * 60);
   const DeviceInfo device = select_device_or_usage_error(args);
-  if (args.has("--results") != args.has("--measure"))
-    throw UsageError(
-        "--results goes with --measure (the child process of `anycl tune` that times candidates)");
-  if (args.has("--measure")) return run_measure_worker(device, args.get("--measure"), args.get("--results"));
   const std::string path = tuning_file_path(device);
   if (path.empty())
     throw Error(
@@ -234,7 +185,6 @@ int run_tune(int argc, char** argv) {
   }
 
   if (args.has("--check")) {
-    if (args.has("--in-this-process")) return check_tuning_here(device, args.get("--check"));
     std::string why;
     const auto tuning = load_tuning(args.get("--check"), &why);
     if (!tuning) throw UsageError("--check: " + why);

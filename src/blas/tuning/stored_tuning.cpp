@@ -101,6 +101,7 @@ namespace anycl {
 
 void apply_model_tuning(Runtime& rt, const std::vector<GemmShape>& shapes) {
   if (rt.stats().tuning_file.rfind(detail::kFromDatabase, 0) != 0) return;  // a file of its own, or nothing
+  if (detail::gemm_state(rt).tuned_here) return;                            // tuned since it started
   const auto tuning = database_tuning(rt.info(), nullptr, nullptr, &shapes);
   if (!tuning) return;
   bool held = true;  // does CLBlast hold these sets already (the usual case: nothing to do)?

@@ -1,7 +1,7 @@
-// Tuning candidates measured in child processes (see the header). The parent hands a child a
-// private file of candidates and reads the child's results file while it runs, so progress is live
-// and a crash is pinned on the candidate whose "start" line has no result.
-#include "tune_worker.hpp"
+// Tuning candidates measured in child processes of the worker program (see the header). The parent
+// hands a child a private file of candidates and reads the child's results file while it runs, so
+// progress is live and a crash is pinned on the candidate whose "start" line has no result.
+#include "blas/tuning/tune_worker.hpp"
 
 #include <fmt/format.h>
 
@@ -15,14 +15,17 @@
 #include <sstream>
 #include <thread>
 
+#include <filesystem>
+
+#include "anycl/blas/tune.hpp"
 #include "anycl/error.hpp"
 #include "anycl/util/bounded_read.hpp"
-#include "args.hpp"
-#include "child_process.hpp"
 #include "util/platform.hpp"
 #include "util/process.hpp"
 
-namespace anycl::cli {
+namespace anycl::detail {
+namespace fs = std::filesystem;
+using platform::ProcessSpec;
 namespace {
 
 constexpr const char* kMagic = "anycl-tune-candidates 1";
@@ -47,7 +50,7 @@ struct Batch {
 
 void write_batch(const std::string& path, const Batch& b) {
   std::string text = fmt::format("{}\nbest {:.9g}\nbudget {:.9g}\nshapes {}\n", kMagic,
-                                 std::min(b.best, 1e30), b.budget, format_shapes(b.shapes));
+                                 std::min(b.best, 1e30), b.budget, format_gemm_shapes(b.shapes));
   for (size_t i = 0; i < b.candidates.size(); ++i) {
     text += fmt::format("candidate {} {}", b.indices[i], b.candidates[i].kernel);
     for (const auto& [k, v] : b.candidates[i].params) text += fmt::format(" {}={}", k, v);
@@ -59,7 +62,7 @@ void write_batch(const std::string& path, const Batch& b) {
 Batch read_batch(const std::string& path) {
   std::istringstream in(read_text_file_bounded(path, kMaxTextFileBytes, "tuning candidates"));
   std::string line;
-  if (!std::getline(in, line) || line != kMagic) throw UsageError(path + ": not an anycl candidates file");
+  if (!std::getline(in, line) || line != kMagic) throw DataError(path + ": not an anycl candidates file");
   Batch b;
   while (std::getline(in, line)) {
     std::istringstream words(line);
@@ -72,14 +75,14 @@ Batch read_batch(const std::string& path) {
     } else if (tag == "shapes") {
       std::string rest;
       std::getline(words >> std::ws, rest);
-      b.shapes = parse_shapes(rest);
+      b.shapes = parse_gemm_shapes(rest);
     } else if (tag == "candidate") {
       size_t index = 0;
       TuningCandidate c;
       words >> index >> c.kernel;
       for (std::string kv; words >> kv;) {
         const auto eq = kv.find('=');
-        if (eq == std::string::npos) throw UsageError(path + ": bad parameter '" + kv + "'");
+        if (eq == std::string::npos) throw DataError(path + ": bad parameter '" + kv + "'");
         c.params[kv.substr(0, eq)] = size_t(std::stoull(kv.substr(eq + 1)));
       }
       b.indices.push_back(index);
@@ -106,7 +109,32 @@ std::vector<std::string> new_lines(const std::string& path, std::streamoff& offs
 
 }  // namespace
 
-std::string format_shapes(const std::vector<GemmShape>& shapes) {
+ScratchDir::ScratchDir() {
+  // A fresh name, created exclusively, private to us.
+  std::error_code ec;
+  const fs::path tmp = fs::temp_directory_path(ec);
+  if (ec) throw Error("cannot find the system's temporary folder: " + ec.message() + " — check TMPDIR/TEMP");
+  path_ = platform::create_private_folder(tmp, "anycl-child-", ec);
+  if (ec)
+    throw IoError(
+        fmt::format("cannot create a folder in {}: {} — check TMPDIR/TEMP", tmp.string(), ec.message()));
+}
+
+ScratchDir::~ScratchDir() {
+  std::error_code ignored;
+  fs::remove_all(path_, ignored);
+}
+
+std::string describe_exit(const platform::ProcessExit& e) {
+  if (e.signal) return "killed by " + platform::signal_name(e.signal);
+  return fmt::format("exit code {}", e.code);
+}
+
+}  // namespace anycl::detail
+
+namespace anycl {
+
+std::string format_gemm_shapes(const std::vector<GemmShape>& shapes) {
   std::string out;
   for (const auto& s : shapes)
     out += fmt::format("{}{}{}{}x{}x{}{}{}/{}", out.empty() ? "" : ";", s.trans_a ? 'T' : 'N',
@@ -115,7 +143,7 @@ std::string format_shapes(const std::vector<GemmShape>& shapes) {
   return out;
 }
 
-std::vector<GemmShape> parse_shapes(const std::string& text) {
+std::vector<GemmShape> parse_gemm_shapes(const std::string& text) {
   std::vector<GemmShape> shapes;
   std::istringstream in(text);
   for (std::string item; std::getline(in, item, ';');) {
@@ -128,27 +156,32 @@ std::vector<GemmShape> parse_shapes(const std::string& text) {
     if (ok && dims.peek() == '^') s.transposes_a = dims.get() == '^';
     if (!ok || dims.peek() != std::char_traits<char>::eof() || x1 != 'x' || x2 != 'x' ||
         (ta != 'N' && ta != 'T') || (tb != 'N' && tb != 'T') || !s.m || !s.n || !s.k)
-      throw UsageError(
-          "--shapes: '" + item +
+      throw ValidationError(
+          "GEMM shapes: '" + item +
           "' is not a GEMM shape like NT128x512x784/label (TN64x288x4608*16/label: 16 calls a step; "
           "NN128x512x784^/label: a Dense product, TN over transposes on the indirect kernel)");
     s.trans_a = ta == 'T', s.trans_b = tb == 'T', s.label = item.substr(slash + 1);
     shapes.push_back(s);
   }
-  if (shapes.empty()) throw UsageError("--shapes: no GEMM shapes given");
+  if (shapes.empty()) throw ValidationError("GEMM shapes: none given");
   return shapes;
 }
 
-CandidateMeasurer child_measurer(const DeviceInfo& device, const std::vector<GemmShape>& shapes,
-                                 const std::atomic<bool>* stop) {
-  return [device, shapes, stop](const std::vector<TuningCandidate>& candidates, double best, double budget,
-                                const std::function<void(const CandidateResult&)>& on_result) {
+}  // namespace anycl
+
+namespace anycl::detail {
+
+CandidateMeasurer child_measurer(const std::string& worker, const DeviceInfo& device,
+                                 const std::vector<GemmShape>& shapes, std::function<bool()> stopped) {
+  return [worker, device, shapes, stopped](const std::vector<TuningCandidate>& candidates, double best,
+                                           double budget,
+                                           const std::function<void(const CandidateResult&)>& on_result) {
     using Clock = std::chrono::steady_clock;
     const auto start = Clock::now();
     const ScratchDir dir;
     std::map<size_t, bool> remaining;
     for (size_t i = 0; i < candidates.size(); ++i) remaining[i] = true;
-    while (!remaining.empty() && !(stop && *stop)) {
+    while (!remaining.empty() && !stopped()) {
       const double left = budget - std::chrono::duration<double>(Clock::now() - start).count();
       if (left <= 0) break;
       Batch batch{best, left, shapes, {}, {}};
@@ -158,10 +191,9 @@ CandidateMeasurer child_measurer(const DeviceInfo& device, const std::vector<Gem
       write_batch(in, batch);
       std::remove(out.c_str());
       ProcessSpec spec;
-      spec.args = {this_executable(), "tune", "--device",  std::to_string(device.index),
-                   "--measure",       in,     "--results", out};
-      detail::platform::BackgroundProcess child(spec, dir.file("worker.log"));
-      ChildExit exit;
+      spec.args = {worker, "measure", std::to_string(device.index), in, out};
+      platform::BackgroundProcess child(spec, dir.file("worker.log"));
+      platform::ProcessExit exit;
       std::atomic<bool> done{false};
       std::thread waiter([&] {
         const auto e = child.wait();
@@ -199,7 +231,7 @@ CandidateMeasurer child_measurer(const DeviceInfo& device, const std::vector<Gem
       while (!done) {
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         take();
-        if (stop && *stop && !asked_to_stop) child.stop(SIGINT), asked_to_stop = true;  // not only a Ctrl-C
+        if (!asked_to_stop && stopped()) child.stop(SIGINT), asked_to_stop = true;  // not only a Ctrl-C
         // The stage's time is a bound, not a hint: a candidate still compiling when it is spent is
         // abandoned (one set can take minutes to compile on a CPU), once the stage has a result.
         const double spent = std::chrono::duration<double>(Clock::now() - start).count();
@@ -208,16 +240,18 @@ CandidateMeasurer child_measurer(const DeviceInfo& device, const std::vector<Gem
       }
       waiter.join();
       take();
-      if (out_of_time || exit.ok() || exit.signal == SIGINT || exit.signal == SIGTERM) break;
+      if (out_of_time || (exit.code == 0 && exit.signal == 0) || exit.signal == SIGINT ||
+          exit.signal == SIGTERM)
+        break;
       if (started < 0 && results_here > 0) break;  // it failed after its last result (e.g. at exit): done
       if (started < 0)  // it failed before any candidate: nothing to blame, nothing to retry
         throw Error(
             fmt::format("the tuning child process on {} failed ({}) before its first candidate: {}",
-                        device.name, exit.describe(),
+                        device.name, describe_exit(exit),
                         one_line(read_text_file_bounded(dir.file("worker.log"), kMaxTextFileBytes, "log"))));
       CandidateResult crashed;
       crashed.index = size_t(started);
-      crashed.error = fmt::format("the driver crashed on it ({})", exit.describe());
+      crashed.error = fmt::format("the driver crashed on it ({})", describe_exit(exit));
       remaining.erase(crashed.index);
       on_result(crashed);
     }
@@ -230,10 +264,10 @@ int run_measure_worker(const DeviceInfo& device, const std::string& in, const st
   options.device_spec = std::to_string(device.index);
   options.apply_stored_tuning = false;
   Runtime rt(options);
-  const auto crash_at = detail::platform::get_env("ANYCL_TEST_CRASH_CANDIDATE");
-  const auto hang_at = detail::platform::get_env("ANYCL_TEST_HANG_CANDIDATE");
+  const auto crash_at = platform::get_env("ANYCL_TEST_CRASH_CANDIDATE");
+  const auto hang_at = platform::get_env("ANYCL_TEST_HANG_CANDIDATE");
   std::FILE* f = std::fopen(out.c_str(), "a");
-  if (!f) throw Error("cannot write " + out + " — check the temporary folder (TMPDIR)");
+  if (!f) throw IoError("cannot write " + out + " — check the temporary folder (TMPDIR)");
   auto put = [&](const std::string& line) {
     std::fputs(line.c_str(), f);
     std::fflush(f);
@@ -258,4 +292,4 @@ int run_measure_worker(const DeviceInfo& device, const std::string& in, const st
   return 0;
 }
 
-}  // namespace anycl::cli
+}  // namespace anycl::detail

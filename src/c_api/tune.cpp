@@ -1,0 +1,118 @@
+// Tuning through the C API (anycl_tune): the library's tune() at the model's GEMMs, with the
+// caller's callback seeing each progress line and able to stop it, keeping the best set found.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "anycl/blas/tune.hpp"
+#include "anycl/error.hpp"
+#include "anycl/nn/sequential.hpp"
+#include "c_api/contract.hpp"
+#include "c_api/handles.hpp"
+
+using namespace anycl::detail::c_api;
+
+namespace {
+
+// The result's fields up to the caller's struct_size (a caller built against an older header has
+// a shorter struct).
+void write_result(anycl_tune_result* out, const anycl_tune_result& r) {
+  if (!out) return;
+  const size_t size = std::min(out->struct_size, sizeof(anycl_tune_result));
+  std::memcpy(reinterpret_cast<char*>(out) + sizeof(size_t),
+              reinterpret_cast<const char*>(&r) + sizeof(size_t), size - sizeof(size_t));
+}
+
+}  // namespace
+
+extern "C" {
+
+void anycl_tune_options_init(anycl_tune_options* options) {
+  if (!options) return;
+  *options = anycl_tune_options{};
+  options->struct_size = sizeof(anycl_tune_options);
+  options->batch = 128;
+}
+
+void anycl_tune_result_init(anycl_tune_result* result) {
+  if (!result) return;
+  *result = anycl_tune_result{};
+  result->struct_size = sizeof(anycl_tune_result);
+}
+
+anycl_status anycl_tune(anycl_model* model, anycl_runtime* runtime, const anycl_tune_options* options,
+                        anycl_tune_result* result) {
+  return guarded([&] {
+    require(model, "anycl_tune", "model");
+    require(runtime, "anycl_tune", "runtime");
+    anycl_tune_options o;
+    anycl_tune_options_init(&o);
+    if (options) {
+      check_struct_size("anycl_tune", options->struct_size, sizeof(anycl_tune_options),
+                        "anycl_tune_options_init");
+      o = *options;
+    }
+    if (result)
+      check_struct_size("anycl_tune", result->struct_size, sizeof(anycl_tune_result),
+                        "anycl_tune_result_init");
+    check_finite_option("anycl_tune", "minutes", o.minutes);
+    if (o.minutes < 0)
+      throw anycl::ValidationError(
+          fmt::format("anycl_tune: minutes is {} — pass 0 for the default or a positive time", o.minutes));
+    if (o.batch == 0 || o.batch > (size_t(1) << 20))
+      throw anycl::ValidationError(fmt::format(
+          "anycl_tune: batch is {} — pass the batch the model trains at (1 to 1048576)", o.batch));
+    const auto locks = lock_for_work(*model, *runtime, "anycl_tune");
+    anycl::Runtime& rt = *runtime->rt;
+    anycl::TuneSettings settings;
+    settings.quick = o.quick != 0 || o.first_use != 0;
+    settings.minutes = o.minutes;
+    settings.shapes = anycl::model_gemm_shapes(anycl::Sequential(model->saved.spec), o.batch);
+    size_t candidates = 0;
+    if (o.on_progress)
+      settings.progress = [&](const anycl::TuneProgress& p) {
+        candidates = p.candidates;
+        const anycl_tune_progress c{p.line.c_str(), p.stage.c_str(), p.candidates, p.best_seconds, p.seconds};
+        return o.on_progress(&c, o.user) == 0;
+      };
+    anycl_tune_result r{};
+    r.struct_size = sizeof(r);
+    std::optional<anycl::TuneReport> report;
+    if (o.first_use) {
+      if (!anycl::first_use_tuning_skipped(rt.info()).empty()) return write_result(result, r);
+      report = anycl::tune_on_first_use(rt, settings.shapes, settings.progress);
+    } else {
+      report = anycl::tune(rt, settings);
+    }
+    model->forget_built();  // built on the parameters it had: the next call builds on the new ones
+    if (!report) return write_result(result, r);
+    r.tuned = 1;
+    r.stopped = report->stopped ? 1 : 0;
+    r.candidates = candidates;
+    r.seconds = report->tuning.seconds;
+    r.ms_before = report->tuning.seconds_before * 1e3;
+    r.ms_after = report->stopped ? 0 : report->tuning.seconds_after * 1e3;
+    write_result(result, r);
+  });
+}
+
+anycl_status anycl_first_use_tuning_skipped(const anycl_runtime* runtime, char* buffer, size_t capacity,
+                                            size_t* length) {
+  return guarded([&] {
+    require(runtime, "anycl_first_use_tuning_skipped", "runtime");
+    copy_text(anycl::first_use_tuning_skipped(runtime->rt->info()), buffer, capacity, length,
+              "anycl_first_use_tuning_skipped");
+  });
+}
+
+anycl_status anycl_tuning_file_path(const anycl_runtime* runtime, char* buffer, size_t capacity,
+                                    size_t* length) {
+  return guarded([&] {
+    require(runtime, "anycl_tuning_file_path", "runtime");
+    copy_text(anycl::tuning_file_path(runtime->rt->info()), buffer, capacity, length,
+              "anycl_tuning_file_path");
+  });
+}
+
+}  // extern "C"
