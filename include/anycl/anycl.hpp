@@ -16,6 +16,7 @@
 #include "anycl/dtype.hpp"
 #include "anycl/error.hpp"
 #include "anycl/export/onnx.hpp"
+#include "anycl/losses/elementwise_loss.hpp"
 #include "anycl/losses/loss.hpp"
 #include "anycl/losses/mse.hpp"
 #include "anycl/losses/softmax_cross_entropy.hpp"
