@@ -86,9 +86,10 @@ def to_layer_string(layers):
     layers = list(layers)
     if not layers or not isinstance(layers[-1], Dense):
         raise errors.InvalidArgumentError("a model's last layer must be the Dense output layer (e.g. Dense(10))")
-    if layers[-1].activation not in (None, "linear", "softmax"):
+    if layers[-1].activation not in (None, "linear", "softmax", "sigmoid"):
         raise errors.InvalidArgumentError(
-            "the output Dense is linear (the softmax is in the loss): leave its activation out")
+            "the output Dense is linear (the softmax is in the loss; a sigmoid output is in the "
+            "binary_crossentropy loss): leave its activation out, or say 'softmax' or 'sigmoid'")
     for l in layers[:-1]:
         if isinstance(l, Dense) and l.activation == "softmax":
             raise errors.InvalidArgumentError(
