@@ -92,7 +92,7 @@ typedef struct anycl_model_options {
   size_t struct_size;     /* sizeof(anycl_model_options), set by anycl_model_options_init */
   const char* layers;     /* --layers grammar: "512,512", "conv32x3,pool2,flatten,128", "none";
                              a size or conv token may name its own activation: "64:tanh,32:relu" */
-  const char* activation; /* hidden layers: relu (default), tanh, sigmoid, linear */
+  const char* activation; /* hidden layers: relu (default), tanh, sigmoid, leaky_relu, elu, gelu, linear */
   const char* init;       /* glorot_uniform (default) or he_uniform */
   float dropout;          /* after each hidden Dense (default 0.2; 0: none) */
   const char* loss;       /* softmax_cross_entropy (default), mse, mae, huber or binary_crossentropy */

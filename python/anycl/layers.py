@@ -8,7 +8,7 @@ class Layer:
     token = None  # the --layers token; None for the output layer
 
 
-ACTIVATIONS = ("relu", "tanh", "sigmoid", "linear")
+ACTIVATIONS = ("relu", "tanh", "sigmoid", "leaky_relu", "elu", "gelu", "linear")  # Keras' names and defaults
 
 
 def _activation(layer, activation):
@@ -38,7 +38,7 @@ def _square(layer, argument, value):
 class Dense(Layer):
     """A fully connected layer with `units` outputs. The last Dense of a model is its output layer
     (linear; the softmax is in the loss). A hidden one takes its own `activation` (relu, tanh,
-    sigmoid, linear); None (the default) means the model's activation (relu unless
+    sigmoid, leaky_relu with Keras' slope 0.2, elu, gelu in its exact erf form, linear); None (the default) means the model's activation (relu unless
     Sequential(activation=...) says otherwise — Keras' default would be linear)."""
 
     def __init__(self, units, activation=None):

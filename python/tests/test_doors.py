@@ -129,9 +129,24 @@ def test_hidden_layers_take_their_own_keras_activations(runtime):
     conv = anycl.Sequential([Conv2D(4, 3, activation="sigmoid"), Flatten(), Dense(3)], input_shape=(1, 8, 8))
     assert "sigmoid" in conv.compile().summary()
     with pytest.raises(anycl.InvalidArgumentError, match="activation must be one of"):
-        Dense(4, activation="gelu")
+        Dense(4, activation="swish")
     with pytest.raises(anycl.InvalidArgumentError, match="softmax"):
         anycl.Sequential([Dense(4, activation="softmax"), Dense(3)], input_shape=(8,))
+
+
+def test_leaky_relu_elu_and_gelu_layers_train_save_and_reload_bit_equal(runtime, tmp_path):
+    # Keras' activation names on Dense and Conv2D: leaky_relu (slope 0.2), elu (alpha 1), gelu (exact).
+    x, y = data((1, 6, 6), "sparse_categorical_crossentropy", 96, 11)
+    model = anycl.Sequential([Conv2D(4, 3, activation="gelu"), Flatten(), Dense(16, activation="leaky_relu"),
+                              Dense(8, activation="elu"), Dense(3)], input_shape=(1, 6, 6)).compile(optimizer="adam")
+    summary = model.summary()
+    assert "gelu" in summary and "leaky_relu" in summary and "elu" in summary
+    history = model.fit(x, y, epochs=3, batch_size=32, runtime=runtime)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    path = str(tmp_path / "act.anycl")
+    model.save(path)
+    again = anycl.load_model(path)
+    assert again.predict(x, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()
 
 
 def test_an_exception_in_a_callback_stops_training_and_propagates_from_fit(runtime):

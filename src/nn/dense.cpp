@@ -10,6 +10,7 @@
 
 #include <sstream>
 
+#include "activation_onnx.hpp"
 #include "anycl/blas/blas.hpp"
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
@@ -60,11 +61,7 @@ std::string dense_onnx(const Layer& layer, OnnxGraph& g, const std::string& x, c
   const std::string b = g.initializer(fmt::format("dense{}.b", index), {int64_t(out)}, params + in * out);
   const std::string y =
       g.node("Gemm", {x, w, b}, fmt::format("dense{}", index), {{"transA", 0}, {"transB", 0}});
-  const char* op = d.activation() == Activation::relu      ? "Relu"
-                   : d.activation() == Activation::tanh    ? "Tanh"
-                   : d.activation() == Activation::sigmoid ? "Sigmoid"
-                                                           : nullptr;
-  return op ? g.node(op, {y}, fmt::format("{}.{}", y, to_string(d.activation()))) : y;
+  return detail::activation_onnx(g, d.activation(), y);
 }
 
 size_t flat_input(const Shape& input, size_t units) {
@@ -103,7 +100,10 @@ size_t Dense::parameter_count(const Shape& input) const {
 }
 
 size_t Dense::activation_floats(const Shape& input) const {
-  return checked_add(flat_input(input, units_), units_, "a Dense layer's activations");  // y and dx
+  const size_t floats =
+      checked_add(flat_input(input, units_), units_, "a Dense layer's activations");  // y and dx
+  return activation_keeps_input(activation_) ? checked_add(floats, units_, "a Dense layer's activations")
+                                             : floats;  // gelu keeps z too
 }
 
 std::vector<GemmShape> Dense::gemm_shapes(const Shape& input, size_t batch, bool need_dx) const {
@@ -126,6 +126,7 @@ void Dense::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor para
   dw_ = grads.rows(0, in_ * units_).reshaped({in_, units_});
   db_ = grads.rows(in_ * units_, units_);
   y_ = Tensor(rt, {max_batch, units_});
+  if (activation_keeps_input(activation_)) z_ = Tensor(rt, {max_batch, units_});
   dx_ = Tensor(rt, {max_batch, in_});
   if (detail::dense_keeps_wt(rt)) wt_ = Tensor(rt, {units_, in_});
   bias_act_ = std::make_unique<BiasActivation>(rt);
@@ -167,7 +168,8 @@ Tensor Dense::forward(const Tensor& x, const StepContext& ctx) {
     } else {
       matmul(x, Trans::no, w_, Trans::no, y);
     }
-    bias_act_->forward(y, b_, activation_);
+    z_last_ = z_.size() ? z_.rows(0, x.rows()) : Tensor();
+    bias_act_->forward(y, b_, activation_, z_.size() ? &z_last_ : nullptr);
   }
   x_last_ = x;
   y_last_ = y;
@@ -176,7 +178,8 @@ Tensor Dense::forward(const Tensor& x, const StepContext& ctx) {
 
 // dy:(batch,out) → dz in place; dW:(in,out) = xᵀ·dz; db = Σ dz; dx:(batch,in) = dz·Wᵀ
 Tensor Dense::backward(Tensor& dy, const StepContext&, bool need_dx) {
-  bias_act_->backward(y_last_, dy, db_, activation_);
+  // act' from the output, or from the kept z for gelu (common.cl's activate_grad)
+  bias_act_->backward(z_.size() ? z_last_ : y_last_, dy, db_, activation_);
   matmul(x_last_, Trans::yes, dy, Trans::no, dw_);
   if (!need_dx) return {};
   Tensor dx = dx_.rows(0, dy.rows());

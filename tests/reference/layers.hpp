@@ -59,9 +59,12 @@ class HostDense final : public HostLayer {
     bias_activation_forward(y.data(), p + in * out, rows, out, act_);
     return y;
   }
-  std::vector<float> backward(const float* p, const std::vector<float>& x, const std::vector<float>& y,
+  std::vector<float> backward(const float* p, const std::vector<float>& x, const std::vector<float>&,
                               std::vector<float> dy, size_t rows, const HostStep&, float* g) const override {
-    bias_activation_backward(y.data(), dy.data(), g + in * out, rows, out, act_);
+    std::vector<float> z(rows * out);  // the activation's input, formed again: z = x·W + b
+    gemm(false, false, rows, out, in, 1.f, x.data(), in, p, out, 0.f, z.data(), out);
+    bias_activation_forward(z.data(), p + in * out, rows, out, Activation::linear);
+    bias_activation_backward(z.data(), dy.data(), g + in * out, rows, out, act_);
     gemm(true, false, in, out, rows, 1.f, x.data(), in, dy.data(), out, 0.f, g, out);
     std::vector<float> dx(rows * in);
     gemm(false, true, rows, in, out, 1.f, dy.data(), out, p, out, 0.f, dx.data(), in);
