@@ -174,7 +174,8 @@ TEST_CASE(
 // L = Σ r·y(x, W, b): the device's gradients against central differences of the double reference.
 TEST_CASE("Conv2D backward agrees with finite differences") {
   for (const Activation act : {Activation::tanh, Activation::leaky_relu, Activation::elu, Activation::gelu}) {
-    CAPTURE(anycl::to_string(act));
+    const std::string name = anycl::to_string(act);
+    CAPTURE(name);
     auto& rt = anycl::test::runtime();
     const Case k{2, 5, 6, 3, 3, 2, Padding::same, act};
     const size_t batch = 2;
