@@ -69,10 +69,13 @@ std::vector<double> device_losses(std::vector<float>* params, const char* layers
 }  // namespace
 
 TEST_CASE("a small CNN follows the host reference step by step and reruns bit-identically") {
-  // And the same with Keras' leaky_relu, elu and gelu (whose layers keep z for the backward).
-  for (const char* layers : {kSmallCnn,
-                             "conv4x3:gelu,pool2,dropout0.25,conv6x2same:elu,flatten,16:leaky_relu,"
-                             "12:gelu"}) {
+  // And the same with Keras' leaky_relu, elu and gelu (whose layers keep z for the backward), and with
+  // average and global pooling.
+  for (const char* layers :
+       {kSmallCnn,
+        "conv4x3:gelu,pool2,dropout0.25,conv6x2same:elu,flatten,16:leaky_relu,"
+        "12:gelu",
+        "conv4x3,avgpool2,conv6x2same:gelu,globalavgpool,16", "conv4x3:elu,pool2,globalmaxpool,12"}) {
     CAPTURE(layers);
     std::vector<float> pa, pb;
     const auto a = device_losses(&pa, layers), b = device_losses(&pb, layers);

@@ -97,6 +97,13 @@ TEST_CASE("ONNX export of gelu, leaky_relu and elu layers (Erf subgraph, PRelu, 
   check_round_trip("--layers conv4x3:gelu,conv3x3s2same:elu,pool2,flatten,16:leaky_relu --dropout 0");
 }
 
+TEST_CASE(
+    "ONNX export of average and global pooling (AveragePool, GlobalAveragePool, GlobalMaxPool) matches "
+    "onnxruntime") {
+  check_round_trip("--layers conv4x3,avgpool2,conv6x3same,globalavgpool,16 --dropout 0");
+  check_round_trip("--layers conv4x3,avgpool3s2,globalmaxpool,8 --dropout 0");
+}
+
 TEST_CASE("anycl export usage errors") {
   CHECK(run_command(anycl_cli() + " export --onnx x.onnx").exit_code == 2);
   CHECK(run_command(anycl_cli() + " export --model x.anycl").exit_code == 2);

@@ -16,7 +16,10 @@ TEST_CASE("every registered layer type has a host reference and round-trips its 
                                                {"dropout", "0.25"},
                                                {"conv2d", "16 5 2 same tanh he_uniform"},
                                                {"maxpool2d", "3 2"},
-                                               {"flatten", ""}};
+                                               {"flatten", ""},
+                                               {"avgpool2d", "3 2"},
+                                               {"globalavgpool2d", ""},
+                                               {"globalmaxpool2d", ""}};
   REQUIRE(examples.size() == anycl::layer_types().size());
   for (const anycl::LayerType* t : anycl::layer_types()) {
     CAPTURE(t->name);
