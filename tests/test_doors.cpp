@@ -53,6 +53,10 @@ const std::vector<Kind>& kinds() {
       {"conv binary classifier (sigmoid)", "conv4x3,pool2,flatten,8", 1, 8, 8, "binary_crossentropy", 1},
       {"dense mae regressor", "16", 8, 0, 0, "mae", 2},
       {"dense huber regressor", "16", 8, 0, 0, "huber", 2},
+      {"conv classifier (average and global pooling)", "conv4x3,avgpool2,conv4x3same,globalavgpool,8", 1, 8,
+       8, "softmax_cross_entropy", 3},
+      {"conv binary classifier (global max pooling)", "conv4x3,globalmaxpool", 1, 8, 8, "binary_crossentropy",
+       1},
   };
   return list;
 }

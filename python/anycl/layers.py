@@ -76,6 +76,32 @@ class MaxPool2D(Layer):
         self.token = f"pool{_square('MaxPool2D', 'pool_size', pool_size)}"
 
 
+class AveragePooling2D(Layer):
+    """The mean of each pool_size² window (valid padding), moved by `strides` (None: pool_size, as Keras)."""
+
+    def __init__(self, pool_size=2, strides=None):
+        size = _square("AveragePooling2D", "pool_size", pool_size)
+        stride = size if strides is None else _square("AveragePooling2D", "strides", strides)
+        self.token = f"avgpool{size}" + (f"s{stride}" if stride != size else "")
+
+
+class GlobalAveragePooling2D(Layer):
+    """The mean of each channel's whole plane: (C, H, W) → (C,), no Flatten needed after it."""
+    token = "globalavgpool"
+
+
+class GlobalMaxPooling2D(Layer):
+    """The maximum of each channel's whole plane: (C, H, W) → (C,)."""
+    token = "globalmaxpool"
+
+
+# Keras' short aliases
+MaxPooling2D = MaxPool2D
+AvgPool2D = AveragePooling2D
+GlobalAvgPool2D = GlobalAveragePooling2D
+GlobalMaxPool2D = GlobalMaxPooling2D
+
+
 class Flatten(Layer):
     token = "flatten"
 

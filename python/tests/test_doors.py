@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import anycl
-from anycl.layers import Conv2D, Dense, Flatten, MaxPool2D
+from anycl.layers import (AveragePooling2D, Conv2D, Dense, Flatten, GlobalAveragePooling2D, GlobalMaxPooling2D,
+                          MaxPool2D)
 
 # (name, layers, input_shape, loss as a Keras script names it): the same kinds as tests/test_doors.cpp.
 KINDS = [
@@ -26,6 +27,11 @@ KINDS = [
      "binary_crossentropy"),
     ("dense mae regressor", lambda: [Dense(16), Dense(2)], (8,), "mean_absolute_error"),
     ("dense huber regressor", lambda: [Dense(16), Dense(2)], (8,), "huber"),
+    ("conv classifier (average and global pooling)",
+     lambda: [Conv2D(4, 3), AveragePooling2D(2), Conv2D(4, 3, padding="same"), GlobalAveragePooling2D(), Dense(8),
+              Dense(3)], (1, 8, 8), "sparse_categorical_crossentropy"),
+    ("conv binary classifier (global max pooling)",
+     lambda: [Conv2D(4, 3), GlobalMaxPooling2D(), Dense(1, activation="sigmoid")], (1, 8, 8), "binary_crossentropy"),
 ]
 ANYCL_LOSS = {"sparse_categorical_crossentropy": "softmax_cross_entropy", "mean_absolute_error": "mae"}
 REGRESSION = ("mse", "mean_absolute_error", "huber")
