@@ -17,7 +17,7 @@ from ._lib import EPOCH_CALLBACK, PROGRESS_CALLBACK, Epoch, ModelOptions, TrainO
 from ._arguments import _device_spec, _finite, _fit_arguments, _input_shape, _integer, _path
 from ._safety import (_handle_from_model_file, _in_flight, _made_here, _model_file_bytes, _predict_in_chunks,
                       _sigint_during_fit)
-from .layers import to_layer_string
+from .layers import fuse_activations, to_layer_string
 
 
 def devices():
@@ -190,7 +190,7 @@ class Sequential:
                     "Sequential([...layers...]) takes activation=, dropout= and outputs= from the layers: pass "
                     "Dense(units, activation=...) and Dropout(rate) objects (the last Dense gives the outputs), "
                     "or use the --layers string form: Sequential(\"512,512\", outputs=10, activation=..., dropout=...)")
-            layers = list(layers)
+            layers = fuse_activations(layers)  # Keras' Activation / LeakyReLU / ELU layers join the layer before
             self._layers, self.outputs, self.activation = to_layer_string(layers)
             self._output_activation = layers[-1].activation  # 'sigmoid': in binary_crossentropy
             self.dropout = 0.0  # dropout comes from Dropout objects

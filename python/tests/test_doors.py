@@ -155,6 +155,26 @@ def test_leaky_relu_elu_and_gelu_layers_train_save_and_reload_bit_equal(runtime,
     assert again.predict(x, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()
 
 
+def test_keras_activation_layers_join_the_layer_before(runtime):
+    from anycl.layers import ELU, Activation, Dropout, LeakyReLU, ReLU
+    keras_style = anycl.Sequential([Conv2D(4, 3), ELU(), Flatten(), Dense(16), LeakyReLU(negative_slope=0.2),
+                                    Dense(8), Activation("gelu"), Dense(4), ReLU(), Dense(1), Activation("sigmoid")],
+                                   input_shape=(1, 6, 6))
+    fused = anycl.Sequential([Conv2D(4, 3, activation="elu"), Flatten(), Dense(16, activation="leaky_relu"),
+                              Dense(8, activation="gelu"), Dense(4, activation="relu"),
+                              Dense(1, activation="sigmoid")], input_shape=(1, 6, 6))
+    assert keras_style._layers == fused._layers and keras_style.outputs == 1
+    x, _ = data((1, 6, 6), "sparse_categorical_crossentropy", 64, 12)
+    y = (x.reshape(64, -1).sum(axis=1) > 0).astype(np.int64)
+    keras_style.compile(optimizer="adam", loss="binary_crossentropy").fit(x, y, epochs=1, runtime=runtime)
+    with pytest.raises(anycl.InvalidArgumentError, match="slope 0.2"):
+        LeakyReLU(negative_slope=0.3)
+    with pytest.raises(anycl.InvalidArgumentError, match="must follow a Dense or Conv2D"):
+        anycl.Sequential([Dense(8), Dropout(0.1), LeakyReLU(), Dense(2)], input_shape=(4,))
+    with pytest.raises(anycl.InvalidArgumentError, match="must follow a Dense or Conv2D"):
+        anycl.Sequential([Dense(8, activation="tanh"), LeakyReLU(), Dense(2)], input_shape=(4,))
+
+
 def test_an_exception_in_a_callback_stops_training_and_propagates_from_fit(runtime):
     x, y = data((8,), "sparse_categorical_crossentropy", 256, 5)
 
