@@ -52,6 +52,36 @@ static inline float activate(const float z, const int act) {
   }
 }
 
+// activate() over sixteen lanes: the vector form of the bias/activation kernels (activation.cl, and
+// the Dense-with-dropout forward in dropout.cl), so both produce the same bits.
+static inline float16 activate16(const float16 z, const int act) {
+  switch (act) {
+    case 1: return select((float16)(0.0f), z, z > (float16)(0.0f));  // as activate()
+    case 2: return tanh(z);
+    case 3: return 1.0f / (1.0f + exp(-z));
+    case 4: return select(0.2f * z, z, z > (float16)(0.0f));
+    case 5: return select(expm1(z), z, z > (float16)(0.0f));
+    case 6: return 0.5f * z * (1.0f + erf(z * 0.70710678118654752f));
+    default: return z;
+  }
+}
+
+// y = act(y + bias) for the sixteen elements of a (rows, cols) row-major y from i0 (n = rows·cols,
+// y and bias already offset): one vector load and store where they lie in one row, element by
+// element where they cross a row's end or the tensor's.
+static inline void bias_activation16(__global float* y, __global const float* bias, const size_t i0,
+                                     const size_t n, const uint cols, const int act) {
+  size_t j = i0 % cols;
+  if (i0 + 16 <= n && j + 16 <= cols) {
+    vstore16(activate16(vload16(0, y + i0) + vload16(0, bias + j), act), 0, y + i0);
+    return;
+  }
+  for (size_t i = i0; i < min(i0 + 16, n); ++i) {
+    y[i] = activate(y[i] + bias[j], act);
+    if (++j == cols) j = 0;
+  }
+}
+
 // The derivative from what the layer kept: for every activation but gelu that is the output y (so
 // the forward input need not be kept: leaky_relu's y > 0 iff z > 0, elu's e^z = y + 1); gelu has no
 // derivative in terms of its output (it is not monotonic), so a gelu layer keeps its input z, which

@@ -64,15 +64,38 @@ static inline void apply_mask64(__global const float* x, __global float* y, __gl
   }
 }
 
+// The elements of one work-item from i0: 64 on a CPU runtime (apply_mask64), one on a GPU
+// (-DMASK_PER_ITEM=1, the launcher's choice): each lane its own element and its own Philox call, so
+// a warp's loads and stores are consecutive (the H200 took 0.014 ms for 128x512 with 64 a lane, its
+// 1,024 work-items too few to fill 132 units). keep_scale is the same function of the element's
+// counter as apply_mask64's blocks, so both give the same bits.
+#ifndef MASK_PER_ITEM
+#define MASK_PER_ITEM 64
+#endif
+#if MASK_PER_ITEM != 64 && MASK_PER_ITEM != 1
+#error "dropout.cl: MASK_PER_ITEM must be 64 or 1"
+#endif
+static inline void apply_mask(__global const float* x, __global float* y, __global uchar* keep, const size_t i0,
+                              const uint n, const uint first, const uint threshold, const float scale,
+                              const uint seed_lo, const uint seed_hi, const uint step, const uint stream) {
+#if MASK_PER_ITEM == 1
+  const float factor = keep_scale(seed_lo, seed_hi, step, stream, first, threshold, scale);
+  y[i0] = x[i0] * factor;
+  if (keep) keep[i0] = factor != 0.0f ? 1 : 0;
+#else
+  apply_mask64(x, y, keep, i0, n, first, threshold, scale, seed_lo, seed_hi, step, stream);
+#endif
+}
+
 // y = x·mask·scale; x and y may be the same buffer (then the same offset).
 __kernel void dropout_forward(__global const float* x, const uint x_off, __global float* y, const uint y_off,
                               const uint n, const uint cols, const uint row_base, const uint threshold,
                               const float scale, const uint seed_lo, const uint seed_hi, const uint step,
                               const uint stream) {
-  const size_t i0 = 64 * get_global_id(0);  // 64-bit addresses; the RNG counter stays 32-bit
+  const size_t i0 = MASK_PER_ITEM * get_global_id(0);  // 64-bit addresses; the RNG counter stays 32-bit
   if (i0 >= n) return;
   const uint first = row_base * cols + (uint)i0;  // = (row_base + row)·cols + col, mod 2^32
-  apply_mask64(x + x_off, y + y_off, 0, i0, n, first, threshold, scale, seed_lo, seed_hi, step, stream);
+  apply_mask(x + x_off, y + y_off, 0, i0, n, first, threshold, scale, seed_lo, seed_hi, step, stream);
 }
 
 // The same, storing the mask: keep[i] = 1 where element i is kept, 0 where dropped.
@@ -80,21 +103,44 @@ __kernel void dropout_forward_keep(__global const float* x, const uint x_off, __
                                    __global uchar* keep, const uint keep_off, const uint n, const uint cols,
                                    const uint row_base, const uint threshold, const float scale,
                                    const uint seed_lo, const uint seed_hi, const uint step, const uint stream) {
-  const size_t i0 = 64 * get_global_id(0);
+  const size_t i0 = MASK_PER_ITEM * get_global_id(0);
   if (i0 >= n) return;
   const uint first = row_base * cols + (uint)i0;
-  apply_mask64(x + x_off, y + y_off, keep + keep_off, i0, n, first, threshold, scale, seed_lo, seed_hi, step,
-               stream);
+  apply_mask(x + x_off, y + y_off, keep + keep_off, i0, n, first, threshold, scale, seed_lo, seed_hi, step,
+             stream);
+}
+
+// A Dense layer's bias and activation with the Dropout after it, in one launch: y = act(y + bias)
+// in place (the layer's own output, which its backward reads), then out = y·mask·scale and keep =
+// mask, as bias_activation_forward and dropout_forward_keep give them one after the other (each
+// work-item's 64 elements, written then read back by the same work-item). y:(rows, cols) at y_off,
+// out at out_off, keep at keep_off, bias:(cols) at bias_off.
+__kernel void bias_activation_dropout_forward(__global float* y, const uint y_off, __global const float* bias,
+                                              const uint bias_off, const uint rows, const uint cols,
+                                              const int act, __global float* out, const uint out_off,
+                                              __global uchar* keep, const uint keep_off, const uint row_base,
+                                              const uint threshold, const float scale, const uint seed_lo,
+                                              const uint seed_hi, const uint step, const uint stream) {
+  const size_t i0 = MASK_PER_ITEM * get_global_id(0), n = (size_t)rows * cols;
+  if (i0 >= n) return;
+#if MASK_PER_ITEM == 1
+  y[y_off + i0] = activate(y[y_off + i0] + bias[bias_off + i0 % cols], act);  // common.cl
+#else
+  for (size_t i = i0; i < i0 + 64 && i < n; i += 16) bias_activation16(y + y_off, bias + bias_off, i, n, cols, act);
+#endif
+  const uint first = row_base * cols + (uint)i0;
+  apply_mask(y + y_off, out + out_off, keep + keep_off, i0, (uint)n, first, threshold, scale, seed_lo, seed_hi, step,
+             stream);
 }
 
 // dx = dy·mask·scale, in place, the mask regenerated.
 __kernel void dropout_backward(__global float* dy, const uint dy_off, const uint n, const uint cols,
                                const uint row_base, const uint threshold, const float scale, const uint seed_lo,
                                const uint seed_hi, const uint step, const uint stream) {
-  const size_t i0 = 64 * get_global_id(0);  // 64-bit addresses; the RNG counter stays 32-bit
+  const size_t i0 = MASK_PER_ITEM * get_global_id(0);  // 64-bit addresses; the RNG counter stays 32-bit
   if (i0 >= n) return;
   const uint first = row_base * cols + (uint)i0;  // = (row_base + row)·cols + col, mod 2^32
-  apply_mask64(dy + dy_off, dy + dy_off, 0, i0, n, first, threshold, scale, seed_lo, seed_hi, step, stream);
+  apply_mask(dy + dy_off, dy + dy_off, 0, i0, n, first, threshold, scale, seed_lo, seed_hi, step, stream);
 }
 
 // dx = dy·mask·scale, in place, the mask read from what dropout_forward_keep stored.

@@ -20,8 +20,8 @@ static int ok(anycl_status status, const char* what) {
 /* Called at each epoch end; returning non-zero would stop training after the current step. */
 static int print_epoch(const anycl_epoch* e, void* user) {
   (void)user;
-  printf("epoch %u: loss %.4f, accuracy %.3f, validation accuracy %.3f\n", (unsigned)e->epoch, e->loss, e->accuracy,
-         e->val_accuracy);
+  printf("epoch %u: loss %.4f, accuracy %.3f, validation accuracy %.3f\n", (unsigned)e->epoch, e->loss,
+         e->accuracy, e->val_accuracy);
   return 0;
 }
 
@@ -77,8 +77,8 @@ int main(int argc, char** argv) {
   float probs[3 * kClasses];
   if (!ok(anycl_predict(model, rt, probe, 3, probs, 3 * kClasses), "anycl_predict")) goto done;
   for (int i = 0; i < 3; ++i)
-    printf("sample %d (class %d): p = %.3f %.3f %.3f\n", 500 + i, (int)y[500 + i], probs[3 * i], probs[3 * i + 1],
-           probs[3 * i + 2]);
+    printf("sample %d (class %d): p = %.3f %.3f %.3f\n", 500 + i, (int)y[500 + i], probs[3 * i],
+           probs[3 * i + 1], probs[3 * i + 2]);
 
   if (!ok(anycl_model_save(model, path), "anycl_model_save")) goto done;
   printf("model saved to %s (load it with anycl_model_load or `anycl eval --model`)\n", path);

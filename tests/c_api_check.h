@@ -12,25 +12,25 @@
 
 static int c_api_failures = 0;
 
-#define CHECK(cond)                                                                        \
-  do {                                                                                     \
-    if (!(cond)) {                                                                         \
+#define CHECK(cond)                                                                           \
+  do {                                                                                        \
+    if (!(cond)) {                                                                            \
       fprintf(stderr, "%s:%d: CHECK(%s) failed; last error: %s\n", __FILE__, __LINE__, #cond, \
-              anycl_last_error());                                                         \
-      ++c_api_failures;                                                                    \
-    }                                                                                      \
+              anycl_last_error());                                                            \
+      ++c_api_failures;                                                                       \
+    }                                                                                         \
   } while (0)
 
 /* CHECK that `call` returned `status` and, for a failure, left a message naming `word`. */
-#define CHECK_STATUS(call, status, word)                                                                 \
-  do {                                                                                                   \
-    anycl_status s_ = (call);                                                                            \
-    if (s_ != (status) || ((status) != ANYCL_OK && !strstr(anycl_last_error(), (word)))) {              \
+#define CHECK_STATUS(call, status, word)                                                               \
+  do {                                                                                                 \
+    anycl_status s_ = (call);                                                                          \
+    if (s_ != (status) || ((status) != ANYCL_OK && !strstr(anycl_last_error(), (word)))) {             \
       fprintf(stderr, "%s:%d: %s returned %s, expected %s with '%s' in the message; last error: %s\n", \
-              __FILE__, __LINE__, #call, anycl_status_name(s_), anycl_status_name(status), (word),      \
-              anycl_last_error());                                                                       \
-      ++c_api_failures;                                                                                  \
-    }                                                                                                    \
+              __FILE__, __LINE__, #call, anycl_status_name(s_), anycl_status_name(status), (word),     \
+              anycl_last_error());                                                                     \
+      ++c_api_failures;                                                                                \
+    }                                                                                                  \
   } while (0)
 
 /* A model of `layers` on flat inputs of `inputs` features with `outputs` outputs, no dropout, and

@@ -35,23 +35,28 @@ static void data_sets(void) {
 
   const int32_t bad[3] = {0, 2, 1};
   ds = (anycl_dataset*)1;
-  CHECK_STATUS(anycl_dataset_create_classes(x, 3, 2, bad, 2, &ds), ANYCL_ERROR_INVALID_ARGUMENT, "labels[1] is 2");
+  CHECK_STATUS(anycl_dataset_create_classes(x, 3, 2, bad, 2, &ds), ANYCL_ERROR_INVALID_ARGUMENT,
+               "labels[1] is 2");
   CHECK(ds == NULL);
   const float nan_x[2] = {0.f, NAN};
   CHECK_STATUS(anycl_dataset_create_classes(nan_x, 1, 2, y, 2, &ds), ANYCL_ERROR_INVALID_ARGUMENT, "x[1]");
   CHECK_STATUS(anycl_dataset_create_classes(x, 0, 2, y, 2, &ds), ANYCL_ERROR_INVALID_ARGUMENT, "count is 0");
-  CHECK_STATUS(anycl_dataset_create_classes(NULL, 3, 2, y, 2, &ds), ANYCL_ERROR_INVALID_ARGUMENT, "x is NULL");
-  CHECK_STATUS(anycl_dataset_create_classes(x, 3, 2, y, 2, NULL), ANYCL_ERROR_INVALID_ARGUMENT, "out is NULL");
+  CHECK_STATUS(anycl_dataset_create_classes(NULL, 3, 2, y, 2, &ds), ANYCL_ERROR_INVALID_ARGUMENT,
+               "x is NULL");
+  CHECK_STATUS(anycl_dataset_create_classes(x, 3, 2, y, 2, NULL), ANYCL_ERROR_INVALID_ARGUMENT,
+               "out is NULL");
 
   const uint8_t pixels[6] = {0, 255, 7, 8, 9, 10};
   CHECK_STATUS(anycl_dataset_create_classes_u8(pixels, 3, 2, y, 2, &ds), ANYCL_OK, "");
   anycl_dataset_destroy(ds);
-  CHECK_STATUS(anycl_dataset_create_classes_u8(pixels, 3, 2, bad, 2, &ds), ANYCL_ERROR_INVALID_ARGUMENT, "labels[1]");
+  CHECK_STATUS(anycl_dataset_create_classes_u8(pixels, 3, 2, bad, 2, &ds), ANYCL_ERROR_INVALID_ARGUMENT,
+               "labels[1]");
 
   CHECK_STATUS(anycl_dataset_create_targets(x, 3, 2, t, 1, &ds), ANYCL_OK, "");
   anycl_dataset_destroy(ds);
   const float inf_t[3] = {1, INFINITY, 3};
-  CHECK_STATUS(anycl_dataset_create_targets(x, 3, 2, inf_t, 1, &ds), ANYCL_ERROR_INVALID_ARGUMENT, "targets[1]");
+  CHECK_STATUS(anycl_dataset_create_targets(x, 3, 2, inf_t, 1, &ds), ANYCL_ERROR_INVALID_ARGUMENT,
+               "targets[1]");
 }
 
 #ifdef ANYCL_TEST_LIBRARY

@@ -83,7 +83,8 @@ static void classifier(anycl_runtime* rt, const char* folder) {
   /* ONNX: written where the build has it, a clear ANYCL_ERROR_UNSUPPORTED otherwise */
   snprintf(path, sizeof path, "%s/model.onnx", folder);
   const anycl_status onnx = anycl_model_export_onnx(model, path);
-  CHECK(onnx == ANYCL_OK || (onnx == ANYCL_ERROR_UNSUPPORTED && strstr(anycl_last_error(), "ANYCL_WITH_ONNX")));
+  CHECK(onnx == ANYCL_OK ||
+        (onnx == ANYCL_ERROR_UNSUPPORTED && strstr(anycl_last_error(), "ANYCL_WITH_ONNX")));
   if (onnx == ANYCL_OK) {
     FILE* f = fopen(path, "rb");
     CHECK(f != NULL);
@@ -158,9 +159,10 @@ static void cnn_and_bad_models(anycl_runtime* rt) {
   enum { n = 64 };
   static uint8_t images[n * 8 * 8];
   static int32_t labels[n];
-  for (size_t i = 0; i < n; ++i) {  /* class 1: a bright left half */
+  for (size_t i = 0; i < n; ++i) { /* class 1: a bright left half */
     labels[i] = (int32_t)(i % 2);
-    for (size_t p = 0; p < 64; ++p) images[i * 64 + p] = (uint8_t)((labels[i] && p % 8 < 4) ? 200 : (p * 3 + i) % 50);
+    for (size_t p = 0; p < 64; ++p)
+      images[i * 64 + p] = (uint8_t)((labels[i] && p % 8 < 4) ? 200 : (p * 3 + i) % 50);
   }
   anycl_dataset* data = NULL;
   CHECK_STATUS(anycl_dataset_create_classes_u8(images, n, 64, labels, 2, &data), ANYCL_OK, "");
@@ -187,6 +189,20 @@ static void cnn_and_bad_models(anycl_runtime* rt) {
   CHECK_STATUS(anycl_train(model, rt, data, NULL, &to, last, 10, NULL, NULL), ANYCL_OK, "");
   CHECK(last[9].accuracy > 0.9);
 
+  /* BatchNormalization through the --layers token: Keras' counts, four arrays per layer, trains */
+  mo.layers = "conv4x3,bn,pool2,flatten,16,bn0.9";
+  anycl_model* bn = NULL;
+  CHECK_STATUS(anycl_model_create(&mo, &bn), ANYCL_OK, "");
+  CHECK_STATUS(anycl_model_summary(bn, summary, sizeof summary, &length), ANYCL_OK, "");
+  CHECK(strstr(summary, "BatchNormalization") != NULL);
+  CHECK(strstr(summary, "Non-trainable params: 40\n") != NULL); /* 2·4 + 2·16 moving statistics */
+  size_t arrays = 0;
+  CHECK_STATUS(anycl_model_weight_count(bn, &arrays), ANYCL_OK, "");
+  CHECK(arrays == 2 + 4 + 2 + 4 + 2);
+  CHECK_STATUS(anycl_train(bn, rt, data, NULL, &to, last, 10, NULL, NULL), ANYCL_OK, "");
+  CHECK(last[9].accuracy > 0.9);
+  anycl_model_destroy(bn);
+
   /* a data set of 3 classes does not fit a 2-output model */
   static int32_t three[n];
   for (size_t i = 0; i < n; ++i) three[i] = (int32_t)(i % 3);
@@ -212,6 +228,85 @@ static void cnn_and_bad_models(anycl_runtime* rt) {
   anycl_dataset_destroy(data);
 }
 
+/* anycl_train_options and anycl_epoch as API version 1's header declared them: such a caller trains at
+ * a constant rate and receives version 1's records in `history`. */
+typedef struct train_options_v1 {
+  size_t struct_size, epochs, batch;
+  const char* optimizer;
+  float lr;
+  uint64_t seed;
+  double validation_split;
+  const char* checkpoint_dir;
+  double progress_interval_s;
+  anycl_progress_callback on_progress;
+  anycl_epoch_callback on_epoch;
+  void* user;
+} train_options_v1;
+typedef struct epoch_v1 {
+  size_t epoch;
+  double loss, accuracy;
+  int has_validation;
+  double val_loss, val_accuracy, seconds;
+} epoch_v1;
+
+static void schedules(anycl_runtime* rt) {
+  static float x[2 * 64];
+  static int32_t y[64];
+  circle_data(x, y, 64);
+  anycl_dataset* data = NULL;
+  CHECK_STATUS(anycl_dataset_create_classes(x, 64, 2, y, 2, &data), ANYCL_OK, "");
+  anycl_model* model = flat_model("8", NULL, 2, 2);
+
+  /* Exponential decay per step: 64 samples / 16 = 4 steps an epoch, the last of epoch e is step 4e - 1. */
+  anycl_train_options to = train_options(3, 16, "sgd");
+  to.lr = 0.1f;
+  to.lr_schedule = "exponential";
+  to.decay_steps = 4;
+  to.decay_rate = 0.5;
+  anycl_epoch history[3];
+  CHECK_STATUS(anycl_train(model, rt, data, NULL, &to, history, 3, NULL, NULL), ANYCL_OK, "");
+  for (int e = 0; e < 3; ++e)
+    CHECK(fabs(history[e].learning_rate - 0.1 * pow(0.5, (4.0 * e + 3) / 4)) < 1e-8);
+
+  /* Step decay: the values are the rates. */
+  const uint64_t boundaries[1] = {5};
+  const float values[2] = {0.05f, 0.01f};
+  to.lr_schedule = "step";
+  to.boundaries = boundaries;
+  to.values = values;
+  to.boundary_count = 1;
+  CHECK_STATUS(anycl_train(model, rt, data, NULL, &to, history, 3, NULL, NULL), ANYCL_OK, "");
+  CHECK(history[0].learning_rate == 0.05f && history[1].learning_rate == 0.01f);
+
+  /* ReduceLROnPlateau on the training loss (no validation data): min_delta 10 means no improvement. */
+  to.lr_schedule = "plateau";
+  to.patience = 1;
+  to.min_delta = 10;
+  to.factor = 0.5;
+  CHECK_STATUS(anycl_train(model, rt, data, NULL, &to, history, 3, NULL, NULL), ANYCL_OK, "");
+  CHECK(history[0].learning_rate == 0.1f && history[1].learning_rate == 0.1f &&
+        history[2].learning_rate == 0.05f);
+
+  /* A caller of API version 1: its struct_size is accepted and `history` holds version 1's records
+   * (the byte after the last one is untouched). */
+  train_options_v1 old;
+  memcpy(&old, &to, sizeof old);
+  old.struct_size = sizeof old;
+  unsigned char records[3 * sizeof(epoch_v1) + 1];
+  memset(records, 0xAB, sizeof records);
+  size_t done = 0;
+  CHECK_STATUS(anycl_train(model, rt, data, NULL, (const anycl_train_options*)&old, (anycl_epoch*)records, 3,
+                           &done, NULL),
+               ANYCL_OK, "");
+  CHECK(done == 3);
+  epoch_v1 third;
+  memcpy(&third, records + 2 * sizeof(epoch_v1), sizeof third);
+  CHECK(third.epoch == 3 && third.loss > 0);
+  CHECK(records[3 * sizeof(epoch_v1)] == 0xAB);
+  anycl_model_destroy(model);
+  anycl_dataset_destroy(data);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: c_api_test SCRATCH_FOLDER\n");
@@ -229,6 +324,7 @@ int main(int argc, char** argv) {
   classifier(rt, argv[1]);
   regression(rt);
   cnn_and_bad_models(rt);
+  schedules(rt);
   anycl_runtime_destroy(rt);
   if (c_api_failures) fprintf(stderr, "%d check(s) failed\n", c_api_failures);
   return c_api_failures ? 1 : 0;

@@ -12,9 +12,11 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <sstream>
 #include <thread>
 
 #include "data_files.hpp"
+#include "hash.hpp"
 #include "helpers.hpp"
 
 namespace {
@@ -43,13 +45,18 @@ struct Setup {
   std::string resume_path;
   uint64_t seed = 5;
   size_t batch = 32;
+  std::string schedule = "constant";  // --lr-schedule text
+  bool batchnorm = false;  // 784-24-BatchNormalization-dropout-10: moving statistics in the checkpoint
 };
 
 // 784-24-dropout-10 with Adam (its bias correction depends on the restored step count).
 Result train(anycl::Runtime& rt, const Setup& setup) {
   const auto& data = small_fashion();
   anycl::Sequential model(784);
-  model.dense(24, anycl::Activation::relu).dropout(0.25f).dense(10);
+  if (setup.batchnorm)
+    model.dense(24, anycl::Activation::relu).add({"batchnorm", "0.9 0.001"}).dropout(0.25f).dense(10);
+  else
+    model.dense(24, anycl::Activation::relu).dropout(0.25f).dense(10);
   model.build(rt, setup.batch);
   model.initialize(setup.seed);
   auto opt = anycl::make_optimizer(rt, model.parameter_count(), {"adam"});
@@ -61,6 +68,7 @@ Result train(anycl::Runtime& rt, const Setup& setup) {
   options.checkpoint_path = setup.checkpoint_path;
   options.stop = &stop;
   options.progress_interval_s = setup.stop_after_steps ? 1e-12 : 0;  // a progress call after every step
+  options.schedule = anycl::parse_schedule(setup.schedule);
   anycl::Trainer trainer(model, *opt, options);
   size_t steps = 0;
   trainer.on_progress = [&](const anycl::Progress& p) {
@@ -71,7 +79,7 @@ Result train(anycl::Runtime& rt, const Setup& setup) {
   Result r;
   r.history = trainer.fit(train_set, &test_set);
   r.stopped = trainer.stopped();
-  r.parameters = model.parameters().download();
+  r.parameters = model.download_weights();  // the parameters, then BatchNormalization's moving statistics
   return r;
 }
 
@@ -123,6 +131,111 @@ TEST_CASE("stop mid-epoch then resume in fresh objects is bit-identical to an un
     CHECK(c.history[e].train_accuracy == whole.history[e].train_accuracy);
     CHECK(c.history[e].eval.loss == whole.history[e].eval.loss);
   }
+  CHECK(same_bits(c.parameters, whole.parameters));
+}
+
+TEST_CASE("with a learning-rate schedule, a resumed run equals an uninterrupted one bit for bit") {
+  auto& rt = anycl::test::runtime();
+  // Exponential decay by step; the plateau rule reduces at the ends of epochs 2 and 3 (min_delta 10:
+  // nothing improves after the first), so its state must survive both stops.
+  for (const char* schedule :
+       {"exponential:decay_steps=4,decay_rate=0.7", "plateau:patience=1,min_delta=10,factor=0.5"}) {
+    CAPTURE(schedule);
+    anycl::test::TempDir dir;
+    Setup plain;
+    plain.schedule = schedule;
+    const Result whole = train(rt, plain);
+    REQUIRE(whole.history.size() == 3);
+    CHECK(whole.history[2].learning_rate < whole.history[0].learning_rate);
+
+    Setup first = plain;
+    first.checkpoint_path = dir.file("run.anyclckpt");
+    first.stop_after_steps = 13;
+    train(rt, first);
+    const anycl::Checkpoint saved = anycl::read_checkpoint(first.checkpoint_path);
+    CHECK(saved.schedule == anycl::parse_schedule(schedule));
+    CHECK(saved.learning_rate == 0.001f);  // Adam's rate, where the schedule starts
+    CHECK(saved.history.at(0).learning_rate == whole.history[0].learning_rate);
+    const std::vector<unsigned char> bytes = read_bytes(first.checkpoint_path);
+    CHECK(bytes.at(8) == 2);  // format version 2: an older anycl refuses it instead of losing the schedule
+
+    Setup second = first;
+    second.resume_path = first.checkpoint_path;
+    second.stop_after_steps = 8;  // stops in epoch 3, after the plateau's first reduction
+    train(rt, second);
+    CHECK(anycl::read_checkpoint(first.checkpoint_path).epoch == 2);
+
+    Setup third = second;
+    third.stop_after_steps = 0;
+    const Result c = train(rt, third);
+    REQUIRE(c.history.size() == 3);
+    for (size_t e = 0; e < 3; ++e) {
+      CAPTURE(e);
+      CHECK(c.history[e].train_loss == whole.history[e].train_loss);
+      CHECK(c.history[e].eval.loss == whole.history[e].eval.loss);
+      CHECK(c.history[e].learning_rate == whole.history[e].learning_rate);
+    }
+    CHECK(same_bits(c.parameters, whole.parameters));
+
+    Setup other = second;  // another schedule (or none) is refused, naming both
+    other.schedule = "constant";
+    const std::string m = thrown_message<anycl::ValidationError>([&] { train(rt, other); });
+    CHECK_MESSAGE(contains_all(m, {"learning-rate schedule", "constant", "same schedule"}), m);
+  }
+}
+
+TEST_CASE("a checkpoint without a schedule stays format 1, and one of the old layout still loads") {
+  auto& rt = anycl::test::runtime();
+  anycl::test::TempDir dir;
+  Setup s;
+  s.checkpoint_path = dir.file("c.anyclckpt");
+  s.stop_after_steps = 12;
+  train(rt, s);
+  std::vector<unsigned char> bytes = read_bytes(s.checkpoint_path);
+  CHECK(bytes.at(8) == 1);
+  // Rewrite the history lines as versions before schedules wrote them (11 fields), checksum again.
+  const uint32_t h =
+      uint32_t(bytes[12]) | uint32_t(bytes[13]) << 8 | uint32_t(bytes[14]) << 16 | uint32_t(bytes[15]) << 24;
+  std::string text(bytes.begin() + 16, bytes.begin() + 16 + h), old;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    old += (line.rfind("history ", 0) == 0 ? line.substr(0, line.rfind(' ')) : line) + "\n";
+  REQUIRE(old.size() < text.size());
+  std::vector<unsigned char> rewritten(bytes.begin(), bytes.begin() + 12);
+  for (int i = 0; i < 4; ++i) rewritten.push_back((unsigned char)(old.size() >> (8 * i)));
+  rewritten.insert(rewritten.end(), old.begin(), old.end());
+  rewritten.insert(rewritten.end(), bytes.begin() + 16 + h, bytes.end() - 8);
+  const uint64_t sum = anycl::detail::fnv1a(rewritten.data(), rewritten.size());
+  for (int i = 0; i < 8; ++i) rewritten.push_back((unsigned char)(sum >> (8 * i)));
+  const anycl::Checkpoint c = anycl::decode_checkpoint("old.anyclckpt", rewritten);
+  CHECK(c.schedule.kind == anycl::ScheduleKind::constant);
+  REQUIRE(c.history.size() == 1);
+  CHECK(c.history[0].learning_rate == 0);
+  CHECK(c.history[0].train_loss == anycl::read_checkpoint(s.checkpoint_path).history[0].train_loss);
+}
+
+TEST_CASE("a model with BatchNormalization resumes bit-identically, its moving statistics restored") {
+  auto& rt = anycl::test::runtime();
+  anycl::test::TempDir dir;
+  Setup plain;
+  plain.batchnorm = true;
+  const Result whole = train(rt, plain);
+  REQUIRE(whole.parameters.size() == 784 * 24 + 24 + 48 + 24 * 10 + 10 + 48);
+  // The moving mean left its initial zeros and the moving variance its ones.
+  const size_t state = whole.parameters.size() - 48;
+  CHECK(whole.parameters[state] != 0.f);
+  CHECK(whole.parameters[state + 24] != 1.f);
+  Setup first = plain;
+  first.checkpoint_path = dir.file("bn.anyclckpt");
+  first.stop_after_steps = 13;
+  CHECK(train(rt, first).stopped);
+  CHECK(anycl::read_checkpoint(first.checkpoint_path).model.parameters.size() == whole.parameters.size());
+  Setup rest = first;
+  rest.resume_path = first.checkpoint_path;
+  rest.stop_after_steps = 0;
+  const Result c = train(rt, rest);
+  REQUIRE(c.history.size() == 3);
+  for (size_t e = 0; e < 3; ++e) CHECK(c.history[e].eval.loss == whole.history[e].eval.loss);
   CHECK(same_bits(c.parameters, whole.parameters));
 }
 

@@ -68,6 +68,18 @@ TEST_CASE("a device spec that matches nothing exits 2 listing the devices") {
   }
 }
 
+TEST_CASE("a spec from $ANYCL_DEVICE that matches nothing is named as the environment's, with the ways out") {
+  for (const std::string sub : {" devices", " train --epochs 1"}) {
+    const auto r = run_command("ANYCL_DEVICE=nosuch " + anycl_cli() + sub);
+    CAPTURE(r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find("ANYCL_DEVICE=nosuch (from the environment)") != std::string::npos);
+    CHECK(r.output.find("unset ANYCL_DEVICE") != std::string::npos);
+  }
+  const auto flag = run_command(anycl_cli() + " devices --device nosuch");
+  CHECK(flag.output.find("ANYCL_DEVICE") == std::string::npos);  // a flag's spec is not the environment's
+}
+
 TEST_CASE("bad usage exits 2") {
   CHECK(run_command(anycl_cli() + " devices --bogus").exit_code == 2);
   CHECK(run_command(anycl_cli() + " devices --device").exit_code == 2);

@@ -104,3 +104,36 @@ TEST_CASE("data-parallel set-up errors are clear") {
                        doctest::Contains("shares"), anycl::ValidationError);
   CHECK_THROWS_AS(anycl::Trainer({&a}, spec(0.f), {"sgd"}, options(), nullptr, {-1}), anycl::ValidationError);
 }
+
+TEST_CASE("BatchNormalization under data parallelism: per-replica batch statistics, moving ones averaged") {
+  // Each replica normalises its shard with the shard's statistics (Keras' default under a
+  // distribution strategy); after every step the replicas' moving statistics are averaged, so the
+  // replicas hold the same weights and state, for equal and unequal shares and an empty shard.
+  anycl::Sequential m(784);
+  m.dense(32, anycl::Activation::linear).add({"batchnorm", "0.9 0.001"}).dense(10);
+  const anycl::ModelSpec bn = m.spec();
+  for (const std::vector<double>& shares : {std::vector<double>{}, std::vector<double>{3, 1}}) {
+    CAPTURE(shares.size());
+    anycl::Runtime a, b;
+    anycl::TrainOptions o = options();
+    o.epochs = 5;
+    anycl::Trainer dp({&a, &b}, bn, {"adam"}, o, nullptr, shares);
+    for (const auto& e : dp.fit(samples())) CHECK(std::isfinite(e.train_loss));
+    const std::vector<float> first = dp.replica(0).model().download_weights();
+    CHECK(first == dp.replica(1).model().download_weights());
+    const size_t state = dp.replica(0).model().parameter_count();
+    REQUIRE(first.size() == state + 64);
+    CHECK(first[state] != 0.f);  // the moving mean moved
+  }
+  anycl::Runtime a, b;
+  anycl::TrainOptions o = options();
+  o.epochs = 2;
+  o.batch = 2;  // two rows and a 3:1 split: the second replica's shard is empty
+  anycl::data::Dataset two = samples();
+  two.count = 2;
+  two.pixels.resize(2 * 784);
+  two.labels.resize(2);
+  anycl::Trainer dp({&a, &b}, bn, {"sgd"}, o, nullptr, {3, 1});
+  dp.fit(two);
+  CHECK(dp.replica(0).model().download_weights() == dp.replica(1).model().download_weights());
+}

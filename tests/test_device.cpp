@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <anycl/device.hpp>
 #include <anycl/error.hpp>
+#include <anycl/runtime.hpp>
 
 #include <algorithm>
 #include <cctype>
@@ -73,5 +74,28 @@ TEST_CASE("a spec that matches nothing lists the devices that exist") {
       CHECK(msg.find("no OpenCL device matches") != std::string::npos);
       CHECK(msg.find(d.name) != std::string::npos);
     }
+  }
+}
+
+TEST_CASE("a spec from $ANYCL_DEVICE that matches nothing says it came from there and how to get out") {
+  REQUIRE(!anycl::list_devices().empty());
+  anycl::test::ScopedEnv env("ANYCL_DEVICE", "nosuch");
+  try {
+    anycl::Runtime rt;  // no spec of the caller's: $ANYCL_DEVICE's
+    FAIL("a Runtime on ANYCL_DEVICE=nosuch should have thrown");
+  } catch (const anycl::DeviceSpecError& e) {
+    const std::string msg = e.what();
+    CHECK(msg.find("no OpenCL device matches 'nosuch', the device spec taken from $ANYCL_DEVICE") !=
+          std::string::npos);
+    CHECK(msg.find("unset ANYCL_DEVICE to use the best device") != std::string::npos);
+  }
+  // A spec the caller gave is not blamed on the environment.
+  anycl::RuntimeOptions options;
+  options.device_spec = "nosuch-either";
+  try {
+    anycl::Runtime rt(options);
+    FAIL("a Runtime on device_spec nosuch-either should have thrown");
+  } catch (const anycl::DeviceSpecError& e) {
+    CHECK(std::string(e.what()).find("ANYCL_DEVICE") == std::string::npos);
   }
 }

@@ -130,6 +130,10 @@ TEST_CASE("ONNX export of a binary cross-entropy model ends in Sigmoid and match
   compare_with_onnxruntime(dir.file("bce.anycl"), dir);
 }
 
+TEST_CASE("ONNX export of BatchNormalization after Conv2D and Dense matches onnxruntime") {
+  check_round_trip("--layers conv4x3,bn,pool2,flatten,16,bn0.9 --dropout 0 --optimizer adam");
+}
+
 TEST_CASE("ONNX export of a small CNN (Reshape, Conv, MaxPool, Flatten) matches onnxruntime") {
   check_round_trip(
       "--layers conv4x3,conv3x3s2same,pool2,dropout0.25,flatten,16 --dropout 0 --optimizer adam");

@@ -24,6 +24,11 @@
 #                               train: the reference MLP (20 epochs) and CNN as a user runs them
 #                                 (first-use tuning first), beside PyTorch on the same GPU;
 #                               clblast-train: the same with CLBlast's own parameters;
+#                               ab: this build beside a baseline build (GPU_CHECK_BASELINE at
+#                                 pack time), alternating: the MLP's step breakdown and its training
+#                                 (5 epochs), the device's database entry in effect;
+#                               shipped: the device's own database entry against CLBlast's own
+#                                 parameters (both models, 4096³ beside cuBLAS), PyTorch's models;
 #                               tests: both test programs with the GPU selected.
 #                             Logs go to $OUT (the device tool's folder).
 # GPU_CHECK_DEVICE picks another device (a dry run here: GPU_CHECK_DEVICE=pocl GPU_CHECK_EPOCHS=1).
@@ -42,8 +47,15 @@ pack() {
     grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux[^/]*|libanycl)\.so' |
     while read -r lib; do cp -L "$lib" .gpu/lib/; done
   cp /usr/share/datasets/fashion-mnist/*.gz .gpu/data/
+  # GPU_CHECK_BASELINE=DIR: another build's CLI and libanycl (DIR/anycl, DIR/libanycl.so*), run beside
+  # this one by the `ab` part.
+  if [ -n "${GPU_CHECK_BASELINE:-}" ]; then
+    mkdir -p .gpu/baseline && cp "$GPU_CHECK_BASELINE"/anycl .gpu/baseline/ && cp -P "$GPU_CHECK_BASELINE"/libanycl.so* .gpu/baseline/
+  fi
   # The carried tree may hold 64 MiB: OpenBLAS alone is 36 MB, a fifth of that compressed.
-  tar -C .gpu -cJf .gpu/binaries.tar.xz lib bin tests && rm -rf .gpu/lib .gpu/bin .gpu/tests
+  local parts=(lib bin tests)
+  [ -d .gpu/baseline ] && parts+=(baseline)
+  tar -C .gpu -cJf .gpu/binaries.tar.xz "${parts[@]}" && rm -rf .gpu/lib .gpu/bin .gpu/tests .gpu/baseline
   du -sh .gpu
 }
 
@@ -200,6 +212,36 @@ run() {
         step "gemm, $name" 60 --to "$out/gemm-best.json" "$anycl" bench gemm --model mlp --sizes "$sizes" --json
         step "gemm beside PyTorch, $name" 60 "$python" tools/pytorch_gemm.py "$out/gemm-best.json" --device "$torch_device"
       fi
+    done
+    unset ANYCL_TUNING_DATABASE
+    step "PyTorch cnn" 60 "$python" tools/pytorch_reference.py --model cnn --epochs 3 --device "$torch_device"
+    step "PyTorch mlp" 60 "$python" tools/pytorch_reference.py --model mlp --epochs 5 --device "$torch_device"
+  fi
+  if has ab && [ -x .gpu/baseline/anycl ]; then  # this build against the baseline, alternating, same cache rules
+    local round which
+    for round in 1 2; do
+      for which in baseline this; do
+        local cli=$anycl ld=$LD_LIBRARY_PATH
+        [ "$which" = baseline ] && cli=.gpu/baseline/anycl ld=$root/.gpu/baseline:$LD_LIBRARY_PATH
+        export XDG_CACHE_HOME=$(cache "ab-$which")
+        LD_LIBRARY_PATH=$ld step "ab $which $round: mlp step breakdown" 40 "$cli" bench mlp --breakdown --repeats 2
+        LD_LIBRARY_PATH=$ld step "ab $which $round: mlp" 40 "$cli" train --epochs 5 --no-autotune
+      done
+    done
+    LD_LIBRARY_PATH=$root/.gpu/baseline:$LD_LIBRARY_PATH XDG_CACHE_HOME=$(cache ab-baseline) \
+      step "ab baseline: cnn" 45 .gpu/baseline/anycl train --model cnn --epochs 3 --no-autotune
+    XDG_CACHE_HOME=$(cache ab-this) step "ab this: cnn" 45 "$anycl" train --model cnn --epochs 3 --no-autotune
+  fi
+  if has shipped; then  # the device's own database entry (tuning/*.txt) against CLBlast's own parameters
+    local setting
+    for setting in entry clblast; do
+      export XDG_CACHE_HOME=$(cache "shipped-$setting")
+      if [ "$setting" = clblast ]; then export ANYCL_TUNING_DATABASE=off; else unset ANYCL_TUNING_DATABASE; fi
+      step "shipped $setting: cnn" 45 "$anycl" train --model cnn --epochs 3 --no-autotune
+      step "shipped $setting: mlp" 30 "$anycl" train --epochs 5 --no-autotune
+      step "shipped $setting: gemm" 60 --to "$out/gemm-$setting.json" "$anycl" bench gemm --model mlp --sizes 4096 --json
+      step "shipped $setting: gemm beside PyTorch" 60 "$python" tools/pytorch_gemm.py "$out/gemm-$setting.json" \
+        --device "$torch_device"
     done
     unset ANYCL_TUNING_DATABASE
     step "PyTorch cnn" 60 "$python" tools/pytorch_reference.py --model cnn --epochs 3 --device "$torch_device"

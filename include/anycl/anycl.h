@@ -31,23 +31,23 @@ extern "C" {
 
 /** The API version this header describes: grows by one when functions or option fields are added
  * (old callers keep working); a caller built against version N runs on a library of version >= N. */
-#define ANYCL_API_VERSION 1
+#define ANYCL_API_VERSION 2
 
 /** What every call returns. */
 typedef enum anycl_status {
   ANYCL_OK = 0,
-  ANYCL_ERROR_INVALID_ARGUMENT = 1, /* bad argument, shape, option or label (anycl::ValidationError) */
-  ANYCL_ERROR_DEVICE = 2,           /* no OpenCL device, or a device spec matched none */
-  ANYCL_ERROR_OPENCL = 3,           /* an OpenCL or CLBlast call failed */
-  ANYCL_ERROR_BUILD = 4,            /* an OpenCL program failed to compile */
-  ANYCL_ERROR_DATA = 5,             /* a file is missing, malformed or inconsistent */
-  ANYCL_ERROR_NUMERICAL = 6,        /* training diverged (NaN or infinite loss or weights) */
-  ANYCL_ERROR_OUT_OF_MEMORY = 7,    /* host memory ran out */
-  ANYCL_ERROR_UNSUPPORTED = 8,      /* this build lacks the feature (ONNX export; clblast.dll for GEMM) */
-  ANYCL_ERROR_VERSION = 9,          /* the library is older than the header the caller was built with */
+  ANYCL_ERROR_INVALID_ARGUMENT = 1,  /* bad argument, shape, option or label (anycl::ValidationError) */
+  ANYCL_ERROR_DEVICE = 2,            /* no OpenCL device, or a device spec matched none */
+  ANYCL_ERROR_OPENCL = 3,            /* an OpenCL or CLBlast call failed */
+  ANYCL_ERROR_BUILD = 4,             /* an OpenCL program failed to compile */
+  ANYCL_ERROR_DATA = 5,              /* a file is missing, malformed or inconsistent */
+  ANYCL_ERROR_NUMERICAL = 6,         /* training diverged (NaN or infinite loss or weights) */
+  ANYCL_ERROR_OUT_OF_MEMORY = 7,     /* host memory ran out */
+  ANYCL_ERROR_UNSUPPORTED = 8,       /* this build lacks the feature (ONNX export; clblast.dll for GEMM) */
+  ANYCL_ERROR_VERSION = 9,           /* the library is older than the header the caller was built with */
   ANYCL_ERROR_BUFFER_TOO_SMALL = 10, /* a caller buffer is too small; the needed size is returned */
-  ANYCL_ERROR_INTERNAL = 11,        /* any other failure: a bug in anycl, please report it */
-  ANYCL_ERROR_IO = 12               /* a file or folder could not be written or created (disk, permission) */
+  ANYCL_ERROR_INTERNAL = 11,         /* any other failure: a bug in anycl, please report it */
+  ANYCL_ERROR_IO = 12                /* a file or folder could not be written or created (disk, permission) */
 } anycl_status;
 
 /** Opaque handles. */
@@ -82,8 +82,8 @@ ANYCL_C_API anycl_status anycl_devices_json(char* buffer, size_t capacity, size_
 ANYCL_C_API anycl_status anycl_runtime_create(const char* device_spec, anycl_runtime** out);
 ANYCL_C_API void anycl_runtime_destroy(anycl_runtime* runtime);
 /** The runtime's device name (same buffer rules as anycl_devices_json). */
-ANYCL_C_API anycl_status anycl_runtime_device_name(const anycl_runtime* runtime, char* buffer, size_t capacity,
-                                                   size_t* length);
+ANYCL_C_API anycl_status anycl_runtime_device_name(const anycl_runtime* runtime, char* buffer,
+                                                   size_t capacity, size_t* length);
 
 /* --- models ------------------------------------------------------------------------------------ */
 
@@ -112,7 +112,8 @@ ANYCL_C_API anycl_status anycl_model_input_size(const anycl_model* model, size_t
 ANYCL_C_API anycl_status anycl_model_output_size(const anycl_model* model, size_t* outputs);
 /** The model's loss name, "softmax_cross_entropy", "mse", "mae", "huber" or "binary_crossentropy" (same
  * buffer rules as anycl_devices_json). */
-ANYCL_C_API anycl_status anycl_model_loss(const anycl_model* model, char* buffer, size_t capacity, size_t* length);
+ANYCL_C_API anycl_status anycl_model_loss(const anycl_model* model, char* buffer, size_t capacity,
+                                          size_t* length);
 /** Whether the model holds weights (trained or loaded): 1 or 0. */
 ANYCL_C_API anycl_status anycl_model_has_weights(const anycl_model* model, int* has_weights);
 /** The Keras-style summary table (same buffer rules as anycl_devices_json). */
@@ -155,6 +156,9 @@ typedef struct anycl_epoch {
   int has_validation; /* 1 when val_loss/val_accuracy hold figures */
   double val_loss, val_accuracy;
   double seconds;
+  /* API version 2 (a caller whose anycl_train_options.struct_size is version 1's receives version 1's
+   * anycl_epoch, without it, in `history`): */
+  double learning_rate; /* the rate of the epoch's last step (Keras' logs["learning_rate"]) */
 } anycl_epoch;
 
 /** Callbacks return 0 to go on, non-zero to stop after the current step (the model keeps the
@@ -163,21 +167,40 @@ typedef int (*anycl_progress_callback)(const anycl_progress* progress, void* use
 typedef int (*anycl_epoch_callback)(const anycl_epoch* epoch, void* user);
 
 typedef struct anycl_train_options {
-  size_t struct_size;           /* sizeof(anycl_train_options), set by anycl_train_options_init */
-  size_t epochs;                /* default 20 */
-  size_t batch;                 /* default 128 */
-  const char* optimizer;        /* sgd, momentum, nesterov, rmsprop (default), adam, adamw */
-  float lr;                     /* 0: the optimizer's default (0.001; 0.01 for the SGD family) */
-  uint64_t seed;                /* weights, dropout and shuffling (default 1) */
-  double validation_split;      /* hold out the last fraction of the training set, in [0, 1) */
-  const char* checkpoint_dir;   /* NULL or "": none; else a checkpoint each epoch end and on a stop */
-  double progress_interval_s;   /* > 0: call on_progress at most this often */
+  size_t struct_size;         /* sizeof(anycl_train_options), set by anycl_train_options_init */
+  size_t epochs;              /* default 20 */
+  size_t batch;               /* default 128 */
+  const char* optimizer;      /* sgd, momentum, nesterov, rmsprop (default), adam, adamw */
+  float lr;                   /* 0: the optimizer's default (0.001; 0.01 for the SGD family) */
+  uint64_t seed;              /* weights, dropout and shuffling (default 1) */
+  double validation_split;    /* hold out the last fraction of the training set, in [0, 1) */
+  const char* checkpoint_dir; /* NULL or "": none; else a checkpoint each epoch end and on a stop */
+  double progress_interval_s; /* > 0: call on_progress at most this often */
   anycl_progress_callback on_progress;
   anycl_epoch_callback on_epoch;
   void* user; /* passed to both callbacks */
+  /* API version 2: a learning-rate schedule, Keras' (docs/training.md). A struct_size of version 1
+   * (a caller built against that header) trains at the constant lr. lr_schedule: NULL or "" for a
+   * constant rate, "exponential" (ExponentialDecay), "step" (PiecewiseConstantDecay), "cosine"
+   * (CosineDecay) or "plateau" (ReduceLROnPlateau); then the fields of that kind: */
+  const char* lr_schedule;
+  double decay_steps;         /* exponential, cosine: steps of one decay period, > 0 */
+  double decay_rate;          /* exponential: the factor per decay_steps, in (0, 1] */
+  int staircase;              /* exponential: 1 decays in whole periods, 0 continuously (default) */
+  double alpha;               /* cosine: the final rate as a fraction of lr, in [0, 1] (default 0) */
+  const uint64_t* boundaries; /* step: boundary_count increasing step counts */
+  size_t boundary_count;      /* step: at least 1 */
+  const float* values;        /* step: boundary_count + 1 rates in [0, 10] (lr is not used) */
+  const char* monitor;        /* plateau: "val_loss", "loss", or NULL: val_loss with validation data */
+  double factor;              /* plateau: the rate's factor at a reduction, in (0, 1) (default 0.1) */
+  size_t patience;            /* plateau: epochs without improvement before a reduction (default 10) */
+  double min_delta;           /* plateau: the least decrease that counts as improvement (default 1e-4) */
+  size_t cooldown;            /* plateau: epochs after a reduction before counting again (default 0) */
+  double min_lr;              /* plateau: the lowest rate, in [0, 10] (default 0) */
 } anycl_train_options;
 
-/** Defaults as `anycl train`: 20 epochs, batch 128, rmsprop, seed 1, no split, no callbacks. */
+/** Defaults as `anycl train`: 20 epochs, batch 128, rmsprop, seed 1, no split, no callbacks, a
+ * constant learning rate (and Keras' ReduceLROnPlateau defaults in the plateau fields). */
 ANYCL_C_API void anycl_train_options_init(anycl_train_options* options);
 
 /** Trains `model` on `train` on the runtime's device, evaluating on `validation` (may be NULL;
@@ -185,7 +208,7 @@ ANYCL_C_API void anycl_train_options_init(anycl_train_options* options);
  * from the seed's initialisation (bit-identical to `anycl train` with the same flags and seed);
  * one with weights continues from them with a fresh optimizer. `history` (may be NULL) receives
  * up to `history_capacity` epochs; `*epochs_done` (may be NULL) the epochs completed; `*stopped`
- * (may be NULL) 1 when a callback stopped training. */
+ * (may be NULL) 1 when a callback stopped training. A NULL `history` needs `history_capacity` 0. */
 ANYCL_C_API anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl_dataset* train,
                                      const anycl_dataset* validation, const anycl_train_options* options,
                                      anycl_epoch* history, size_t history_capacity, size_t* epochs_done,
@@ -202,14 +225,15 @@ ANYCL_C_API anycl_status anycl_evaluate(anycl_model* model, anycl_runtime* runti
  * (softmax) for a classifier, the sigmoid of each output for binary_crossentropy, predicted
  * values for regression, written to `out`, which must hold
  * `out_capacity` >= count × output size floats. Non-finite inputs are rejected. */
-ANYCL_C_API anycl_status anycl_predict(anycl_model* model, anycl_runtime* runtime, const float* x, size_t count,
-                                       float* out, size_t out_capacity);
+ANYCL_C_API anycl_status anycl_predict(anycl_model* model, anycl_runtime* runtime, const float* x,
+                                       size_t count, float* out, size_t out_capacity);
 
 /* --- added in later releases (appended, so earlier declarations keep their places) ------------- */
 
 /** Keras' evaluate: the mean loss and the model's metric on `data` (dropout off) — accuracy for a
  * classifier (class labels; binary accuracy for binary_crossentropy on 0/1 float targets), mean
- * absolute error for a regression model (float targets; the loss is its own: mse, mae or huber). Every out-pointer must be valid. */
+ * absolute error for a regression model (float targets; the loss is its own: mse, mae or huber).
+ * Every out-pointer must be valid. */
 ANYCL_C_API anycl_status anycl_evaluate_metric(anycl_model* model, anycl_runtime* runtime,
                                                const anycl_dataset* data, double* loss, double* metric);
 

@@ -38,6 +38,7 @@
 #include "anycl/nn/shape.hpp"
 #include "anycl/opencl.hpp"
 #include "anycl/optim/optimizer.hpp"
+#include "anycl/optim/schedule.hpp"
 #include "anycl/profile.hpp"
 #include "anycl/runtime.hpp"
 #include "anycl/tensor.hpp"

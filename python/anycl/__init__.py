@@ -9,6 +9,7 @@
 """
 
 from . import callbacks, datasets, layers
+from . import optimizers  # Keras' optimizer classes and learning-rate schedules
 from ._lib import API_VERSION, lib as _lib
 from .errors import (BuildError, DataError, DeviceError, DTypeError, Error, InvalidArgumentError, IoError,
                      NumericalError, OpenCLError, ShapeError, UnsupportedError, VersionError)
@@ -18,5 +19,6 @@ from .model import History, Runtime, Sequential, devices, load_model
 __version__ = _lib.anycl_version_string().decode()
 
 __all__ = ["API_VERSION", "BuildError", "Callback", "DataError", "DeviceError", "DTypeError", "Error", "History",
-           "InvalidArgumentError", "IoError", "NumericalError", "datasets", "OpenCLError", "Runtime", "Sequential", "ShapeError",
-           "UnsupportedError", "VersionError", "callbacks", "devices", "layers", "load_model"]
+           "InvalidArgumentError", "IoError", "NumericalError", "datasets", "OpenCLError", "Runtime", "Sequential",
+           "ShapeError", "UnsupportedError", "VersionError", "callbacks", "devices", "layers", "load_model"]
+__all__ += ["optimizers"]

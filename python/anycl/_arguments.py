@@ -18,7 +18,8 @@ def _integer(value, name, low=1, high=_SIZE_MAX):
         raise errors.InvalidArgumentError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
     value = int(value)
     if not low <= value <= high:
-        raise errors.InvalidArgumentError(f"{name} = {value} is outside [{low}, {high}] — pass an integer in that range")
+        raise errors.InvalidArgumentError(
+            f"{name} = {value} is outside [{low}, {high}] — pass an integer in that range")
     return value
 
 

@@ -14,7 +14,7 @@ import sys
 
 from . import errors
 
-API_VERSION = 1  # ANYCL_API_VERSION of the header this module mirrors
+API_VERSION = 2  # ANYCL_API_VERSION of the header this module mirrors
 
 c_size_p = ctypes.POINTER(ctypes.c_size_t)
 
@@ -53,6 +53,7 @@ class Epoch(ctypes.Structure):
         ("val_loss", ctypes.c_double),
         ("val_accuracy", ctypes.c_double),
         ("seconds", ctypes.c_double),
+        ("learning_rate", ctypes.c_double),  # API version 2
     ]
 
 
@@ -74,6 +75,21 @@ class TrainOptions(ctypes.Structure):
         ("on_progress", PROGRESS_CALLBACK),
         ("on_epoch", EPOCH_CALLBACK),
         ("user", ctypes.c_void_p),
+        # API version 2: the learning-rate schedule
+        ("lr_schedule", ctypes.c_char_p),
+        ("decay_steps", ctypes.c_double),
+        ("decay_rate", ctypes.c_double),
+        ("staircase", ctypes.c_int),
+        ("alpha", ctypes.c_double),
+        ("boundaries", ctypes.POINTER(ctypes.c_uint64)),
+        ("boundary_count", ctypes.c_size_t),
+        ("values", ctypes.POINTER(ctypes.c_float)),
+        ("monitor", ctypes.c_char_p),
+        ("factor", ctypes.c_double),
+        ("patience", ctypes.c_size_t),
+        ("min_delta", ctypes.c_double),
+        ("cooldown", ctypes.c_size_t),
+        ("min_lr", ctypes.c_double),
     ]
 
 
@@ -99,6 +115,7 @@ def _library_path():
 def _declare(lib):
     P = ctypes.POINTER
     vp = ctypes.c_void_p
+    dataset_create = [vp, ctypes.c_size_t, ctypes.c_size_t, vp, ctypes.c_size_t, P(vp)]  # x, n, features, y, k, out
     sigs = {
         "anycl_api_version": (ctypes.c_int, []),
         "anycl_version_string": (ctypes.c_char_p, []),
@@ -119,12 +136,13 @@ def _declare(lib):
         "anycl_model_summary": (ctypes.c_int, [vp, ctypes.c_char_p, ctypes.c_size_t, c_size_p]),
         "anycl_model_save": (ctypes.c_int, [vp, ctypes.c_char_p]),
         "anycl_model_export_onnx": (ctypes.c_int, [vp, ctypes.c_char_p]),
-        "anycl_dataset_create_classes": (ctypes.c_int, [vp, ctypes.c_size_t, ctypes.c_size_t, vp, ctypes.c_size_t, P(vp)]),
-        "anycl_dataset_create_classes_u8": (ctypes.c_int, [vp, ctypes.c_size_t, ctypes.c_size_t, vp, ctypes.c_size_t, P(vp)]),
-        "anycl_dataset_create_targets": (ctypes.c_int, [vp, ctypes.c_size_t, ctypes.c_size_t, vp, ctypes.c_size_t, P(vp)]),
+        "anycl_dataset_create_classes": (ctypes.c_int, dataset_create),
+        "anycl_dataset_create_classes_u8": (ctypes.c_int, dataset_create),
+        "anycl_dataset_create_targets": (ctypes.c_int, dataset_create),
         "anycl_dataset_destroy": (None, [vp]),
         "anycl_train_options_init": (None, [P(TrainOptions)]),
-        "anycl_train": (ctypes.c_int, [vp, vp, vp, vp, P(TrainOptions), P(Epoch), ctypes.c_size_t, c_size_p, P(ctypes.c_int)]),
+        "anycl_train": (ctypes.c_int,
+                        [vp, vp, vp, vp, P(TrainOptions), P(Epoch), ctypes.c_size_t, c_size_p, P(ctypes.c_int)]),
         "anycl_evaluate": (ctypes.c_int, [vp, vp, vp, P(ctypes.c_double), P(ctypes.c_double)]),
         "anycl_predict": (ctypes.c_int, [vp, vp, vp, ctypes.c_size_t, vp, ctypes.c_size_t]),
         "anycl_evaluate_metric": (ctypes.c_int, [vp, vp, vp, P(ctypes.c_double), P(ctypes.c_double)]),

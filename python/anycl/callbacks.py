@@ -198,3 +198,53 @@ class ModelCheckpoint(Callback):
         self.model.save(path)
         self.saved.append(path)
         return False
+
+
+class ReduceLROnPlateau(Callback):
+    """Keras' ReduceLROnPlateau: multiplies the learning rate by `factor` when `monitor` has not
+    improved by more than `min_delta` for `patience` epochs, then waits `cooldown` epochs before counting
+    again; never below `min_lr`. The library applies it between epochs (fit() hands these settings to
+    anycl_train), so its state is in the training's checkpoints and a reduction survives a resume. It
+    monitors the loss: 'val_loss' (Keras' default; without validation data it warns, as Keras does, and
+    never reduces) or 'loss', with mode 'auto' or 'min'. fit()'s logs carry 'learning_rate' (the rate
+    of each epoch's last step), as Keras' logs do with this callback."""
+
+    def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto", min_delta=1e-4,
+                 cooldown=0, min_lr=0.0, **kwargs):
+        super().__init__()
+        who = "ReduceLROnPlateau"
+        if monitor not in ("val_loss", "loss"):
+            raise errors.InvalidArgumentError(
+                f"{who}: monitor must be 'val_loss' or 'loss' (anycl reduces on a plateau of the loss), got "
+                f"{monitor!r}")
+        if mode not in ("auto", "min"):
+            raise errors.InvalidArgumentError(f"{who}: mode must be 'auto' or 'min' for a loss, got {mode!r}")
+        if kwargs:
+            raise errors.InvalidArgumentError(f"{who}: unexpected arguments {', '.join(sorted(kwargs))}")
+        if not 0 < _number(factor, "factor", who) < 1.0:
+            raise errors.InvalidArgumentError(f"{who}: factor must be in (0, 1) (Keras: ReduceLROnPlateau does not "
+                                              f"support a factor >= 1.0), got {factor!r}")
+        self.monitor, self.factor, self.mode, self.verbose = monitor, float(factor), mode, verbose
+        self.patience = _count(patience, "patience", who)
+        self.min_delta = abs(_number(min_delta, "min_delta", who))
+        self.cooldown = _count(cooldown, "cooldown", who)
+        self.min_lr = _number(min_lr, "min_lr", who, minimum=0)
+        self.learning_rates = []  # each epoch's rate, as fit()'s logs give it (anycl's addition)
+
+    def on_train_begin(self, logs=None):
+        self.learning_rates = []
+
+    def on_epoch_end(self, epoch, logs=None):
+        rate = (logs or {}).get("learning_rate")
+        if rate is not None:
+            if self.verbose and self.learning_rates and rate < self.learning_rates[-1]:
+                print(f"Epoch {epoch - 1}: ReduceLROnPlateau reducing learning rate to {rate}.")
+            self.learning_rates.append(rate)
+        return False
+
+    def _fill(self, options):
+        """Sets the plateau fields of the C API's anycl_train_options."""
+        options.lr_schedule = b"plateau"
+        options.monitor = self.monitor.encode()
+        options.factor, options.patience, options.min_delta = self.factor, self.patience, self.min_delta
+        options.cooldown, options.min_lr = self.cooldown, self.min_lr

@@ -166,6 +166,26 @@ def fuse_activations(layers):
     return out
 
 
+class BatchNormalization(Layer):
+    """Keras' BatchNormalization: per feature after Dense, per channel after Conv2D (anycl's images are
+    channels-first, so the channel axis is 1; axis=-1, Keras' default, is read as that same channel
+    axis, which is what Keras' channels_last means by it). Training normalises with the batch's mean
+    and biased variance and updates moving = moving·momentum + batch·(1 − momentum); evaluate and
+    predict use the moving statistics. get_weights() gives gamma, beta, moving_mean, moving_variance."""
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=0.001):
+        if axis not in (-1, 1):
+            raise errors.InvalidArgumentError(
+                f"BatchNormalization: axis must be -1 or 1 (the feature or channel axis), got {axis!r}")
+        if isinstance(momentum, bool) or not 0 <= float(momentum) <= 1:
+            raise errors.InvalidArgumentError(f"BatchNormalization: momentum must be in [0, 1], got {momentum!r}")
+        if isinstance(epsilon, bool) or not float(epsilon) > 0:
+            raise errors.InvalidArgumentError(f"BatchNormalization: epsilon must be positive, got {epsilon!r}")
+        self.axis, self.momentum, self.epsilon = axis, float(momentum), float(epsilon)
+        default = self.momentum == 0.99 and self.epsilon == 0.001
+        self.token = "bn" if default else f"bn{self.momentum!r}_{self.epsilon!r}"
+
+
 def to_layer_string(layers):
     """(the --layers text of every layer but the last, the last Dense's units, the default activation
     of hidden layers that name none)."""

@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import threading
+import warnings
 
 import numpy as np
 
@@ -15,6 +16,7 @@ from ._callbacks import CallbackGuard
 from .callbacks import Callback  # noqa: F401 — anycl.Callback, kept importable from here
 from ._lib import EPOCH_CALLBACK, PROGRESS_CALLBACK, Epoch, ModelOptions, TrainOptions, check, lib, text
 from ._arguments import _device_spec, _finite, _fit_arguments, _input_shape, _integer, _path
+from ._progress import ProgressBar, verbosity
 from ._safety import (_handle_from_model_file, _in_flight, _made_here, _model_file_bytes, _predict_in_chunks,
                       _sigint_during_fit)
 from .layers import fuse_activations, to_layer_string
@@ -78,12 +80,31 @@ def _runtime(runtime):
 
 
 class History:
-    """What fit returns, as Keras' History: history["loss"], ["accuracy"], ["val_loss"], ...; epoch numbers."""
+    """What fit returns, as Keras' History: history["loss"], ["accuracy"] (a regressor's ["mae"]),
+    ["val_loss"], ...; epoch numbers."""
 
-    def __init__(self):
-        self.history = {"loss": [], "accuracy": []}
+    def __init__(self, metric="accuracy"):
+        self.history = {"loss": [], metric: []}
         self.epoch = []
         self.seconds = []
+
+
+# Keras' names of the one metric anycl computes per loss: the first is the default key in fit's logs,
+# History and evaluate; compile(metrics=[...]) may choose another of the same metric.
+_METRIC_NAMES = {"mse": ("mae", "mean_absolute_error"),
+                 "mae": ("mae", "mean_absolute_error"),
+                 "huber": ("mae", "mean_absolute_error"),
+                 "binary_crossentropy": ("accuracy", "acc", "binary_accuracy"),
+                 "softmax_cross_entropy": ("accuracy", "acc", "sparse_categorical_accuracy")}
+
+
+def _metric_name(loss, metrics):
+    names = _METRIC_NAMES.get(loss, ("accuracy",))
+    if isinstance(metrics, (list, tuple)):
+        for m in metrics:
+            if isinstance(m, str) and m in names:
+                return m
+    return names[0]
 
 
 def _features(x, expected, what="x"):
@@ -111,10 +132,8 @@ def _each(callbacks, hook, argument):
             method(argument)
 
 
-# Losses whose targets are float32 rows of the output width (the others take integer class labels), and
-# those among them scored by the mean absolute error (the others by accuracy).
+# Losses whose targets are float32 rows of the output width (the others take integer class labels).
 _FLOAT_TARGET_LOSSES = ("mse", "mae", "huber", "binary_crossentropy")
-_REGRESSION_LOSSES = ("mse", "mae", "huber")
 
 
 def _check_output_activation(activation, loss):
@@ -143,7 +162,8 @@ class _Dataset:
             if model.loss == "binary_crossentropy" and (np.issubdtype(y.dtype, np.integer) or y.dtype == np.bool_):
                 y = y.astype(np.float32)  # 0/1 labels, as Keras takes them for a sigmoid output
             if y.dtype != np.float32:
-                raise errors.DTypeError(f"{model.loss} targets must be float32, got {y.dtype} — use y.astype(np.float32)")
+                raise errors.DTypeError(
+                    f"{model.loss} targets must be float32, got {y.dtype} — use y.astype(np.float32)")
             y = np.ascontiguousarray(y.reshape(n, -1))
             if y.shape[1] != model.outputs:
                 raise errors.ShapeError(f"y has {y.shape[1]} values per sample, the model outputs {model.outputs}")
@@ -225,18 +245,20 @@ class Sequential:
         new model). `metrics` is accepted for Keras scripts: the metric is always accuracy (classifier)
         or mae (regression). Refused while the model is training."""
         self._refuse_during_fit("compile()")
-        if not isinstance(optimizer, str):
-            raise errors.InvalidArgumentError(
-                f"optimizer must be a name (sgd, momentum, nesterov, rmsprop, adam, adamw), got {optimizer!r}")
+        self._metrics = metrics
+        optimizer, lr, schedule = _optimizer_settings(optimizer, lr, learning_rate)
+        learning_rate = None  # resolved into lr and schedule
         aliases = {"sparse_categorical_crossentropy": "softmax_cross_entropy", "mean_squared_error": "mse",
                    "mean_absolute_error": "mae", "huber_loss": "huber"}
         loss = aliases.get(loss, loss)
         _check_output_activation(getattr(self, "_output_activation", None),
                                  loss or self.loss or "softmax_cross_entropy")
         if self._keeps_weights_at_compile(optimizer, self.loss if loss is None else loss, lr, learning_rate):
+            self._schedule = schedule
             return self
         self._optimizer = optimizer
         self._lr = float(learning_rate if learning_rate is not None else lr)
+        self._schedule = schedule
         if getattr(self, "_loaded", False) and loss is not None and loss != self.loss:
             raise errors.InvalidArgumentError(
                 f"compile: this model was loaded with the {self.loss} loss and keeps its weights; it "
@@ -341,7 +363,7 @@ class Sequential:
         if model_file is not None:
             self._set_handle(_handle_from_model_file(model_file))
         elif compiled:
-            self.compile(self._optimizer, self.loss, self._lr)
+            self.compile(self._optimizer, self.loss, self._lr, learning_rate=state.get("_schedule"))
 
     def summary(self):
         return text(lib.anycl_model_summary, self._handle())
@@ -355,11 +377,13 @@ class Sequential:
         self._refuse_during_fit("fit()")
         epochs, batch_size, seed, validation_split, checkpoint = _fit_arguments(
             epochs, batch_size, seed, validation_split, validation_data, checkpoint_dir)
+        bar = ProgressBar(verbosity(verbose), epochs)
         h = self._handle()
         rt = _runtime(runtime)
         train = _Dataset(x, y, self)
         val = _validation_set(validation_data, self) if validation_data is not None else None
-        history = History()
+        metric = self.metrics_names[1]
+        history = History(metric)
         records = []  # each epoch's figures, as the callback receives them (epochs is no allocation size)
         interrupted = []
         self.stop_training = False
@@ -375,11 +399,8 @@ class Sequential:
         def on_epoch(e, _user):
             e = e.contents
             records.append(Epoch.from_buffer_copy(e))
-            logs = {"loss": e.loss, "accuracy": e.accuracy}
-            if e.has_validation:
-                logs.update(val_loss=e.val_loss, val_accuracy=e.val_accuracy)
-            if verbose:
-                print(f"Epoch {e.epoch}/{epochs} - {e.seconds:.1f}s - " + " - ".join(f"{k}: {v:.4f}" for k, v in logs.items()))
+            logs = _epoch_logs(e, metric, rate_in_logs)
+            bar.epoch_end(e.epoch, e.seconds, logs, -(-len(train.keep[0]) // batch_size))
             stop = False
             try:
                 for c in callbacks:
@@ -390,10 +411,12 @@ class Sequential:
 
         def on_progress(p, _user):
             p = p.contents
+            logs = {"loss": p.loss, metric: p.accuracy}
+            bar.progress(p.epoch, p.step, p.steps, p.seconds, logs)
             stop = False
             try:
                 for c in callbacks:
-                    stop = c.on_progress(p.epoch, p.step, p.steps, {"loss": p.loss, "accuracy": p.accuracy}) or stop
+                    stop = c.on_progress(p.epoch, p.step, p.steps, logs) or stop
             except KeyboardInterrupt:
                 interrupted.append(True)
             return 1 if wants_stop(stop) else 0
@@ -403,6 +426,8 @@ class Sequential:
         o.epochs, o.batch, o.seed = epochs, batch_size, seed
         o.optimizer, o.lr = self._optimizer.encode(), self._lr
         o.validation_split = validation_split
+        schedule_arrays, rate_in_logs = _schedule_options(o, getattr(self, "_schedule", None), callbacks,
+                                                          validation_split > 0 or val is not None)
         o.checkpoint_dir = checkpoint
         o.progress_interval_s = 0.25  # how soon a Ctrl-C or a callback's stop is seen
         guard = CallbackGuard()  # a callback's exception stops training and is raised below
@@ -425,14 +450,12 @@ class Sequential:
             if previous is not None:
                 signal.signal(signal.SIGINT, previous)
         guard.reraise()
+        del schedule_arrays  # what the schedule fields pointed to, alive until anycl_train returned
         for e in records[: done.value]:  # the epochs completed (a failed one's callback never ran)
             history.epoch.append(e.epoch)
             history.seconds.append(e.seconds)
-            history.history["loss"].append(e.loss)
-            history.history["accuracy"].append(e.accuracy)
-            if e.has_validation:
-                history.history.setdefault("val_loss", []).append(e.val_loss)
-                history.history.setdefault("val_accuracy", []).append(e.val_accuracy)
+            for k, v in _epoch_logs(e, metric, rate_in_logs).items():
+                history.history.setdefault(k, []).append(v)
         if interrupted:
             raise KeyboardInterrupt("anycl: training stopped after the current step (the model keeps its weights)")
         last = {k: v[-1] for k, v in history.history.items() if v}
@@ -441,8 +464,10 @@ class Sequential:
 
     @property
     def metrics_names(self):
-        """Keras' names for what evaluate returns: ["loss", "accuracy"] or ["loss", "mae"] (regression)."""
-        return ["loss", "mae" if self.loss in _REGRESSION_LOSSES else "accuracy"]
+        """Keras' names for what evaluate returns and fit's logs hold: ["loss", "accuracy"] or ["loss",
+        "mae"] (regression); the metric under the name compile(metrics=[...]) gave it, where it is one
+        of Keras' names for it ("acc", "mean_absolute_error", ...)."""
+        return ["loss", _metric_name(self.loss, getattr(self, "_metrics", None))]
 
     def evaluate(self, x, y, batch_size=None, verbose=0, return_dict=False, runtime=None):
         """Keras' evaluate on labelled data, dropout off: [loss, accuracy] for a classifier (integer
@@ -462,7 +487,8 @@ class Sequential:
         `batch_size` and `verbose` are Keras' (anycl runs device batches of its own; the result is the
         same for every batch size)."""
         if batch_size is not None and (isinstance(batch_size, bool) or int(batch_size) != batch_size or batch_size < 1):
-            raise errors.InvalidArgumentError(f"predict: batch_size must be a positive integer or None, got {batch_size!r}")
+            raise errors.InvalidArgumentError(
+                f"predict: batch_size must be a positive integer or None, got {batch_size!r}")
         h = self._handle()
         x = _features(self._images(x), self.input_size)
         _finite(x, "x")
@@ -486,7 +512,8 @@ class Sequential:
 
     def get_weights(self):
         """Keras' get_weights: a list of float32 arrays, per Dense layer its kernel (in, out) and bias
-        (out,), per Conv2D its kernel (kh, kw, in, out) and bias (out,). Needs weights (fit, load or
+        (out,), per Conv2D its kernel (kh, kw, in, out) and bias (out,), per BatchNormalization its
+        gamma, beta, moving_mean and moving_variance (channels,). Needs weights (fit, load or
         set_weights first)."""
         out = []
         for i, shape in enumerate(self._weight_shapes()):
@@ -519,6 +546,63 @@ class Sequential:
     def export_onnx(self, path):
         """Writes the model as ONNX (opset 13; softmax output for classifiers)."""
         check(lib.anycl_model_export_onnx(self._handle(), _path(path, "path")))
+
+
+def _epoch_logs(e, metric, rate=False):
+    """One anycl_epoch as Keras' logs: loss and the metric, then val_loss and val_<metric>; with `rate`
+    (a schedule or ReduceLROnPlateau), learning_rate."""
+    logs = {"loss": e.loss, metric: e.accuracy}
+    if e.has_validation:
+        logs.update({"val_loss": e.val_loss, "val_" + metric: e.val_accuracy})
+    if rate:
+        logs["learning_rate"] = e.learning_rate
+    return logs
+
+
+def _optimizer_settings(optimizer, lr, learning_rate):
+    """compile()'s optimizer (a name or an anycl.optimizers object) and rate (a number or a schedule) as
+    the C API takes them: (name, lr, schedule or None)."""
+    from .optimizers import Optimizer
+    from .optimizers.schedules import LearningRateSchedule
+
+    if isinstance(optimizer, Optimizer):
+        if learning_rate is None:
+            learning_rate = optimizer.learning_rate
+        optimizer = optimizer.name
+    elif not isinstance(optimizer, str):
+        raise errors.InvalidArgumentError(
+            f"optimizer must be a name (sgd, momentum, nesterov, rmsprop, adam, adamw) or an anycl.optimizers "
+            f"object (SGD, RMSprop, Adam, AdamW), got {optimizer!r}")
+    rate = learning_rate if learning_rate is not None else lr
+    if isinstance(rate, LearningRateSchedule):
+        return optimizer, float(rate._initial()), rate
+    return optimizer, float(rate), None
+
+
+def _schedule_options(options, schedule, callbacks, validating):
+    """The schedule fields of anycl_train_options, from compile()'s schedule or a ReduceLROnPlateau
+    callback. Returns what they point to (keep it until anycl_train returns) and whether the logs carry
+    learning_rate."""
+    from .callbacks import ReduceLROnPlateau
+
+    plateaus = [c for c in callbacks if isinstance(c, ReduceLROnPlateau)]
+    if len(plateaus) > 1:
+        raise errors.InvalidArgumentError("fit: more than one ReduceLROnPlateau callback — pass one")
+    if plateaus and schedule is not None:
+        raise errors.InvalidArgumentError(
+            "fit: ReduceLROnPlateau cannot change the rate of an optimizer compiled with a learning-rate schedule "
+            "(as in Keras) — use the schedule or the callback")
+    if plateaus:
+        if plateaus[0].monitor == "val_loss" and not validating:
+            warnings.warn("Learning rate reduction is conditioned on metric `val_loss` which is not available "
+                          "(pass validation_split or validation_data to fit, or monitor='loss'): the rate stays "
+                          "constant", stacklevel=3)
+            return None, True
+        plateaus[0]._fill(options)
+        return None, True
+    if schedule is not None:
+        return schedule._fill(options), True
+    return None, False
 
 
 def load_model(path):

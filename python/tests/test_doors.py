@@ -298,3 +298,13 @@ def test_compiling_again_keeps_the_weights_reached(runtime):
     before = model.get_weights()
     model.compile(optimizer="sgd", learning_rate=0.01)
     assert all((a == b).all() for a, b in zip(model.get_weights(), before))
+
+
+def test_a_bad_device_spec_from_the_environment_says_it_came_from_there(runtime, monkeypatch):
+    monkeypatch.setenv("ANYCL_DEVICE", "nosuch")
+    with pytest.raises(anycl.DeviceError, match=r"the device spec taken from \$ANYCL_DEVICE") as caught:
+        anycl.Runtime()
+    assert "unset ANYCL_DEVICE" in str(caught.value)
+    with pytest.raises(anycl.DeviceError) as caught:
+        anycl.Runtime("nosuch")  # the caller's own spec: not blamed on the environment
+    assert "ANYCL_DEVICE" not in str(caught.value)

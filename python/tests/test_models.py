@@ -1,6 +1,5 @@
 # Regression with MSE, a small CNN on uint8 images, save → load → predict equal, ONNX export,
 # devices, history and callbacks.
-import json
 import os
 import signal
 import threading

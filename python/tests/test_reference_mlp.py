@@ -5,7 +5,6 @@ import csv
 import os
 import subprocess
 
-import numpy as np
 import pytest
 
 import anycl

@@ -1,7 +1,10 @@
 """Per-epoch seconds of Python fit for the reference MLP on the first N training images (argv[1]),
 evaluating on the test set each epoch like `anycl train --limit N`: compare with its metrics file."""
-import sys, time, numpy as np, anycl
+import sys
+
+import anycl
 from anycl.layers import Dense, Dropout
+
 n = int(sys.argv[1])
 (x, y), (xt, yt) = anycl.datasets.load_data()
 m = anycl.Sequential([Dense(512), Dropout(0.2), Dense(512), Dropout(0.2), Dense(10)], input_shape=(784,))

@@ -107,6 +107,13 @@ void check_struct_size(const char* call, size_t given, size_t known, const char*
                     call, given, known, init));
 }
 
+void check_struct_size(const char* call, size_t given, std::initializer_list<size_t> earlier, size_t known,
+                       const char* init) {
+  for (size_t size : earlier)
+    if (given == size) return;
+  check_struct_size(call, given, known, init);
+}
+
 void check_finite_option(const char* call, const char* what, double value) {
   if (!std::isfinite(value))
     throw ValidationError(fmt::format("{}: {} is {} — pass a finite number", call, what, value));

@@ -101,7 +101,7 @@ anycl::ModelSpec spec_from(const anycl_model_options& o) {
   spec.loss = flags.loss;
   try {
     // The layers fit the input; sizes are checked for overflow here, not when the model is used.
-    const size_t weights = anycl::Sequential(spec).parameter_count();
+    const size_t weights = anycl::Sequential(spec).weight_count();
     if (weights > SIZE_MAX / sizeof(float))
       throw anycl::ValidationError(
           fmt::format("the model would hold {} weights, more bytes than memory addresses", weights));

@@ -5,6 +5,7 @@
 #include "anycl/device.hpp"
 #include "anycl/error.hpp"
 #include "c_api/handles.hpp"
+#include "runtime/device_select.hpp"
 #include "runtime/opencl_setup.hpp"
 #include "util/process.hpp"
 
@@ -27,7 +28,7 @@ anycl_status anycl_devices_json(char* buffer, size_t capacity, size_t* length) {
   return guarded([&] {
     require(length, "anycl_devices_json", "length");
     const std::vector<anycl::DeviceInfo> devices = anycl::list_devices();
-    const anycl::DeviceInfo selected = anycl::select_device(anycl::device_spec_from_env());
+    const anycl::DeviceInfo selected = anycl::detail::select_device_or_env("");
     copy_text(anycl::devices_json(devices, selected.index), buffer, capacity, length, "anycl_devices_json");
   });
 }

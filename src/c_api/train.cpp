@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <cstddef>
+#include <cstring>
 #include <filesystem>
 #include <vector>
 
@@ -15,6 +17,84 @@
 using namespace anycl::detail::c_api;
 
 namespace {
+
+// anycl_train_options and anycl_epoch as API version 1 laid them out: a caller built against that
+// header passes the one and receives the other in `history` (the epoch callback's pointer may point
+// at the longer struct: such a caller reads its first fields only).
+struct TrainOptionsV1 {
+  size_t struct_size, epochs, batch;
+  const char* optimizer;
+  float lr;
+  uint64_t seed;
+  double validation_split;
+  const char* checkpoint_dir;
+  double progress_interval_s;
+  anycl_progress_callback on_progress;
+  anycl_epoch_callback on_epoch;
+  void* user;
+};
+struct EpochV1 {
+  size_t epoch;
+  double loss, accuracy;
+  int has_validation;
+  double val_loss, val_accuracy, seconds;
+};
+static_assert(sizeof(TrainOptionsV1) <= offsetof(anycl_train_options, lr_schedule), "version 1 is a prefix");
+static_assert(sizeof(EpochV1) <= offsetof(anycl_epoch, learning_rate), "version 1 is a prefix");
+
+// The schedule fields (API version 2) as the Trainer's schedule, checked in the C API's words.
+anycl::LearningRateSchedule schedule_from(const anycl_train_options& o) {
+  anycl::LearningRateSchedule s;
+  if (o.struct_size < sizeof(anycl_train_options) || !o.lr_schedule || !*o.lr_schedule) return s;
+  const std::string kind = o.lr_schedule;
+  if (kind == "exponential")
+    s.kind = anycl::ScheduleKind::exponential_decay;
+  else if (kind == "step")
+    s.kind = anycl::ScheduleKind::piecewise_constant;
+  else if (kind == "cosine")
+    s.kind = anycl::ScheduleKind::cosine_decay;
+  else if (kind == "plateau")
+    s.kind = anycl::ScheduleKind::reduce_on_plateau;
+  else if (kind != "constant")
+    throw anycl::ValidationError(
+        fmt::format("anycl_train: options.lr_schedule is '{}' — pass \"exponential\", \"step\", \"cosine\", "
+                    "\"plateau\", or NULL for a constant rate",
+                    kind));
+  for (const auto& [what, value] : {std::pair{"options.decay_steps", o.decay_steps},
+                                    {"options.decay_rate", o.decay_rate},
+                                    {"options.alpha", o.alpha},
+                                    {"options.factor", o.factor},
+                                    {"options.min_delta", o.min_delta},
+                                    {"options.min_lr", o.min_lr}})
+    check_finite_option("anycl_train", what, value);
+  s.decay_steps = o.decay_steps;
+  s.decay_rate = o.decay_rate;
+  s.staircase = o.staircase != 0;
+  s.alpha = o.alpha;
+  if (s.kind == anycl::ScheduleKind::piecewise_constant) {
+    if (o.boundary_count && (!o.boundaries || !o.values))
+      throw anycl::ValidationError(fmt::format(
+          "anycl_train: options.boundary_count is {} but options.{} is NULL — pass {} boundaries and {} "
+          "values",
+          o.boundary_count, o.boundaries ? "values" : "boundaries", o.boundary_count, o.boundary_count + 1));
+    s.boundaries.assign(o.boundaries, o.boundaries + o.boundary_count);
+    s.values.assign(o.values, o.values + (o.boundary_count ? o.boundary_count + 1 : 0));
+    for (size_t i = 0; i < s.values.size(); ++i)
+      check_finite_option("anycl_train", fmt::format("options.values[{}]", i).c_str(), s.values[i]);
+  }
+  s.monitor = o.monitor ? o.monitor : "";
+  s.factor = o.factor;
+  s.patience = o.patience;
+  s.min_delta = o.min_delta;
+  s.cooldown = o.cooldown;
+  s.min_lr = o.min_lr;
+  try {
+    anycl::check_schedule(s);
+  } catch (const anycl::ValidationError& e) {
+    throw anycl::ValidationError(fmt::format("anycl_train: options.{}", e.what()));
+  }
+  return s;
+}
 
 // Keras' validation split: the last fraction of `train` moves into the returned set.
 anycl::data::Dataset split_tail(anycl::data::Dataset& train, double fraction) {
@@ -44,6 +124,31 @@ anycl::data::Dataset split_tail(anycl::data::Dataset& train, double fraction) {
   return tail;
 }
 
+// A data set the model cannot train or validate on, in the C API's words (the C++ layers below would
+// name C++ calls): the loss against the kind of targets, and the sizes per sample.
+void check_data(const anycl_model& model, const anycl::data::Dataset& d, const char* which) {
+  const std::string& loss = model.saved.spec.loss;
+  const bool targets = d.target_width > 0;
+  if (targets && loss == "softmax_cross_entropy")
+    throw anycl::ValidationError(fmt::format(
+        "anycl_train: the {} data set holds float targets but the model is a classifier (loss "
+        "softmax_cross_entropy) — for regression create the model with options.loss = \"mse\"; for "
+        "classes create the data set with anycl_dataset_create_classes",
+        which));
+  if (!targets && loss == "mse")
+    throw anycl::ValidationError(fmt::format(
+        "anycl_train: the {} data set holds class labels but the model is a regressor (loss mse) — "
+        "for classes create the model with options.loss = \"softmax_cross_entropy\" (the default); for "
+        "regression create the data set with anycl_dataset_create_targets",
+        which));
+  const size_t inputs = model.saved.spec.input_features;
+  if (inputs && d.features() != inputs)
+    throw anycl::ValidationError(
+        fmt::format("anycl_train: the {} data set has {} features per sample but the model takes {} "
+                    "(options.input_shape) — create the data set with features = {}",
+                    which, d.features(), inputs, inputs));
+}
+
 anycl_epoch to_c(const anycl::EpochStats& s) {
   anycl_epoch e{};
   e.epoch = s.epoch;
@@ -53,12 +158,24 @@ anycl_epoch to_c(const anycl::EpochStats& s) {
   e.val_loss = s.eval.loss;
   e.val_accuracy = s.eval.accuracy;
   e.seconds = s.seconds;
+  e.learning_rate = s.learning_rate;
   return e;
+}
+
+// Epoch `i` into the caller's history array, laid out as the caller's header has anycl_epoch.
+void put_epoch(anycl_epoch* history, size_t i, const anycl_epoch& e, size_t options_size) {
+  if (options_size == sizeof(TrainOptionsV1)) {
+    EpochV1 v1;
+    std::memcpy(&v1, &e, sizeof v1);  // version 1 is anycl_epoch's prefix
+    reinterpret_cast<EpochV1*>(static_cast<void*>(history))[i] = v1;
+  } else {
+    history[i] = e;
+  }
 }
 
 // The trainer's current weights become the model's host copy (its device copy is rebuilt on use).
 void take_weights(anycl_model& model, anycl::Trainer& trainer) {
-  model.saved.parameters = trainer.model().parameters().download();
+  model.saved.parameters = trainer.model().download_weights();
   model.has_weights = true;
   model.forget_built();
 }
@@ -92,7 +209,8 @@ class TrainingFlag {
 };
 
 anycl::TrainOptions train_options(const anycl_train_options& o) {
-  check_struct_size("anycl_train", o.struct_size, sizeof(anycl_train_options), "anycl_train_options_init");
+  check_struct_size("anycl_train", o.struct_size, {sizeof(TrainOptionsV1)}, sizeof(anycl_train_options),
+                    "anycl_train_options_init");
   check_finite_option("anycl_train", "options.lr", o.lr);
   check_finite_option("anycl_train", "options.validation_split", o.validation_split);
   check_finite_option("anycl_train", "options.progress_interval_s", o.progress_interval_s);
@@ -116,6 +234,7 @@ anycl::TrainOptions train_options(const anycl_train_options& o) {
     t.checkpoint_path =
         std::string(o.checkpoint_dir) + "/checkpoint.anyclckpt";  // as `anycl train --checkpoint`
   }
+  t.schedule = schedule_from(o);
   return t;
 }
 
@@ -131,6 +250,9 @@ void anycl_train_options_init(anycl_train_options* options) {
   options->batch = 128;
   options->optimizer = "rmsprop";
   options->seed = 1;
+  options->factor = 0.1;  // ReduceLROnPlateau's defaults, as Keras'
+  options->patience = 10;
+  options->min_delta = 1e-4;
 }
 
 anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl_dataset* train,
@@ -144,6 +266,12 @@ anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl
     require(runtime, call, "runtime");
     require(train, call, "train");
     require(options, call, "options");
+    // As every call's buffers: a capacity promises a buffer (NULL history goes with capacity 0).
+    if (!history && history_capacity != 0)
+      throw anycl::ValidationError(
+          fmt::format("anycl_train: history is NULL but history_capacity is {} — pass an array of that many "
+                      "anycl_epoch, or NULL with history_capacity 0",
+                      history_capacity));
     const auto lock = lock_for_work(*model, *runtime, call);
     if (model->training)
       throw anycl::ValidationError(
@@ -153,7 +281,13 @@ anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl
     anycl::OptimizerConfig optimizer;
     optimizer.name = options->optimizer && *options->optimizer ? options->optimizer : "rmsprop";
     optimizer.lr = options->lr;
-    anycl::check_optimizer_config(optimizer);
+    try {
+      anycl::check_optimizer_config(optimizer);
+    } catch (const anycl::ValidationError& e) {
+      throw anycl::ValidationError(fmt::format("anycl_train: options.optimizer or options.lr: {}", e.what()));
+    }
+    check_data(*model, train->host, "train");
+    if (validation && !(options->validation_split > 0)) check_data(*model, validation->host, "validation");
 
     anycl::data::Dataset train_set = train->host;
     anycl::data::Dataset held_out;
@@ -162,10 +296,14 @@ anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl
       held_out = split_tail(train_set, options->validation_split);
       eval = &held_out;
     }
+    if (t.schedule.monitor == "val_loss" && !eval)
+      throw anycl::ValidationError(
+          "anycl_train: options.monitor is \"val_loss\" but there is no validation data — pass validation or "
+          "options.validation_split, or monitor \"loss\"");
     std::atomic<bool> stop{false};
     t.stop = &stop;
     anycl::Trainer trainer({runtime->rt.get()}, model->saved.spec, optimizer, t);
-    if (model->has_weights) trainer.model().parameters().upload(model->saved.parameters);
+    if (model->has_weights) trainer.model().upload_weights(model->saved.parameters);
     if (options->on_progress)
       trainer.on_progress = [&](const anycl::Progress& p) {
         const anycl_progress c{p.epoch, p.epochs, p.step, p.steps, p.loss, p.accuracy, p.seconds};
@@ -190,7 +328,8 @@ anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl
     // The weights reached (also after a stop) become the model's.
     take_weights(*model, trainer);
     const auto& done = trainer.history();
-    for (size_t i = 0; history && i < done.size() && i < history_capacity; ++i) history[i] = to_c(done[i]);
+    for (size_t i = 0; history && i < done.size() && i < history_capacity; ++i)
+      put_epoch(history, i, to_c(done[i]), options->struct_size);
     if (epochs_done) *epochs_done = done.size();
     if (stopped) *stopped = trainer.stopped() ? 1 : 0;
   });

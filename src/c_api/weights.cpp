@@ -86,7 +86,7 @@ anycl_status anycl_model_set_weights(anycl_model* model, size_t index, const flo
         throw anycl::ValidationError(
             fmt::format("{}: values[{}] of {} is {} — weights must be finite", call, i, a.name, values[i]));
     std::vector<float> parameters = model->saved.parameters;
-    if (!model->has_weights) parameters.assign(anycl::Sequential(model->saved.spec).parameter_count(), 0.f);
+    if (!model->has_weights) parameters.assign(anycl::Sequential(model->saved.spec).weight_count(), 0.f);
     anycl::set_keras_weights(a, values, parameters);
     model->saved.parameters = std::move(parameters);
     model->has_weights = true;

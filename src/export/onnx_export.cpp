@@ -47,10 +47,10 @@ class ProtoGraph final : public OnnxGraph {
     t->mutable_int64_data()->Add(values.begin(), values.end());
     return name;
   }
-  std::string node(
-      const std::string& op, const std::vector<std::string>& inputs, const std::string& output,
-      const std::vector<std::pair<std::string, int64_t>>& int_attributes = {},
-      const std::vector<std::pair<std::string, std::vector<int64_t>>>& list_attributes = {}) override {
+  std::string node(const std::string& op, const std::vector<std::string>& inputs, const std::string& output,
+                   const std::vector<std::pair<std::string, int64_t>>& int_attributes = {},
+                   const std::vector<std::pair<std::string, std::vector<int64_t>>>& list_attributes = {},
+                   const std::vector<std::pair<std::string, float>>& float_attributes = {}) override {
     onnx::NodeProto* n = g_.add_node();
     n->set_op_type(op);
     n->set_name(output);
@@ -67,6 +67,12 @@ class ProtoGraph final : public OnnxGraph {
       a->set_name(name);
       a->set_type(onnx::AttributeProto::INTS);
       for (int64_t v : values) a->add_ints(v);
+    }
+    for (const auto& [name, value] : float_attributes) {
+      onnx::AttributeProto* a = n->add_attribute();
+      a->set_name(name);
+      a->set_type(onnx::AttributeProto::FLOAT);
+      a->set_f(value);
     }
     return output;
   }
@@ -97,10 +103,11 @@ std::string onnx_model_bytes(const SavedModel& model, const OnnxExportOptions& o
 
   ProtoGraph graph(g);
   std::string x = options.input_name;
-  size_t offset = 0, with_parameters = 0, width = 0;
+  size_t offset = 0, with_parameters = 0, width = 0, state_offset = 0;
   std::map<std::string, size_t> per_type;  // dense0, dense1, … as before the registry
   try {
     const Sequential layout(model.spec);  // checked shapes and parameter counts
+    state_offset = layout.parameter_count();
     Shape in = layout.input_shape();
     if (in.size() > 1) {  // the input stays (batch, features); the image layers see (batch, C, H, W)
       std::vector<int64_t> dims{-1};
@@ -114,8 +121,24 @@ std::string onnx_model_bytes(const SavedModel& model, const OnnxExportOptions& o
             "ONNX export: layer '{}' needs {} parameters beyond offset {}, the model has {} — the model file "
             "is inconsistent; save it again",
             layer->spec().text(), count, offset, model.parameters.size()));
-      x = layer->type().to_onnx(*layer, graph, x, in, model.parameters.data() + offset,
-                                per_type[layer->type().name]++);
+      // A layer with state (BatchNormalization's moving statistics, stored after every layer's
+      // parameters) sees its parameters followed by its state.
+      const size_t state = layer->state_count(in);
+      const float* params = model.parameters.data() + offset;
+      std::vector<float> with_state;
+      if (state > 0) {
+        if (state_offset + state > model.parameters.size())
+          throw ValidationError(fmt::format(
+              "ONNX export: layer '{}' needs {} state values beyond offset {}, the model has {} — the model "
+              "file is inconsistent; save it again",
+              layer->spec().text(), state, state_offset, model.parameters.size()));
+        with_state.assign(params, params + count);
+        with_state.insert(with_state.end(), model.parameters.begin() + long(state_offset),
+                          model.parameters.begin() + long(state_offset + state));
+        params = with_state.data();
+        state_offset += state;
+      }
+      x = layer->type().to_onnx(*layer, graph, x, in, params, per_type[layer->type().name]++);
       offset += count;
       with_parameters += count > 0;
       in = layer->output_shape(in);
@@ -130,11 +153,11 @@ std::string onnx_model_bytes(const SavedModel& model, const OnnxExportOptions& o
   }
   if (with_parameters == 0)
     throw ValidationError("ONNX export: the model has no dense layer — nothing to export");
-  if (offset != model.parameters.size())
+  if (state_offset != model.parameters.size())
     throw ValidationError(
         fmt::format("ONNX export: the architecture uses {} parameters, the model holds {} — the "
                     "model file is inconsistent; save it again",
-                    offset, model.parameters.size()));
+                    state_offset, model.parameters.size()));
   if (model.spec.loss == "softmax_cross_entropy")
     graph.node("Softmax", {x}, options.output_name, {{"axis", 1}});
   else if (model.spec.loss == "binary_crossentropy")  // each output its own class: anycl's predictions

@@ -14,6 +14,7 @@
 #include "anycl/blas/blas.hpp"
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
+#include "anycl/nn/dropout.hpp"
 #include "blas/gemm_plan.hpp"
 #include "ops/activation.hpp"
 #include "ops/init.hpp"
@@ -131,6 +132,7 @@ void Dense::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor para
   if (detail::dense_keeps_wt(rt)) wt_ = Tensor(rt, {units_, in_});
   bias_act_ = std::make_unique<BiasActivation>(rt);
   transposer_ = std::make_unique<BlockTranspose>(rt);
+  dropout_after_ = nullptr;  // until Sequential::build links the Dropout after it
 }
 
 namespace {
@@ -169,7 +171,10 @@ Tensor Dense::forward(const Tensor& x, const StepContext& ctx) {
       matmul(x, Trans::no, w_, Trans::no, y);
     }
     z_last_ = z_.size() ? z_.rows(0, x.rows()) : Tensor();
-    bias_act_->forward(y, b_, activation_, z_.size() ? &z_last_ : nullptr);
+    // With a Dropout right after it (training), one launch runs both output stages (Dropout::forward_fused);
+    // not for gelu, whose z the fused kernel does not keep (that Dropout then runs its own pass).
+    if (z_.size() || !(dropout_after_ && dropout_after_->forward_fused(y, b_, activation_, ctx)))
+      bias_act_->forward(y, b_, activation_, z_.size() ? &z_last_ : nullptr);
   }
   x_last_ = x;
   y_last_ = y;
@@ -179,7 +184,14 @@ Tensor Dense::forward(const Tensor& x, const StepContext& ctx) {
 // dy:(batch,out) → dz in place; dW:(in,out) = xᵀ·dz; db = Σ dz; dx:(batch,in) = dz·Wᵀ
 Tensor Dense::backward(Tensor& dy, const StepContext&, bool need_dx) {
   // act' from the output, or from the kept z for gelu (common.cl's activate_grad)
-  bias_act_->backward(z_.size() ? z_last_ : y_last_, dy, db_, activation_);
+  const Tensor& kept = z_.size() ? z_last_ : y_last_;
+  const DeviceBuffer* keep = nullptr;
+  float scale = 1.f;
+  if (dropout_after_ && dropout_after_->take_fused_mask(dy.rows(), keep, scale))
+    bias_act_->backward_dropped(kept, dy, *keep, 0, scale, db_,
+                                activation_);  // that Dropout's backward too
+  else
+    bias_act_->backward(kept, dy, db_, activation_);
   matmul(x_last_, Trans::yes, dy, Trans::no, dw_);
   if (!need_dx) return {};
   Tensor dx = dx_.rows(0, dy.rows());

@@ -66,6 +66,10 @@ void Dropout::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor, T
     keep_ = DeviceBuffer(rt, y_.size(), "dropout mask");
   }
   op_ = std::make_unique<DropoutOp>(rt);
+  fused_ = false;  // until Sequential::build links it to a Dense before it
+  fused_forward_ = {};
+  mask_deferred_ = false;
+  kept_ = {};
 }
 
 DropoutMask Dropout::mask(const StepContext& ctx) const {
@@ -78,23 +82,56 @@ DropoutMask Dropout::mask(const StepContext& ctx) const {
   return m;
 }
 
+bool Dropout::same_step(const StepContext& ctx, size_t rows) const {
+  return kept_.valid && kept_.seed == ctx.seed && kept_.step == ctx.step && kept_.row_base == ctx.row_base &&
+         kept_.rows == rows;
+}
+
+bool Dropout::forward_fused(Tensor& y, const Tensor& bias, Activation act, const StepContext& ctx) {
+  if (!fused_ || !ctx.training || rate_ == 0.f) return false;
+  Tensor out = y_.rows(0, y.rows());
+  op_->forward_bias_activation(y, bias, act, out, mask(ctx), keep_);
+  kept_ = {true, ctx.seed, ctx.step, ctx.row_base, y.rows()};
+  fused_forward_ = {true, y.mem(), y.offset()};
+  return true;
+}
+
 Tensor Dropout::forward(const Tensor& x, const StepContext& ctx) {
   if (!ctx.training || rate_ == 0.f) return x;
   Tensor y = y_.rows(0, x.rows());
+  // The Dense before it wrote this step's output already (forward_fused) from this very x.
+  const bool written = fused_forward_.pending && fused_forward_.x == x.mem() &&
+                       fused_forward_.x_offset == x.offset() && same_step(ctx, x.rows());
+  fused_forward_.pending = false;
+  if (written) return y;
   op_->forward(x, y, mask(ctx), &keep_);
   kept_ = {true, ctx.seed, ctx.step, ctx.row_base, x.rows()};
   return y;
 }
 
-// The mask the forward of this step stored; regenerated when the last forward was another one.
+// The mask the forward of this step stored; regenerated when the last forward was another one. Fused
+// into the Dense before it, that layer's backward applies the stored mask instead (take_fused_mask).
 Tensor Dropout::backward(Tensor& dy, const StepContext& ctx, bool) {
+  mask_deferred_ = false;
   if (!ctx.training || rate_ == 0.f) return dy;
-  if (kept_.valid && kept_.seed == ctx.seed && kept_.step == ctx.step && kept_.row_base == ctx.row_base &&
-      kept_.rows == dy.rows())
+  if (same_step(ctx, dy.rows())) {
+    if (fused_) {
+      mask_deferred_ = true;
+      return dy;
+    }
     op_->backward_kept(dy, keep_, 0, rate_);
-  else
+  } else {
     op_->backward(dy, mask(ctx));
+  }
   return dy;
+}
+
+bool Dropout::take_fused_mask(size_t rows, const DeviceBuffer*& keep, float& scale) {
+  if (!mask_deferred_ || kept_.rows != rows) return false;
+  mask_deferred_ = false;
+  keep = &keep_;
+  scale = 1.0f / (1.0f - rate_);  // as the dropout kernels' launcher computes it
+  return true;
 }
 
 }  // namespace anycl

@@ -91,6 +91,36 @@ size_t Sequential::parameter_count() const {
   return total;
 }
 
+size_t Sequential::state_count() const {
+  const std::vector<Shape> in = shapes();
+  size_t total = 0;
+  for (size_t i = 0; i < layers_.size(); ++i)
+    total = checked_add(total, layers_[i]->state_count(in[i]), "the model's state count");
+  return total;
+}
+
+size_t Sequential::weight_count() const {
+  return checked_add(parameter_count(), state_count(), "the model's weight count");
+}
+
+std::vector<float> Sequential::download_weights() const {
+  std::vector<float> out = params_.download();
+  if (state_.size() > 0) {
+    const std::vector<float> state = state_.download();
+    out.insert(out.end(), state.begin(), state.end());
+  }
+  return out;
+}
+
+void Sequential::upload_weights(const std::vector<float>& weights) {
+  const size_t n = params_.size();
+  if (weights.size() != n + state_.size())
+    throw ValidationError(fmt::format("{} weights for a model that holds {} parameters and {} state values",
+                                      weights.size(), n, state_.size()));
+  params_.upload(weights.data(), n);
+  if (state_.size() > 0) state_.upload(weights.data() + n, state_.size());
+}
+
 size_t Sequential::output_features() const { return shape_size(shapes().back()); }
 
 ModelSpec Sequential::spec() const {
@@ -114,7 +144,7 @@ void Sequential::check_memory(Runtime& rt, size_t max_batch) const {
   const auto mul = [](size_t a, size_t b) { return b != 0 && a > SIZE_MAX / b ? SIZE_MAX : a * b; };
   const auto add = [](size_t a, size_t b) { return a > SIZE_MAX - b ? SIZE_MAX : a + b; };
   const std::vector<Shape> in = shapes();
-  size_t floats = mul(parameter_count(), 2);
+  size_t floats = add(mul(parameter_count(), 2), state_count());
   for (size_t i = 0; i < layers_.size(); ++i)
     floats = add(floats, mul(max_batch, layers_[i]->activation_floats(in[i])));
   const size_t bytes = mul(floats, sizeof(float));
@@ -141,6 +171,22 @@ void Sequential::build(Runtime& rt, size_t max_batch) {
     layers_[i]->build(rt, in[i], max_batch, params_.rows(offset, count), grads_.rows(offset, count),
                       uint32_t(i));
     offset += count;
+  }
+  const size_t states = state_count();
+  state_ = states > 0 ? Tensor(rt, {states}) : Tensor();
+  for (size_t i = 0, at = 0; i < layers_.size(); ++i) {
+    const size_t count = layers_[i]->state_count(in[i]);
+    if (count > 0) layers_[i]->bind_state(state_.rows(at, count));
+    at += count;
+  }
+  // A Dense followed by a Dropout: the Dense's output stage runs the mask too, forward and backward.
+  for (size_t i = 0; i + 1 < layers_.size(); ++i) {
+    auto* dense = dynamic_cast<Dense*>(layers_[i].get());
+    auto* dropout = dynamic_cast<Dropout*>(layers_[i + 1].get());
+    if (dense && dropout) {
+      dense->dropout_after_ = dropout;
+      dropout->fused_ = true;
+    }
   }
   rt_ = &rt;
   max_batch_ = max_batch;
@@ -215,10 +261,11 @@ std::string Sequential::summary() const {
   for (size_t i = 0; i < layers_.size(); ++i)
     out += fmt::format("{:<{}}{:<24}{:>12}\n", names[i], width,
                        fmt::format("(None, {})", fmt::join(in[i + 1], ", ")),
-                       with_commas(layers_[i]->parameter_count(in[i])));
+                       with_commas(layers_[i]->parameter_count(in[i]) + layers_[i]->state_count(in[i])));
   out += std::string(rule, '=') + "\n";
-  out += fmt::format("Total params: {}\nTrainable params: {}\nNon-trainable params: 0\n",
-                     with_commas(parameter_count()), with_commas(parameter_count()));
+  // As Keras: a layer's Param # and the total count its non-trainable weights (moving statistics) too.
+  out += fmt::format("Total params: {}\nTrainable params: {}\nNon-trainable params: {}\n",
+                     with_commas(weight_count()), with_commas(parameter_count()), with_commas(state_count()));
   return out;
 }
 

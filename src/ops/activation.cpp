@@ -37,6 +37,7 @@ BiasActivation::BiasActivation(Runtime& rt)
     : rt_(rt),
       forward_(detail::kernel(rt, "activation", "bias_activation_forward")),
       backward_(detail::kernel(rt, "activation", "bias_activation_backward")),
+      backward_dropped_(detail::kernel(rt, "activation", "bias_activation_dropout_backward")),
       channel_forward_(detail::kernel(rt, "activation", "channel_bias_activation_forward")),
       row_forward_(detail::kernel(rt, "activation", "dense_row_forward")) {
   // The backward kernel's work-group is BC columns × BR row lanes: 8 × 16 (activation.cl's default)
@@ -56,12 +57,10 @@ BiasActivation::BiasActivation(Runtime& rt)
   while (columns_ * lanes_ > fits && lanes_ > 1) lanes_ /= 2;
   while (columns_ * lanes_ > fits && columns_ > 1) columns_ /= 2;
   if (columns_ != 8 || lanes_ != 16) {
-    cl_int status = CL_SUCCESS;
-    cl_kernel k = clCreateKernel(
-        detail::program(rt, "activation", fmt::format("-DBC={} -DBR={}", columns_, lanes_)).get(),
-        "bias_activation_backward", &status);
-    detail::check_cl(status, "clCreateKernel", "bias_activation_backward");
-    backward_ = compute::kernel(k, false);
+    const std::string options = fmt::format("-DBC={} -DBR={}", columns_, lanes_);
+    backward_ = detail::kernel_with_options(rt, "activation", "bias_activation_backward", options);
+    backward_dropped_ =
+        detail::kernel_with_options(rt, "activation", "bias_activation_dropout_backward", options);
   }
 }
 
@@ -111,6 +110,26 @@ void BiasActivation::backward(const Tensor& y, Tensor& dy, Tensor& dbias, Activa
                    cl_int(act));
   const size_t local[2] = {columns_, lanes_};
   detail::launch_groups_2d(rt_, backward_, (y.cols() + columns_ - 1) / columns_, local, y.rows(), y.cols());
+}
+
+void BiasActivation::backward_dropped(const Tensor& y, Tensor& dy, const DeviceBuffer& keep,
+                                      size_t keep_offset, float scale, Tensor& dbias, Activation act) {
+  if (y.shape() != dy.shape() || dbias.size() != y.cols())
+    throw ValidationError(fmt::format("bias_activation_dropout_backward: y {}, dy {}, dbias {} do not fit",
+                                      y.shape_string(), dy.shape_string(), dbias.shape_string()));
+  if (keep_offset > keep.bytes() || y.size() > keep.bytes() - keep_offset)
+    throw ValidationError(
+        fmt::format("bias_activation_dropout_backward: a mask of {} bytes at {} does not fit "
+                    "its {}-byte buffer",
+                    y.size(), keep_offset, keep.bytes()));
+  using detail::u32;
+  detail::set_args(backward_dropped_, y.mem(), u32(y.offset(), "offset"), dy.mem(),
+                   u32(dy.offset(), "offset"), keep.mem(), u32(keep_offset, "offset"), cl_float(scale),
+                   dbias.mem(), u32(dbias.offset(), "offset"), u32(y.rows(), "rows"), u32(y.cols(), "cols"),
+                   cl_int(act));
+  const size_t local[2] = {columns_, lanes_};
+  detail::launch_groups_2d(rt_, backward_dropped_, (y.cols() + columns_ - 1) / columns_, local, y.rows(),
+                           y.cols());
 }
 
 namespace {

@@ -17,6 +17,10 @@ class BiasActivation {
   /// dy ← dy·act'(y) in place (act' taken from the output y — for gelu, activation_keeps_input(),
   /// pass the kept z as y); dbias = Σ_rows of the result.  y,dy:(rows,cols) dbias:(cols)
   void backward(const Tensor& y, Tensor& dy, Tensor& dbias, Activation act);
+  /// The same with a dropout's backward fused in: dy ← dy·mask·scale first, the mask (a byte per
+  /// element, 1 kept) read from `keep` at `keep_offset`, as DropoutOp::backward_kept gives it.
+  void backward_dropped(const Tensor& y, Tensor& dy, const DeviceBuffer& keep, size_t keep_offset,
+                        float scale, Tensor& dbias, Activation act);
   /// y = act(x·w + bias) for one row x, fused (inference at batch 1: no GEMM tile of padding rows).
   /// The same bits as a GEMM followed by forward(). x:(1,k) w:(k,cols) bias:(cols) y:(1,cols)
   void forward_row(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, Activation act);
@@ -27,7 +31,7 @@ class BiasActivation {
 
  private:
   Runtime& rt_;
-  compute::kernel forward_, backward_, channel_forward_, row_forward_;
+  compute::kernel forward_, backward_, backward_dropped_, channel_forward_, row_forward_;
   size_t columns_ = 8, lanes_ = 16;  // the backward kernel's work-group: columns × row lanes
 };
 

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "anycl/nn/activation.hpp"
 #include "anycl/tensor.hpp"
 #include "runtime/runtime_impl.hpp"
 
@@ -28,6 +29,11 @@ class DropoutOp {
   /// keep[keep_offset + i] = 1 where element i is kept and 0 where dropped (x.size() bytes).
   void forward(const Tensor& x, Tensor& y, const DropoutMask& mask, DeviceBuffer* keep = nullptr,
                size_t keep_offset = 0);
+  /// A Dense layer's output stage with this dropout after it, one launch: y = act(y + bias) in place,
+  /// out = y·mask/(1−rate) and keep[keep_offset + i] = mask as forward() with `keep` stores it.
+  /// y,out:(rows,cols) bias:(cols)
+  void forward_bias_activation(Tensor& y, const Tensor& bias, Activation act, Tensor& out,
+                               const DropoutMask& mask, DeviceBuffer& keep, size_t keep_offset = 0);
   /// dy ← dy·mask/(1−rate), in place, the mask regenerated.
   void backward(Tensor& dy, const DropoutMask& mask);
   /// dy ← dy·mask/(1−rate), in place, the mask read from what forward stored in `keep`.
@@ -35,7 +41,8 @@ class DropoutOp {
 
  private:
   Runtime& rt_;
-  compute::kernel forward_, forward_keep_, backward_, backward_kept_;
+  size_t per_item_;  // elements a work-item of the mask's kernels: 64 (CPU) or 1 (GPU)
+  compute::kernel forward_, forward_keep_, forward_bias_activation_, backward_, backward_kept_;
 };
 
 }  // namespace anycl

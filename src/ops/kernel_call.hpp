@@ -49,6 +49,17 @@ inline size_t kernel_work_group_size(Runtime& rt, const compute::kernel& k) {
   return size;
 }
 
+/// A new kernel object `name` from program `program` compiled with `options` added to the defaults
+/// (a variant: -DPER_ITEM=4, -DBC=32 -DBR=8, …); detail::kernel() when `options` is empty.
+inline compute::kernel kernel_with_options(Runtime& rt, const std::string& program, const std::string& name,
+                                           const std::string& options) {
+  if (options.empty()) return kernel(rt, program, name);
+  cl_int status = CL_SUCCESS;
+  cl_kernel k = clCreateKernel(detail::program(rt, program, options).get(), name.c_str(), &status);
+  check_cl(status, "clCreateKernel", name);
+  return compute::kernel(k, false);
+}
+
 /// A kernel that runs as ONE work-group of WG work-items (a power of two: its reduction halves
 /// it; a reqd_work_group_size of WG, set by -DWG, default 256) using `local_floats_per_item`
 /// floats of local memory per work-item. Starts from what the device allows, then asks the
@@ -61,11 +72,8 @@ inline compute::kernel single_group_kernel(Runtime& rt, const std::string& progr
                             local_floats_per_item * work_group * sizeof(float) > info.local_mem_bytes))
     work_group /= 2;
   for (;;) {
-    const std::string options = work_group == 256 ? "" : fmt::format("-DWG={}", work_group);
-    cl_int status = CL_SUCCESS;
-    cl_kernel k = clCreateKernel(detail::program(rt, program, options).get(), name.c_str(), &status);
-    check_cl(status, "clCreateKernel", name);
-    compute::kernel kernel(k, false);
+    compute::kernel kernel =
+        kernel_with_options(rt, program, name, work_group == 256 ? "" : fmt::format("-DWG={}", work_group));
     const size_t fits = kernel_work_group_size(rt, kernel);
     if (work_group <= fits || work_group == 1) return kernel;
     while (work_group > fits && work_group > 1) work_group /= 2;

@@ -11,7 +11,14 @@ namespace anycl {
 namespace {
 
 using detail::u32;
-constexpr size_t kPerItem = 16;  // parameters per work-item: PER_ITEM in cl_kernels/optimizer.cl
+
+// Parameters per work-item, PER_ITEM in cl_kernels/optimizer.cl: 16 on a CPU runtime, 4 on a GPU
+// (RuntimeImpl::lane_elementwise).
+size_t per_item(Runtime& rt) { return detail::RuntimeImpl::of(rt).lane_elementwise ? 4 : 16; }
+
+compute::kernel update_kernel(Runtime& rt, const char* name, size_t per_item) {
+  return detail::kernel_with_options(rt, "optimizer", name, per_item == 16 ? "" : "-DPER_ITEM=4");
+}
 
 Tensor zeroed(Runtime& rt, size_t n) {
   Tensor t(rt, {n});
@@ -35,16 +42,18 @@ class Sgd final : public Optimizer {
         nesterov_(nesterov),
         name_(std::move(name)),
         velocity_(zeroed(rt, momentum > 0 ? n : 1)),
-        kernel_(detail::kernel(rt, "optimizer", "sgd_update")) {}
+        per_item_(per_item(rt)),
+        kernel_(update_kernel(rt, "sgd_update", per_item_)) {}
   void step(Tensor& params, const Tensor& grads) override {
     check_sizes(params, grads, n_);
     detail::set_args(kernel_, params.mem(), grads.mem(), velocity_.mem(), u32(n_, "parameters"),
                      cl_float(lr_), cl_float(momentum_), cl_int(nesterov_));
-    detail::launch_1d(rt_, kernel_, n_, 64, kPerItem);
+    detail::launch_1d(rt_, kernel_, n_, 64, per_item_);
     ++iterations_;
   }
   std::string name() const override { return name_; }
   float learning_rate() const override { return lr_; }
+  void set_learning_rate(float lr) override { lr_ = lr; }
   std::vector<Tensor*> state() override { return {&velocity_}; }
 
  private:
@@ -54,6 +63,7 @@ class Sgd final : public Optimizer {
   bool nesterov_;
   std::string name_;
   Tensor velocity_;
+  size_t per_item_;  // the kernel's PER_ITEM
   compute::kernel kernel_;
 };
 
@@ -66,16 +76,18 @@ class RmsProp final : public Optimizer {
         rho_(c.rho),
         epsilon_(c.epsilon),
         mean_square_(zeroed(rt, n)),
-        kernel_(detail::kernel(rt, "optimizer", "rmsprop_update")) {}
+        per_item_(per_item(rt)),
+        kernel_(update_kernel(rt, "rmsprop_update", per_item_)) {}
   void step(Tensor& params, const Tensor& grads) override {
     check_sizes(params, grads, n_);
     detail::set_args(kernel_, params.mem(), grads.mem(), mean_square_.mem(), u32(n_, "parameters"),
                      cl_float(lr_), cl_float(rho_), cl_float(epsilon_));
-    detail::launch_1d(rt_, kernel_, n_, 64, kPerItem);
+    detail::launch_1d(rt_, kernel_, n_, 64, per_item_);
     ++iterations_;
   }
   std::string name() const override { return "rmsprop"; }
   float learning_rate() const override { return lr_; }
+  void set_learning_rate(float lr) override { lr_ = lr; }
   std::vector<Tensor*> state() override { return {&mean_square_}; }
 
  private:
@@ -83,6 +95,7 @@ class RmsProp final : public Optimizer {
   size_t n_;
   float lr_, rho_, epsilon_;
   Tensor mean_square_;
+  size_t per_item_;  // the kernel's PER_ITEM
   compute::kernel kernel_;
 };
 
@@ -95,11 +108,13 @@ class Adam final : public Optimizer {
         beta1_(c.beta1),
         beta2_(c.beta2),
         epsilon_(c.epsilon),
-        decay_(decoupled_decay ? lr * c.weight_decay : 0.f),
+        weight_decay_(decoupled_decay ? c.weight_decay : 0.f),
+        decay_(lr * weight_decay_),
         adamw_(decoupled_decay),
         m_(zeroed(rt, n)),
         v_(zeroed(rt, n)),
-        kernel_(detail::kernel(rt, "optimizer", "adam_update")) {}
+        per_item_(per_item(rt)),
+        kernel_(update_kernel(rt, "adam_update", per_item_)) {}
   void step(Tensor& params, const Tensor& grads) override {
     check_sizes(params, grads, n_);
     const double t = double(iterations_ + 1);
@@ -107,19 +122,22 @@ class Adam final : public Optimizer {
     detail::set_args(kernel_, params.mem(), grads.mem(), m_.mem(), v_.mem(), u32(n_, "parameters"),
                      cl_float(lr_t), cl_float(beta1_), cl_float(beta2_), cl_float(epsilon_),
                      cl_float(decay_));
-    detail::launch_1d(rt_, kernel_, n_, 64, kPerItem);
+    detail::launch_1d(rt_, kernel_, n_, 64, per_item_);
     ++iterations_;
   }
   std::string name() const override { return adamw_ ? "adamw" : "adam"; }
   float learning_rate() const override { return lr_; }
+  // Keras' AdamW decays by the scheduled rate times weight_decay.
+  void set_learning_rate(float lr) override { lr_ = lr, decay_ = lr * weight_decay_; }
   std::vector<Tensor*> state() override { return {&m_, &v_}; }
 
  private:
   Runtime& rt_;
   size_t n_;
-  float lr_, beta1_, beta2_, epsilon_, decay_;
+  float lr_, beta1_, beta2_, epsilon_, weight_decay_, decay_;
   bool adamw_;
   Tensor m_, v_;
+  size_t per_item_;  // the kernel's PER_ITEM
   compute::kernel kernel_;
 };
 

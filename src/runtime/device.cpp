@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "anycl/error.hpp"
+#include "runtime/device_select.hpp"
 #include "runtime/driver_hints.hpp"
 #include "runtime/opencl_setup.hpp"
 #include "util/platform.hpp"
@@ -219,7 +220,11 @@ std::string describe_devices(const std::vector<DeviceInfo>& devices) {
 
 std::string device_spec_from_env() { return detail::platform::get_env("ANYCL_DEVICE").value_or(""); }
 
-DeviceInfo select_device(const std::string& raw_spec) {
+namespace {
+
+// `from_env`: the spec is $ANYCL_DEVICE's (the caller named none), and the message says so — a user
+// who never typed a spec must learn where it came from and that unsetting it is a way out.
+DeviceInfo select_device_from(const std::string& raw_spec, bool from_env) {
   std::string setup_hint;
   const std::vector<DeviceInfo> devices = discover(&setup_hint);
   const std::string spec = lower(raw_spec);
@@ -248,10 +253,23 @@ DeviceInfo select_device(const std::string& raw_spec) {
   }
   if (matches.empty())
     throw DeviceSpecError(fmt::format(
-        "no OpenCL device matches '{}'. Devices found:\n{}Use an index (0), platform:device (0:0), "
-        "a type (gpu, cpu, accelerator), a vendor (nvidia, amd, intel, pocl) or part of a name{}",
-        raw_spec, describe_devices(devices), setup_hint.empty() ? "" : ". Not listed: " + setup_hint));
+        "no OpenCL device matches '{}'{}. Devices found:\n{}{} an index (0), platform:device (0:0), "
+        "a type (gpu, cpu, accelerator), a vendor (nvidia, amd, intel, pocl) or part of a name{}{}",
+        raw_spec, from_env ? ", the device spec taken from $ANYCL_DEVICE" : "", describe_devices(devices),
+        from_env ? "Set ANYCL_DEVICE to" : "Use",
+        from_env ? ", or unset ANYCL_DEVICE to use the best device" : "",
+        setup_hint.empty() ? "" : ". Not listed: " + setup_hint));
   return *std::min_element(matches.begin(), matches.end(), better);
+}
+
+}  // namespace
+
+DeviceInfo select_device(const std::string& spec) { return select_device_from(spec, false); }
+
+DeviceInfo detail::select_device_or_env(const std::string& spec) {
+  if (!spec.empty()) return select_device_from(spec, false);
+  const std::string env = device_spec_from_env();
+  return select_device_from(env, !env.empty());
 }
 
 }  // namespace anycl

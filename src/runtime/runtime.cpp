@@ -15,6 +15,7 @@
 #include "blas/blas_programs.hpp"
 #include "blas/tuning/stored_tuning.hpp"
 #include "hash.hpp"
+#include "runtime/device_select.hpp"
 #include "runtime/driver_hints.hpp"
 #include "runtime/kernel_sources.hpp"
 #include "runtime/opencl_setup.hpp"
@@ -53,7 +54,7 @@ detail::StoredTuningHook& detail::stored_tuning_hook() {
 }
 
 Runtime::Runtime(RuntimeOptions options) : options_(std::move(options)) {
-  info_ = select_device(options_.device_spec.empty() ? device_spec_from_env() : options_.device_spec);
+  info_ = detail::select_device_or_env(options_.device_spec);
   start();
 }
 
@@ -77,6 +78,7 @@ void Runtime::start() {
   cl_command_queue q = clCreateCommandQueue(ctx, id, props, &status);
   detail::check_cl(status, "clCreateCommandQueue", info_.name);
   impl_->queue = compute::command_queue(q, /*retain=*/false);
+  impl_->lane_elementwise = info_.type == DeviceType::gpu;
   if (options_.profiling) profile_ = std::make_unique<Profile>();
   row_kernels_ = info_.type == DeviceType::cpu &&
                  detail::is_pocl_platform(info_.vendor + " " + info_.platform_name, info_.platform_version);

@@ -31,6 +31,11 @@ struct RuntimeImpl {
   compute::command_queue queue;
   std::map<std::pair<std::string, std::string>, compute::program> programs;  // (name, options)
   std::unique_ptr<DiskCache> cache;                                          // null: cache off
+  /// The elementwise kernels' layout (optimizer updates, dropout masks): a CPU runtime vectorises
+  /// inside a work-item, so it gets 16 or 64 consecutive elements each; a GPU gets one element (a
+  /// dropout mask) or four (an update) per lane, so that a warp's loads are consecutive. Set from the
+  /// device type at start; a test sets it to run a GPU's form on a CPU runtime.
+  bool lane_elementwise = false;
 
   /// The private half of `rt`.
   static RuntimeImpl& of(Runtime& rt) noexcept { return *rt.impl_; }

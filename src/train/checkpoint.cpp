@@ -77,11 +77,16 @@ std::string state_text(const Checkpoint& c) {
       hex_bytes(c.run.data_dir), c.run.limit, hex(c.run.validation_split), c.run.num_classes,
       join_hex(c.run.shares), devices.empty() ? "-" : devices, c.run.epochs, c.run.checkpoint_every,
       c.run.processes);
+  if (c.schedule.kind != ScheduleKind::constant)  // version 2: the schedule and ReduceLROnPlateau's state
+    t += fmt::format("schedule {}\nschedule_state {},{},{},{}\n", schedule_text(c.schedule),
+                     hex(c.schedule_state.learning_rate), hex(c.schedule_state.best), c.schedule_state.wait,
+                     c.schedule_state.cooldown_counter);
+  // The 12th history field (the epoch's learning rate) is new; version-1 readers ignore it.
   for (const EpochStats& e : c.history)
-    t += fmt::format("history {} {} {} {} {} {} {} {} {} {} {}\n", e.epoch, e.steps, hex(e.train_loss),
+    t += fmt::format("history {} {} {} {} {} {} {} {} {} {} {} {}\n", e.epoch, e.steps, hex(e.train_loss),
                      hex(e.train_accuracy), e.has_eval ? 1 : 0, e.eval_name.empty() ? "-" : e.eval_name,
                      hex(e.eval.loss), hex(e.eval.accuracy), e.eval.count, hex(e.seconds),
-                     hex(e.samples_per_second));
+                     hex(e.samples_per_second), hex(e.learning_rate));
   return t;
 }
 
@@ -241,6 +246,28 @@ void parse_run(const Reader& r, const std::map<std::string, std::string>& fields
   }
 }
 
+void parse_schedule_fields(const Reader& r, const std::map<std::string, std::string>& fields, Checkpoint& c) {
+  const auto spec = fields.find("schedule"), state = fields.find("schedule_state");
+  if (spec == fields.end()) return;  // no schedule (every version-1 file)
+  if (state == fields.end()) throw r.corrupt("the 'schedule_state' field is missing");
+  try {
+    c.schedule = parse_schedule(spec->second);
+  } catch (const ValidationError& e) {
+    throw r.corrupt(fmt::format("its schedule '{}' is invalid: {}", spec->second, e.what()));
+  }
+  std::vector<std::string> parts;
+  std::istringstream items(state->second);
+  for (std::string part; std::getline(items, part, ',');) parts.push_back(part);
+  if (parts.size() != 4) throw r.corrupt(fmt::format("bad schedule_state '{}'", state->second));
+  ScheduleState& s = c.schedule_state;
+  s.learning_rate = float(parse_double(r, "schedule_state", parts[0]));
+  s.best = parse_double(r, "schedule_state", parts[1]);
+  s.wait = parse_u64(r, "schedule_state", parts[2]);
+  s.cooldown_counter = parse_u64(r, "schedule_state", parts[3]);
+  if (!(std::isfinite(s.learning_rate) && s.learning_rate >= 0) || std::isnan(s.best))
+    throw r.corrupt(fmt::format("bad schedule_state '{}'", state->second));
+}
+
 void parse_state(const Reader& r, const std::string& text, Checkpoint& c) {
   std::map<std::string, std::string> fields;
   std::istringstream lines(text);
@@ -265,6 +292,8 @@ void parse_state(const Reader& r, const std::string& text, Checkpoint& c) {
       e.eval.count = size_t(parse_u64(r, "history eval count", f[8]));
       e.seconds = parse_double(r, "history seconds", f[9]);
       e.samples_per_second = parse_double(r, "history samples/s", f[10]);
+      std::string lr;
+      if (words >> lr) e.learning_rate = parse_double(r, "history learning rate", lr);
       c.history.push_back(e);
     } else if (!key.empty()) {
       std::string value;
@@ -287,6 +316,7 @@ void parse_state(const Reader& r, const std::string& text, Checkpoint& c) {
   c.step_in_epoch = size_t(parse_u64(r, "step_in_epoch", field("step_in_epoch")));
   c.train_count = size_t(parse_u64(r, "train_count", field("train_count")));
   parse_run(r, fields, c);
+  parse_schedule_fields(r, fields, c);
   if (c.batch == 0 || c.train_count == 0) throw r.corrupt("batch and train_count must be positive");
   if (c.step_in_epoch > c.train_count / c.batch + 1) throw r.corrupt("step_in_epoch is beyond the epoch");
   if (c.history.size() != c.epoch) throw r.corrupt("the history does not match the epoch count");
@@ -296,7 +326,7 @@ void parse_state(const Reader& r, const std::string& text, Checkpoint& c) {
 
 std::vector<unsigned char> encode_checkpoint(const Checkpoint& c) {
   std::vector<unsigned char> out(kMagic, kMagic + sizeof(kMagic));
-  put_le(out, kCheckpointFormatVersion, 4);
+  put_le(out, c.schedule.kind == ScheduleKind::constant ? 1 : kCheckpointFormatVersion, 4);
   put_text(out, state_text(c));
   put_text(out, c.app);
   const std::vector<unsigned char> model =

@@ -20,7 +20,7 @@ void capture_model_state(Checkpoint& c, Sequential& model, Optimizer& optimizer,
                          size_t num_classes) {
   c.model.spec = model.spec();
   c.model.num_classes = num_classes ? num_classes : model.output_features();
-  c.model.parameters = model.parameters().download();
+  c.model.parameters = model.download_weights();
   c.optimizer_state.clear();
   for (Tensor* t : optimizer.state()) c.optimizer_state.push_back(t->download());
   bool ok = finite(c.model.parameters);
@@ -45,7 +45,7 @@ void check_resumable(const Checkpoint& c, const Sequential& model, Optimizer& op
         theirs, ours));
   };
   const Sequential saved(c.model.spec);
-  if (saved.summary() != model.summary() || c.model.parameters.size() != model.parameter_count())
+  if (saved.summary() != model.summary() || c.model.parameters.size() != model.weight_count())
     throw ValidationError(
         fmt::format("the checkpoint's model differs from this one:\n{}this run's model:\n{}— resume with the "
                     "same architecture",
@@ -62,7 +62,7 @@ void check_resumable(const Checkpoint& c, const Sequential& model, Optimizer& op
 }
 
 void restore_model_state(const Checkpoint& c, Sequential& model, Optimizer& optimizer) {
-  model.parameters().upload(c.model.parameters);
+  model.upload_weights(c.model.parameters);
   const std::vector<Tensor*> state = optimizer.state();
   for (size_t i = 0; i < state.size(); ++i) state[i]->upload(c.optimizer_state[i]);
   optimizer.set_iterations(c.optimizer_iterations);

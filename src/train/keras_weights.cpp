@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "anycl/error.hpp"
+#include "anycl/nn/batchnorm.hpp"
 #include "anycl/nn/conv2d.hpp"
 #include "anycl/nn/dense.hpp"
 
@@ -14,11 +15,25 @@ std::vector<WeightArray> weight_arrays(const ModelSpec& spec) {
   const Sequential model(spec);
   Shape shape = spec.input_shape.empty() ? Shape{spec.input_features} : spec.input_shape;
   std::vector<WeightArray> out;
-  size_t offset = 0;
+  size_t offset = 0, state_offset = model.parameter_count();  // the state follows every parameter
   for (size_t i = 0; i < model.layers().size(); ++i) {
     const Layer& layer = *model.layers()[i];
     const size_t count = layer.parameter_count(shape);
-    if (count > 0) {
+    if (dynamic_cast<const BatchNormalization*>(&layer)) {
+      // Keras' order: gamma, beta (trainable), moving_mean, moving_variance (the layer's state).
+      const size_t c = BatchNormalization::channels(shape);
+      const char* names[] = {"gamma", "beta", "moving_mean", "moving_variance"};
+      for (size_t k = 0; k < 4; ++k) {
+        WeightArray a;
+        a.layer = i;
+        a.name = fmt::format("batch_normalization_{}/{}", i, names[k]);
+        a.shape = {c};
+        a.count = c;
+        a.offset = k < 2 ? offset + k * c : state_offset + (k - 2) * c;
+        out.push_back(a);
+      }
+      state_offset += layer.state_count(shape);
+    } else if (count > 0) {
       WeightArray kernel, bias;
       kernel.layer = bias.layer = i;
       if (const auto* dense = dynamic_cast<const Dense*>(&layer)) {

@@ -202,7 +202,7 @@ std::vector<unsigned char> encode_model(const ModelSpec& spec, size_t num_classe
 }
 
 void save_model(const std::string& path, Sequential& model, size_t num_classes) {
-  detail::write_file_atomically(path, encode_model(model.spec(), num_classes, model.parameters().download()));
+  detail::write_file_atomically(path, encode_model(model.spec(), num_classes, model.download_weights()));
 }
 
 SavedModel read_model(const std::string& path) {
@@ -280,7 +280,7 @@ SavedModel decode_model(const std::string& path, const std::vector<unsigned char
   size_t needed = 0, outputs = 0;
   try {
     const Sequential shape_check(saved.spec);
-    needed = shape_check.parameter_count();  // checked: sizes that overflow are refused, never wrapped
+    needed = shape_check.weight_count();  // checked: sizes that overflow are refused, never wrapped
     outputs = shape_check.output_features();
   } catch (const ValidationError& e) {
     throw DataError(fmt::format("model file '{}' has an impossible architecture: {}", path, e.what()));
@@ -298,7 +298,7 @@ SavedModel decode_model(const std::string& path, const std::vector<unsigned char
 std::unique_ptr<Sequential> instantiate(const SavedModel& saved, Runtime& rt, size_t max_batch) {
   auto model = std::make_unique<Sequential>(saved.spec);
   model->build(rt, max_batch);
-  model->parameters().upload(saved.parameters);
+  model->upload_weights(saved.parameters);
   return model;
 }
 

@@ -84,6 +84,7 @@ Trainer::Trainer(Sequential& model, Optimizer& optimizer, TrainOptions options)
     : options_(std::move(options)), collective_(&single_process_), uploads_(std::make_unique<Uploads>()) {
   replicas_.push_back(std::make_unique<Replica>(model, optimizer, options_.batch, options_.seed));
   bounds_ = {0.0, 1.0};  // the model's GEMMs were prepared when it was built (Sequential::build)
+  start_schedule();
 }
 
 Trainer::Trainer(const std::vector<Runtime*>& runtimes, const ModelSpec& spec,
@@ -110,6 +111,7 @@ Trainer::Trainer(const std::vector<Runtime*>& runtimes, const ModelSpec& spec,
   for (Runtime* rt : runtimes)
     replicas_.push_back(std::make_unique<Replica>(*rt, spec, optimizer, options_.batch, options_.seed));
   // Each replica's model prepared its GEMMs on its runtime when it was built (Sequential::build).
+  start_schedule();
 }
 
 Trainer::~Trainer() {
@@ -189,6 +191,30 @@ bool Trainer::combine_gradients() {
   return stop;
 }
 
+// Batch statistics are per replica (Keras' default under a distribution strategy): each replica
+// normalises its shard with the shard's statistics and folds them into its moving ones. After the
+// step the moving statistics are averaged over the replicas that had rows, in replica order, then
+// over the processes (the mean that Keras' MirroredStrategy reads them as), so every replica and
+// process holds the same values. A blocking read per step, only for models with such state.
+void Trainer::combine_state(size_t rows) {
+  const size_t n = replicas_[0]->model().state().size();
+  if (n == 0) return;
+  std::vector<float> total(n + 1, 0.f), local(n);
+  for (size_t k = 0; k < replicas_.size(); ++k) {
+    const auto [lo, hi] = shard(rows, k);
+    if (hi == lo) continue;  // an empty shard ran no forward: its statistics did not move
+    replicas_[k]->model().state().download(local.data(), n);
+    for (size_t i = 0; i < n; ++i) total[i] += local[i];
+    total[n] += 1.f;
+  }
+  collective_->sum(total);
+  const float count = total[n];
+  total.pop_back();
+  if (count > 0.f)
+    for (float& v : total) v /= count;
+  for (auto& r : replicas_) r->model().state().upload(total);
+}
+
 void Trainer::step(size_t first, size_t rows, size_t slot) {
   Runtime& rt = replicas_[0]->runtime();
   const RuntimeCounters before = rt.counters();
@@ -202,6 +228,11 @@ void Trainer::step(size_t first, size_t rows, size_t slot) {
     replicas_[k]->compute_gradients(first, lo, hi, rows, step, slot, exchange);
   }
   if (exchange) stop_agreed_ = combine_gradients();
+  if (exchange) combine_state(rows);
+  if (options_.schedule.kind != ScheduleKind::constant) {
+    const float lr = learning_rate();  // a kernel argument of the update: no wait, no launch
+    for (auto& r : replicas_) r->optimizer().set_learning_rate(lr);
+  }
   for (auto& r : replicas_) r->apply_update();
   mark_step();
   ++steps_done_;
@@ -214,6 +245,30 @@ void Trainer::step(size_t first, size_t rows, size_t slot) {
   step_counters_ += rt.counters() - before;
   for (auto& r : replicas_)
     if (Profile* p = r->runtime().profile()) p->set_step(-1);
+}
+
+void Trainer::start_schedule() {
+  check_schedule(options_.schedule);
+  initial_lr_ = replicas_[0]->optimizer().learning_rate();
+}
+
+float Trainer::learning_rate() const {
+  const Optimizer& optimizer = replicas_[0]->optimizer();
+  if (options_.schedule.kind == ScheduleKind::constant) return optimizer.learning_rate();
+  return scheduled_learning_rate(options_.schedule, schedule_state_, initial_lr_, optimizer.iterations());
+}
+
+void Trainer::end_epoch_schedule(EpochStats& stats) {
+  const Optimizer& optimizer = replicas_[0]->optimizer();
+  const uint64_t last = optimizer.iterations() ? optimizer.iterations() - 1 : 0;
+  stats.learning_rate = options_.schedule.kind == ScheduleKind::constant
+                            ? optimizer.learning_rate()
+                            : scheduled_learning_rate(options_.schedule, schedule_state_, initial_lr_, last);
+  // Unset, the monitor is val_loss when the evaluation is on validation data (never a test set's), else loss.
+  const bool on_val = options_.schedule.monitor == "val_loss" ||
+                      (options_.schedule.monitor.empty() && stats.has_eval && stats.eval_name == "val");
+  plateau_epoch_end(options_.schedule, schedule_state_, initial_lr_,
+                    on_val ? stats.eval.loss : stats.train_loss);
 }
 
 std::vector<float> Trainer::global_slots(size_t slots) {
@@ -324,6 +379,11 @@ std::vector<EpochStats> Trainer::run(const std::vector<const DeviceDataset*>& tr
   train_count_ = data.count();
   num_classes_ = data.num_classes();
   stopped_ = stop_agreed_ = false;
+  if (options_.schedule.kind == ScheduleKind::reduce_on_plateau && options_.schedule.monitor == "val_loss" &&
+      !eval)
+    throw ValidationError(
+        "the learning-rate schedule reduces on a plateau of val_loss but fit() has no validation data — "
+        "pass validation data, or monitor loss");
   const size_t steps = ceil_div(data.count(), options_.batch);
   if (step_ > steps)
     throw ValidationError(fmt::format(
@@ -398,6 +458,7 @@ std::vector<EpochStats> Trainer::run(const std::vector<const DeviceDataset*>& tr
       stats.eval = evaluate(*eval);
     }
     stats.seconds = since(start);
+    end_epoch_schedule(stats);
     history_.push_back(stats);
     ++epoch_;
     step_ = 0;

@@ -45,6 +45,11 @@ Checkpoint Trainer::checkpoint() {
   c.run = options_.run;
   c.run.epochs = options_.epochs;
   c.run.checkpoint_every = options_.checkpoint_every;
+  if (options_.schedule.kind != ScheduleKind::constant) {  // the rate a schedule starts from, and its state
+    c.learning_rate = initial_lr_;
+    c.schedule = options_.schedule;
+    c.schedule_state = schedule_state_;
+  }
   return c;
 }
 
@@ -121,6 +126,11 @@ void Trainer::resume_from(const std::string& path) {
 
 void Trainer::resume_from(const Checkpoint& c) {
   for (auto& r : replicas_) detail::check_resumable(c, r->model(), r->optimizer(), options_);
+  if (c.schedule != options_.schedule)
+    throw ValidationError(fmt::format(
+        "the checkpoint was written with the learning-rate schedule {} but this run has {} — resume with the "
+        "same schedule",
+        schedule_text(c.schedule), schedule_text(options_.schedule)));
   for (auto& r : replicas_) detail::restore_model_state(c, r->model(), r->optimizer());
   steps_done_ = c.steps_done;
   epoch_ = c.epoch;
@@ -129,6 +139,10 @@ void Trainer::resume_from(const Checkpoint& c) {
   num_classes_ = c.model.num_classes;
   restored_metrics_ = c.epoch_metrics;
   history_ = c.history;
+  schedule_state_ = c.schedule_state;
+  // A resumed run given another starting rate (e.g. lower after a divergence) restarts the plateau's rate
+  // there.
+  if (c.learning_rate != initial_lr_) schedule_state_.learning_rate = 0;
 }
 
 }  // namespace anycl

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <anycl/nn/avgpool2d.hpp>
+#include <anycl/nn/batchnorm.hpp>
 #include <anycl/nn/dense.hpp>
 #include <anycl/nn/dropout.hpp>
 #include <anycl/nn/flatten.hpp>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "reference/activation.hpp"
+#include "reference/batchnorm.hpp"
 #include "reference/conv.hpp"
 #include "reference/dropout.hpp"
 #include "reference/gemm.hpp"
@@ -204,6 +206,33 @@ class HostFlatten final : public HostLayer {
   }
 };
 
+/// BatchNormalization as a training step runs it (the batch's statistics; the moving ones are the
+/// device's state, checked in tests/test_batchnorm.cpp). Parameters γ then β, initialised 1 and 0.
+class HostBatchNorm final : public HostLayer {
+ public:
+  HostBatchNorm(const BatchNormalization& b, const Shape& input)
+      : channels_(input.at(0)), plane_(shape_size(input) / input.at(0)), epsilon_(b.epsilon()) {
+    in = out = shape_size(input);
+  }
+  size_t parameter_count() const override { return 2 * channels_; }
+  void initialize(float* params, uint64_t, uint32_t) const override {
+    for (size_t c = 0; c < channels_; ++c) params[c] = 1.f, params[channels_ + c] = 0.f;
+  }
+  std::vector<float> forward(const float* p, const std::vector<float>& x, size_t rows,
+                             const HostStep&) const override {
+    const BatchNormStats st = batchnorm_stats(x, rows, channels_, plane_);
+    return batchnorm_forward(p, x, rows, channels_, plane_, st.mean, st.var, epsilon_);
+  }
+  std::vector<float> backward(const float* p, const std::vector<float>& x, const std::vector<float>&,
+                              std::vector<float> dy, size_t rows, const HostStep&, float* g) const override {
+    return batchnorm_backward(p, x, dy, rows, channels_, plane_, epsilon_, g);
+  }
+
+ private:
+  size_t channels_, plane_;
+  float epsilon_;
+};
+
 /// A host layer for a library layer with per-sample input shape `input`.
 using HostFactory = std::unique_ptr<HostLayer> (*)(const Layer& layer, const Shape& input);
 
@@ -241,6 +270,10 @@ inline const std::map<std::string, HostFactory>& host_layers() {
       {"globalmaxpool2d",
        [](const Layer& l, const Shape& in) -> std::unique_ptr<HostLayer> {
          return std::make_unique<HostGlobalPool2D>(static_cast<const GlobalPool2D&>(l), in);
+       }},
+      {"batchnorm",
+       [](const Layer& l, const Shape& in) -> std::unique_ptr<HostLayer> {
+         return std::make_unique<HostBatchNorm>(static_cast<const BatchNormalization&>(l), in);
        }},
   };
   return table;

@@ -36,6 +36,15 @@ constexpr const char* kUsage =
     "  --dropout RATE          dropout after each hidden layer, in [0, 1) (default 0.2)\n"
     "  --optimizer NAME        sgd, momentum, nesterov, rmsprop, adam, adamw (default rmsprop)\n"
     "  --lr RATE               learning rate (default 0.001; 0.01 for the SGD family)\n"
+    "  --lr-schedule SPEC      Keras' learning-rate schedules, from --lr (step: from its values):\n"
+    "                          exponential:decay_steps=N,decay_rate=R[,staircase=1]   (ExponentialDecay)\n"
+    "                          cosine:decay_steps=N[,alpha=A]                         (CosineDecay)\n"
+    "                          'step:boundaries=S1,S2;values=R0,R1,R2' (PiecewiseConstantDecay; quote the "
+    ";)\n"
+    "                          plateau[:patience=10,factor=0.1,min_delta=1e-4,cooldown=0,min_lr=0,\n"
+    "                          monitor=val_loss|loss] (ReduceLROnPlateau at epoch ends; val_loss needs\n"
+    "                          --validation-split, and is the default with it, else loss)\n"
+    "                          Steps count from the run's start; each epoch line shows its rate\n"
     "  --seed N                seed for weights, dropout and shuffling (default 1)\n"
     "  --limit N               train on the first N training samples only\n"
     "  --validation-split F    hold out the last fraction F of the training set for validation\n"
@@ -89,7 +98,8 @@ int run_train(int argc, char** argv) {
       "--activation", "--init",       "--dropout",          "--optimizer", "--lr",
       "--seed",       "--limit",      "--validation-split", "--classes",   "--save",
       "--metrics",    "--checkpoint", "--checkpoint-every", "--resume",    "--plot",
-      "--devices",    "--split",      "--max-steps",        "--model",     "--profile"};
+      "--devices",    "--split",      "--max-steps",        "--model",     "--profile",
+      "--lr-schedule"};
   const std::set<std::string> switches = {"--quiet", "--help", "--distributed", "--no-autotune"};
   const Args args(argc, argv, 2, value_flags, switches);
   if (args.has("--help")) return fmt::print("{}", kUsage), 0;
@@ -118,6 +128,11 @@ int run_train(int argc, char** argv) {
   }
   r.optimizer.name = args.get("--optimizer", cnn ? "adam" : "rmsprop");
   r.optimizer.lr = float(args.get_double("--lr", 0.0, 1e-12, 10.0));
+  try {
+    r.train.schedule = parse_schedule(args.get("--lr-schedule", "constant"));
+  } catch (const ValidationError& e) {
+    throw UsageError(fmt::format("--lr-schedule '{}': {}", args.get("--lr-schedule"), e.what()));
+  }
   r.load.limit = size_t(args.get_int("--limit", 0, 1, 1ll << 40));
   r.load.validation_split = args.get_double("--validation-split", 0.0, 0.0, 0.99);
   r.load.num_classes = size_t(args.get_int("--classes", 0, 2, 256));
@@ -151,6 +166,11 @@ int run_train(int argc, char** argv) {
   r.device_from_flag = args.has("--device");
   r.data_dir = args.get("--data");
   r.split = parse_split(args.get("--split", "equal"));
+  if (r.train.schedule.monitor == "val_loss" && r.load.validation_split == 0 && r.resume.empty())
+    throw UsageError(
+        "--lr-schedule plateau:monitor=val_loss needs --validation-split F (anycl train evaluates on the "
+        "test "
+        "set otherwise, which must not steer training) — add it, or drop monitor=val_loss to monitor loss");
   if (args.has("--split") && !args.has("--devices") && !r.distributed && r.resume.empty())
     throw UsageError(
         "--split shares batches between data-parallel replicas: add --devices LIST or --distributed");

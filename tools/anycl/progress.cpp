@@ -28,6 +28,7 @@ void ProgressDisplay::epoch_end(const EpochStats& s, size_t epochs) {
                   epochs, s.steps, s.seconds, s.samples_per_second, s.train_loss, s.train_accuracy);
   if (s.has_eval)
     line += fmt::format(" - {0}_loss: {1:.4f} - {0}_acc: {2:.4f}", s.eval_name, s.eval.loss, s.eval.accuracy);
+  if (show_learning_rate) line += fmt::format(" - lr: {:.6g}", s.learning_rate);
   fmt::print("{}\n", line);
   std::fflush(stdout);
 }

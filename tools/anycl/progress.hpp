@@ -12,6 +12,7 @@ class ProgressDisplay {
   ProgressDisplay(bool live, bool quiet) : live_(live), quiet_(quiet) {}
   void progress(const Progress& p);
   void epoch_end(const EpochStats& s, size_t epochs);
+  bool show_learning_rate = false;  // --lr-schedule: each epoch line ends with its rate
 
  private:
   bool live_, quiet_;

@@ -84,6 +84,8 @@ void adopt_checkpoint(TrainRequest& r, const Checkpoint& c, const ResumeSource& 
   must_match(r, "--limit", r.load.limit, run.limit, std::to_string(r.load.limit), std::to_string(run.limit));
   must_match(r, "--classes", r.load.num_classes, run.num_classes, std::to_string(r.load.num_classes),
              std::to_string(run.num_classes));
+  must_match(r, "--lr-schedule", r.train.schedule, c.schedule, schedule_text(r.train.schedule),
+             schedule_text(c.schedule));
   must_match(r, "--validation-split", r.load.validation_split, run.validation_split,
              fmt::format("{:g}", r.load.validation_split), fmt::format("{:g}", run.validation_split));
   if (!run.data_dir.empty()) r.data_dir = run.data_dir;
@@ -91,6 +93,7 @@ void adopt_checkpoint(TrainRequest& r, const Checkpoint& c, const ResumeSource& 
   r.load.validation_split = run.validation_split;
   if (run.num_classes) r.load.num_classes = run.num_classes;
   r.optimizer.name = c.optimizer;
+  r.train.schedule = c.schedule;
   if (!r.given.count("--lr")) r.optimizer.lr = c.learning_rate;
   r.train.seed = c.seed;
   r.train.batch = c.batch;

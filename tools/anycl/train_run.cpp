@@ -19,6 +19,7 @@
 #include "anycl/train/model_file.hpp"
 #include "anycl/util/atomic_file.hpp"
 #include "args.hpp"
+#include "device_flag.hpp"
 #include "first_use_tuning.hpp"
 #include "learning_curves.hpp"
 #include "process_clock.hpp"
@@ -52,10 +53,8 @@ std::vector<std::unique_ptr<Runtime>> open_runtimes(const TrainRequest& r) {
     try {
       select_device(spec);
     } catch (const DeviceSpecError& e) {
-      const char* source = !r.device_specs.empty() ? "--devices: "
-                           : r.device_from_flag    ? "--device: "
-                                                   : "ANYCL_DEVICE: ";
-      throw UsageError(source + std::string(e.what()));
+      if (r.device_specs.empty() && !r.device_from_flag) throw UsageError(env_spec_message(e));
+      throw UsageError((!r.device_specs.empty() ? "--devices: " : "--device: ") + std::string(e.what()));
     }
     RuntimeOptions options;
     options.device_spec = spec;
@@ -182,6 +181,7 @@ int run_training(TrainRequest r) {
   }
 
   ProgressDisplay display(live, !speak);
+  display.show_learning_rate = r.train.schedule.kind != ScheduleKind::constant;
   std::unique_ptr<MetricsFile> metrics;
   if (rank == 0 && !r.metrics_path.empty()) metrics = std::make_unique<MetricsFile>(r.metrics_path);
   if (resume) {

@@ -18,8 +18,11 @@ static void run(cl_command_queue q, cl_kernel k, cl_mem a, cl_mem b, size_t n) {
 }
 int main(int argc, char** argv) {
   const int mode = argc > 1 ? argv[1][0] - '0' : 1, reuse = mode != 0;
-  cl_platform_id p; cl_device_id d; cl_int e;
-  clGetPlatformIDs(1, &p, NULL); clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL);
+  cl_platform_id p;
+  cl_device_id d;
+  cl_int e;
+  clGetPlatformIDs(1, &p, NULL);
+  clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL);
   cl_context c = clCreateContext(NULL, 1, &d, NULL, NULL, &e);
   cl_command_queue q = clCreateCommandQueue(c, d, 0, &e);
   cl_program prog = clCreateProgramWithSource(c, 1, &src, NULL, &e);

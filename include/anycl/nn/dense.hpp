@@ -10,6 +10,7 @@
 namespace anycl {
 
 class BiasActivation;  // src/ops/activation.hpp
+class Dropout;         // anycl/nn/dropout.hpp
 class BlockTranspose;  // src/ops/transpose.hpp
 
 class Dense final : public Layer {
@@ -38,6 +39,7 @@ class Dense final : public Layer {
   Tensor backward(Tensor& dy, const StepContext& ctx, bool need_dx) override;
 
  private:
+  friend class Sequential;  // links a Dropout after it (dropout_after_)
   size_t units_, in_ = 0, max_batch_ = 0;
   Activation activation_;
   Init init_;
@@ -50,6 +52,7 @@ class Dense final : public Layer {
   Tensor z_, z_last_;       // gelu only (activation_keeps_input): (max_batch, units) before the activation
   std::unique_ptr<BiasActivation> bias_act_;
   std::unique_ptr<BlockTranspose> transposer_;
+  Dropout* dropout_after_ = nullptr;  // the Dropout right after it, whose mask its output stage runs
 };
 
 /// The registry entry of Dense: "dense UNITS ACTIVATION INIT"; a `--layers` token of digits is a

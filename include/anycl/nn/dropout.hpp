@@ -33,8 +33,20 @@ class Dropout final : public Layer {
   Tensor forward(const Tensor& x, const StepContext& ctx) override;
   Tensor backward(Tensor& dy, const StepContext& ctx, bool need_dx) override;
 
+  /// Fused into the Dense layer before it (Sequential::build links them): in a training step that
+  /// layer's output stage runs y = act(y + bias) and this layer's mask in one launch, and its backward
+  /// applies this layer's mask with the activation's gradient — two launches fewer a step.
+  /// forward_fused: run by that Dense; false when this layer does nothing this step (rate 0, not
+  /// training), then the Dense runs its own stage and this layer's forward is the identity.
+  bool forward_fused(Tensor& y, const Tensor& bias, Activation act, const StepContext& ctx);
+  /// In that Dense's backward: the mask this layer's backward left for it to apply (true, once), or
+  /// false when this layer's backward applied it itself.
+  bool take_fused_mask(size_t rows, const DeviceBuffer*& keep, float& scale);
+
  private:
+  friend class Sequential;
   DropoutMask mask(const StepContext& ctx) const;
+  bool same_step(const StepContext& ctx, size_t rows) const;
 
   float rate_;
   uint32_t index_ = 0;
@@ -45,7 +57,14 @@ class Dropout final : public Layer {
     uint64_t seed = 0;
     uint32_t step = 0, row_base = 0;
     size_t rows = 0;
-  } kept_;  // which forward stored keep_
+  } kept_;              // which forward stored keep_
+  bool fused_ = false;  // the Dense before it runs this layer's mask (Sequential::build)
+  struct FusedForward {
+    bool pending = false;
+    cl_mem x = nullptr;
+    size_t x_offset = 0;
+  } fused_forward_;             // the output the Dense's fused stage wrote, not yet returned by forward()
+  bool mask_deferred_ = false;  // backward() left the mask to the Dense's backward
   std::unique_ptr<DropoutOp> op_;
 };
 

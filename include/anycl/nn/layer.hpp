@@ -53,6 +53,9 @@ class Layer {
   virtual Shape output_shape(const Shape& input) const = 0;
   /// Number of trainable parameters for that input shape (checked arithmetic).
   virtual size_t parameter_count(const Shape& input) const = 0;
+  /// Non-trainable floats the layer keeps across steps and saves with the model (BatchNormalization's
+  /// moving statistics): stored after every layer's parameters (Sequential::state()). None by default.
+  virtual size_t state_count(const Shape& /*input*/) const { return 0; }
   /// Floats per sample that build() allocates (outputs, input gradients, masks).
   virtual size_t activation_floats(const Shape& input) const = 0;
   /// Whether the layer can be a model's last layer (its outputs are the model's outputs).
@@ -68,7 +71,9 @@ class Layer {
   /// slices of the flat buffers (parameter_count elements each); `index` is its position.
   virtual void build(Runtime& rt, const Shape& input, size_t max_batch, Tensor params, Tensor grads,
                      uint32_t index) = 0;
-  /// Fills the parameters from the counter-based RNG (no-op for layers without any).
+  /// After build(), for a layer with state_count() > 0: its slice of the model's state buffer.
+  virtual void bind_state(Tensor /*state*/) {}
+  /// Fills the parameters (and state) from the counter-based RNG (no-op for layers without any).
   virtual void initialize(uint64_t /*seed*/) {}
   /// x:(batch,in…) → y:(batch,out…). The result stays valid until this layer's next forward.
   virtual Tensor forward(const Tensor& x, const StepContext& ctx) = 0;

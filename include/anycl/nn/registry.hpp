@@ -22,11 +22,12 @@ class OnnxGraph {
   /// Adds an int64 initializer (shapes for Reshape); returns its name.
   virtual std::string int64_initializer(const std::string& name, const std::vector<int64_t>& values) = 0;
   /// Adds node `op`(inputs) → a new value named `output` (returned), with integer attributes and
-  /// integer-list attributes (kernel_shape, strides, pads).
+  /// integer-list attributes (kernel_shape, strides, pads) and float attributes (epsilon).
   virtual std::string node(
       const std::string& op, const std::vector<std::string>& inputs, const std::string& output,
       const std::vector<std::pair<std::string, int64_t>>& int_attributes = {},
-      const std::vector<std::pair<std::string, std::vector<int64_t>>>& list_attributes = {}) = 0;
+      const std::vector<std::pair<std::string, std::vector<int64_t>>>& list_attributes = {},
+      const std::vector<std::pair<std::string, float>>& float_attributes = {}) = 0;
 };
 
 /// What a `--layers` token means besides itself: the flags applied to plain hidden sizes.
@@ -48,8 +49,9 @@ struct LayerType {
   /// the token is not this type's (ValidationError when it is but its value is wrong).
   bool (*parse_token)(const std::string& token, const LayerListDefaults& defaults,
                       std::vector<LayerSpec>& out);
-  /// Emits the layer's inference into `graph` from value `x` with its `params`; returns the output
-  /// value's name (x itself for an identity). `index` counts this type's layers from 0.
+  /// Emits the layer's inference into `graph` from value `x` with its `params` (followed by its
+  /// state_count() floats of state, where it has any); returns the output value's name (x itself for
+  /// an identity). `index` counts this type's layers from 0.
   std::string (*to_onnx)(const Layer& layer, OnnxGraph& graph, const std::string& x, const Shape& input,
                          const float* params, size_t index);
 };

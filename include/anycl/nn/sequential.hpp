@@ -75,6 +75,16 @@ class Sequential {
   Tensor& parameters() { return params_; }
   /// Gradients, same layout as parameters().
   Tensor& gradients() { return grads_; }
+  /// Non-trainable state (BatchNormalization's moving statistics), layer by layer; empty when none.
+  Tensor& state() { return state_; }
+  /// Total non-trainable state floats (checked arithmetic).
+  size_t state_count() const;
+  /// What model files, checkpoints and weight transfers hold: parameters() then state(),
+  /// parameter_count() + state_count() floats.
+  size_t weight_count() const;
+  std::vector<float> download_weights() const;
+  /// Sets parameters() and state() from weight_count() floats; ValidationError for another count.
+  void upload_weights(const std::vector<float>& weights);
   /// Total trainable parameters (checked arithmetic); input width; output width (the logits);
   /// build()'s max_batch.
   size_t parameter_count() const;
@@ -104,7 +114,7 @@ class Sequential {
   std::vector<std::unique_ptr<Layer>> layers_;
   Runtime* rt_ = nullptr;
   size_t max_batch_ = 0;
-  Tensor params_, grads_;
+  Tensor params_, grads_, state_;
 };
 
 }  // namespace anycl

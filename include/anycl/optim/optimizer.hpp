@@ -34,6 +34,9 @@ class Optimizer {
   virtual std::string name() const = 0;
   /// The learning rate in use.
   virtual float learning_rate() const = 0;
+  /// Sets the learning rate of the following steps (a schedule's): a kernel argument, so no wait and
+  /// no launch; Adam's bias-corrected rate and AdamW's decay follow it.
+  virtual void set_learning_rate(float lr) = 0;
   /// Device tensors holding the optimizer's state (for checkpoints).
   virtual std::vector<Tensor*> state() = 0;
   /// Steps taken so far.

@@ -17,14 +17,15 @@
 
 namespace anycl {
 
-/// The newest checkpoint format version this build reads and the one it writes.
-inline constexpr uint32_t kCheckpointFormatVersion = 1;
+/// The newest checkpoint format version this build reads and writes: 2 when the run has a
+/// learning-rate schedule (so an older anycl refuses it rather than resuming at the wrong rate), else 1.
+inline constexpr uint32_t kCheckpointFormatVersion = 2;
 
 /// A checkpoint's contents.
 struct Checkpoint {
   SavedModel model;                                 // architecture and weights (a model file inside)
   std::string optimizer;                            // Optimizer::name()
-  float learning_rate = 0;                          // Optimizer::learning_rate()
+  float learning_rate = 0;                          // the optimizer's rate (a schedule's start)
   uint64_t optimizer_iterations = 0;                // Optimizer::iterations()
   std::vector<std::vector<float>> optimizer_state;  // Optimizer::state(), in order
   uint64_t seed = 0;                                // TrainOptions::seed (weights, dropout, data order)
@@ -39,6 +40,8 @@ struct Checkpoint {
   std::string app;                                  // opaque text of the application's own (anycl's CLI
                                                     // writes none; format-1 files of older versions
                                                     // hold their flags here, read for the data fields only)
+  LearningRateSchedule schedule;                    // TrainOptions::schedule (constant in version-1 files)
+  ScheduleState schedule_state;                     // ReduceLROnPlateau's state
 };
 
 /// The bytes of a checkpoint file.

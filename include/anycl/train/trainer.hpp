@@ -21,6 +21,7 @@
 #include "anycl/dist/replica.hpp"
 #include "anycl/nn/sequential.hpp"
 #include "anycl/optim/optimizer.hpp"
+#include "anycl/optim/schedule.hpp"
 #include "anycl/train/device_dataset.hpp"
 #include "anycl/train/evaluator.hpp"
 #include "anycl/train/run_config.hpp"
@@ -50,6 +51,9 @@ struct TrainOptions {
   /// s − steps_ahead to finish before enqueueing step s, so the device always has work queued and
   /// a stop request is honoured within this many steps, not at the end of an epoch.
   size_t steps_ahead = 3;
+  /// The learning rate per step (exponential, step, cosine decay from the optimizer's rate) or per
+  /// epoch (reduce on plateau); constant by default. Set before each optimizer launch, no wait.
+  LearningRateSchedule schedule;
 };
 
 /// One epoch's figures, as a metrics file row.
@@ -62,6 +66,7 @@ struct EpochStats {
   double seconds = 0;             // whole epoch, evaluation included
   double samples_per_second = 0;  // training samples / training time
   size_t steps = 0;
+  double learning_rate = 0;  // the rate of the epoch's last step (Keras' logs["learning_rate"])
 };
 
 /// A live view within an epoch (for progress bars).
@@ -158,6 +163,11 @@ class Trainer {
   /// excluded), on the first replica's runtime. Waits that only keep the host from running more
   /// than options.steps_ahead steps ahead are in run_ahead_waits, not host_waits.
   const RuntimeCounters& step_counters() const noexcept { return step_counters_; }
+  /// The learning rate of the next step (the schedule's, from the optimizer's initial rate).
+  float learning_rate() const;
+  /// The optimizer's rate the schedule starts from, and the schedule's state (ReduceLROnPlateau's).
+  float initial_learning_rate() const noexcept { return initial_lr_; }
+  const ScheduleState& schedule_state() const noexcept { return schedule_state_; }
 
  private:
   struct Uploads;
@@ -165,7 +175,8 @@ class Trainer {
                               const std::string& eval_name);
   std::pair<size_t, size_t> shard(size_t rows, size_t k) const;
   void step(size_t first, size_t rows, size_t slot);
-  bool combine_gradients();  // returns the agreed stop vote
+  bool combine_gradients();         // returns the agreed stop vote
+  void combine_state(size_t rows);  // the replicas' moving statistics, averaged (BatchNormalization)
   std::vector<float> global_slots(size_t slots);
   void write_checkpoint_if_asked();
   void note_first_step();
@@ -173,6 +184,10 @@ class Trainer {
   void hold_back();                        // waits while the device is options_.steps_ahead steps behind
   void mark_step();                        // marks the end of the step just enqueued
   void check_health(const Checkpoint& c);  // NumericalError when the loss exploded since the last one
+  // Learning-rate schedules: checks options.schedule and notes the optimizer's rate; at an epoch's
+  // end, its rate into `stats` and ReduceLROnPlateau's rule.
+  void start_schedule();
+  void end_epoch_schedule(EpochStats& stats);
 
   TrainOptions options_;
   Collective single_process_;
@@ -197,6 +212,8 @@ class Trainer {
   double best_window_loss_ = -1;      // lowest mean step loss between two checkpoints (−1: none yet)
   std::string last_healthy_;          // where the last checkpoint was written ("" before the first)
   size_t window_start_ = 0;           // step of the epoch where the current health window starts
+  float initial_lr_ = 0;              // the optimizer's rate when the trainer was made: the schedule's start
+  ScheduleState schedule_state_;
 };
 
 }  // namespace anycl

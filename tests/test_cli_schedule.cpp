@@ -1,0 +1,77 @@
+// `anycl train --lr-schedule`: Keras' schedules from the command line — the rates each epoch line
+// reports, a resumed run equal to an uninterrupted one, and every bad spec answered with exit code 2
+// and what to write instead.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include "helpers.hpp"
+
+using anycl::test::anycl_cli;
+using anycl::test::run_command;
+
+TEST_SUITE_BEGIN("cli");
+
+TEST_CASE("bad --lr-schedule specs exit 2 saying what is wrong and what to write") {
+  anycl::test::expect_train_usage_errors({
+      {"--lr-schedule linear",
+       "--lr-schedule 'linear': unknown schedule 'linear' — choose exponential, step"},
+      {"--lr-schedule exponential:decay_steps=100", "needs decay_rate — e.g. exponential:decay_steps=1000"},
+      {"--lr-schedule exponential:decay_steps=100,decay_rate=2",
+       "decay_rate is 2 — pass a finite number in (0, 1]"},
+      {"--lr-schedule cosine:decay_steps=nan", "decay_steps is nan"},
+      {"--lr-schedule cosine:decay_steps=10,decay_rate=0.5", "cosine schedules take no 'decay_rate'"},
+      {"--lr-schedule 'step:boundaries=10;values=0.1'", "values has 1 rates for 1 boundaries"},
+      {"--lr-schedule step:boundaries=10,5,values=0.1,0.01,0.001", "boundaries must increase"},
+      {"--lr-schedule plateau:factor=2", "factor is 2"},
+      {"--lr-schedule plateau:patience=x", "patience=x is not a whole number"},
+      {"--lr-schedule plateau:monitor=val_loss", "needs --validation-split"},
+      {"--lr-schedule", "--lr-schedule needs a value"},
+  });
+  const auto help = run_command(anycl_cli() + " train --help");
+  CHECK(help.exit_code == 0);
+  CHECK(help.output.find("--lr-schedule SPEC") != std::string::npos);
+  CHECK(help.output.find("exponential:decay_steps=N,decay_rate=R") != std::string::npos);
+}
+
+TEST_CASE("each epoch line reports the scheduled rate of its last step") {
+  // 300 samples / batch 100: 3 steps an epoch, so epoch e ends with step 3e - 1 (from 0).
+  const auto r = run_command(
+      fmt::format("{} train --limit 300 --batch 100 --epochs 2 --layers 16 --optimizer sgd --lr 0.1 "
+                  "--lr-schedule exponential:decay_steps=3,decay_rate=0.5",
+                  anycl_cli()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK_MESSAGE(r.output.find(" - lr: 0.0629961\n") != std::string::npos, r.output);  // 0.1 · 0.5^(2/3)
+  CHECK_MESSAGE(r.output.find(" - lr: 0.031498\n") != std::string::npos, r.output);   // 0.1 · 0.5^(5/3)
+  const auto plain =
+      run_command(fmt::format("{} train --limit 300 --batch 100 --epochs 1 --layers 16", anycl_cli()));
+  REQUIRE_MESSAGE(plain.exit_code == 0, plain.output);
+  CHECK(plain.output.find(" - lr: ") == std::string::npos);  // without a schedule the lines are as before
+}
+
+TEST_CASE("a run with a plateau schedule resumes from its checkpoint bit-identically") {
+  anycl::test::TempDir dir;
+  const std::string common = "--limit 300 --batch 100 --epochs 3 --layers 16 --validation-split 0.2 --seed 4";
+  const std::string schedule = "--lr-schedule plateau:patience=1,min_delta=10,factor=0.5";
+  auto r = run_command(
+      fmt::format("{} train {} {} --save {}", anycl_cli(), common, schedule, dir.file("whole.anycl")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK_MESSAGE(r.output.find(" - lr: 0.0005\n") != std::string::npos, r.output);  // reduced after epoch 2
+
+  // 240 training samples: 3 steps an epoch; stop in epoch 3, after the reduction at epoch 2's end.
+  r = run_command(fmt::format("{} train {} {} --checkpoint {} --max-steps 7", anycl_cli(), common, schedule,
+                              dir.file("ck")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  r = run_command(
+      fmt::format("{} train --resume {} --lr-schedule cosine:decay_steps=5", anycl_cli(), dir.file("ck")));
+  CHECK(r.exit_code == 2);
+  CHECK_MESSAGE(r.output.find("--lr-schedule cosine:decay_steps=5,alpha=0 differs from the checkpoint's "
+                              "(plateau:factor=0.5") != std::string::npos,
+                r.output);
+  r = run_command(
+      fmt::format("{} train --resume {} --save {}", anycl_cli(), dir.file("ck"), dir.file("resumed.anycl")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK(r.output.find(" - lr: 0.0005\n") != std::string::npos);
+  CHECK(anycl::test::slurp(dir.file("resumed.anycl")) == anycl::test::slurp(dir.file("whole.anycl")));
+}
+
+TEST_SUITE_END();
