@@ -1,16 +1,35 @@
 // Bias + activation, fused so the GEMM output is read and written once per pass.
-// act: 0 linear, 1 relu, 2 tanh, 3 sigmoid (matches anycl::Activation; activate() is in common.cl).
-// y:(rows,cols) row-major with element offset; bias:(cols) at bias_off. Element indices are 64-bit.
+// act: 0 linear … 6 gelu (matches anycl::Activation; activate() is in common.cl). A gelu layer also
+// keeps z = y + bias before the activation (keep_z: written to z at z_off, same layout as y), which its
+// backward needs (common.cl's activate_grad). y:(rows,cols) row-major with element offset; bias:(cols)
+// at bias_off. Element indices are 64-bit.
 
 // y = act(y + bias), in place. Sixteen elements per work-item: one vector load and store where
 // they lie in one row, element by element where they cross a row's end or the tensor's. On PoCL,
 // 128x512 took 0.018 ms instead of 0.11 ms with one element per work-item, whose 64-bit i % cols
 // per element the CPU compiler could not vectorise (2 loaded vCPUs, same sitting).
 __kernel void bias_activation_forward(__global float* y, const uint y_off, __global const float* bias,
-                                      const uint bias_off, const uint rows, const uint cols, const int act) {
+                                      const uint bias_off, const uint rows, const uint cols, const int act,
+                                      __global float* z, const uint z_off, const int keep_z) {
   const size_t i0 = 16 * get_global_id(0), n = (size_t)rows * cols;  // 64-bit: may pass 2^32
   if (i0 >= n) return;
-  bias_activation16(y + y_off, bias + bias_off, i0, n, cols, act);  // common.cl
+  if (!keep_z) {
+    bias_activation16(y + y_off, bias + bias_off, i0, n, cols, act);  // common.cl
+    return;
+  }
+  size_t j = i0 % cols;  // gelu: also keep z = y + bias
+  if (i0 + 16 <= n && j + 16 <= cols) {
+    const float16 v = vload16(0, y + y_off + i0) + vload16(0, bias + bias_off + j);
+    if (keep_z) vstore16(v, 0, z + z_off + i0);
+    vstore16(activate16(v, act), 0, y + y_off + i0);
+    return;
+  }
+  for (size_t i = i0; i < min(i0 + 16, n); ++i) {
+    const float v = y[y_off + i] + bias[bias_off + j];
+    if (keep_z) z[z_off + i] = v;
+    y[y_off + i] = activate(v, act);
+    if (++j == cols) j = 0;
+  }
 }
 
 // y = act(x·W + bias) for ONE row x (inference at batch 1), the product fused with the bias and
@@ -39,7 +58,7 @@ __kernel void dense_row_forward(__global const float* x, const uint x_off, __glo
   }
 }
 
-// dz = dy·act'(y) written over dy, and dbias[j] = Σ_rows dz — the bias gradient's reduction fused
+// dz = dy·act'(y) written over dy (y: what the layer kept, its output, or z for gelu), and dbias[j] = Σ_rows dz — the bias gradient's reduction fused
 // into the same pass. A work-group of BC columns × BR row lanes: lane l sums rows l, l+BR, … of its
 // column (reads coalesced along the row), then the lanes' sums are added in a fixed tree, so the
 // result is deterministic and every row is read by BR work-items at once (one work-item per column
@@ -74,7 +93,7 @@ static inline void bias_activation_backward_body(__global const float* y, __glob
     if (r < rows && j < cols) {
       float d = dy[i];
       if (keep) d *= keep[i] ? scale : 0.0f;
-      const float dz = d * activate_grad_from_output(y[i], act);
+      const float dz = d * activate_grad(y[i], act);
       dy[i] = dz;
       sum += dz;
     }
@@ -110,12 +129,15 @@ void bias_activation_dropout_backward(__global const float* y, const uint y_off,
 }
 
 // Per channel, for convolutions over NCHW: y:(B,F,P) with P = OH·OW, bias:(F).
-// y = act(y + bias[channel]) in place, y:(B,F,P) at y_off.
+// y = act(y + bias[channel]) in place, y:(B,F,P) at y_off; z = y + bias[channel] when keep_z (gelu).
 __kernel void channel_bias_activation_forward(__global float* y, const uint y_off, __global const float* bias,
                                               const uint bias_off, const uint batch, const uint filters,
-                                              const uint plane, const int act) {
+                                              const uint plane, const int act, __global float* z,
+                                              const uint z_off, const int keep_z) {
   const size_t i = get_global_id(0);
   if (i >= (size_t)batch * filters * plane) return;
   const size_t f = (i / plane) % filters;
-  y[y_off + i] = activate(y[y_off + i] + bias[bias_off + f], act);
+  const float v = y[y_off + i] + bias[bias_off + f];
+  if (keep_z) z[z_off + i] = v;
+  y[y_off + i] = activate(v, act);
 }

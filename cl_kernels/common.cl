@@ -36,13 +36,18 @@ static inline float uniform01(uint seed_lo, uint seed_hi, uint step, uint stream
   return (float)random_bits24(seed_lo, seed_hi, step, stream, index) * (1.0f / 16777216.0f);
 }
 
-// Activations (act: 0 linear, 1 relu, 2 tanh, 3 sigmoid, as anycl::Activation), for the dense and
-// convolution output stages.
+// Activations (act: 0 linear, 1 relu, 2 tanh, 3 sigmoid, 4 leaky_relu with Keras' slope 0.2,
+// 5 elu with alpha 1, 6 gelu in Keras' default exact form z·Φ(z) = z/2·(1 + erf(z/√2)); as
+// anycl::Activation), for the dense and convolution output stages.
+#define ACT_GELU 6
 static inline float activate(const float z, const int act) {
   switch (act) {
     case 1: return z > 0.0f ? z : 0.0f;  // not fmax(z, 0), whose −0 may come out as either zero
     case 2: return tanh(z);
     case 3: return 1.0f / (1.0f + exp(-z));
+    case 4: return z > 0.0f ? z : 0.2f * z;
+    case 5: return z > 0.0f ? z : expm1(z);
+    case 6: return 0.5f * z * (1.0f + erf(z * 0.70710678118654752f));
     default: return z;
   }
 }
@@ -54,6 +59,9 @@ static inline float16 activate16(const float16 z, const int act) {
     case 1: return select((float16)(0.0f), z, z > (float16)(0.0f));  // as activate()
     case 2: return tanh(z);
     case 3: return 1.0f / (1.0f + exp(-z));
+    case 4: return select(0.2f * z, z, z > (float16)(0.0f));
+    case 5: return select(expm1(z), z, z > (float16)(0.0f));
+    case 6: return 0.5f * z * (1.0f + erf(z * 0.70710678118654752f));
     default: return z;
   }
 }
@@ -74,12 +82,20 @@ static inline void bias_activation16(__global float* y, __global const float* bi
   }
 }
 
-// The derivative expressed through the activation's output y, so the forward input need not be kept.
-static inline float activate_grad_from_output(const float y, const int act) {
+// The derivative from what the layer kept: for every activation but gelu that is the output y (so
+// the forward input need not be kept: leaky_relu's y > 0 iff z > 0, elu's e^z = y + 1); gelu has no
+// derivative in terms of its output (it is not monotonic), so a gelu layer keeps its input z, which
+// the forward kernels write beside y, and passes z here: Φ(z) + z·φ(z).
+static inline float activate_grad(const float kept, const int act) {
   switch (act) {
-    case 1: return y > 0.0f ? 1.0f : 0.0f;
-    case 2: return 1.0f - y * y;
-    case 3: return y * (1.0f - y);
+    case 1: return kept > 0.0f ? 1.0f : 0.0f;
+    case 2: return 1.0f - kept * kept;
+    case 3: return kept * (1.0f - kept);
+    case 4: return kept > 0.0f ? 1.0f : 0.2f;
+    case 5: return kept > 0.0f ? 1.0f : kept + 1.0f;
+    case 6:
+      return 0.5f * (1.0f + erf(kept * 0.70710678118654752f)) +
+             kept * 0.39894228040143268f * exp(-0.5f * kept * kept);
     default: return 1.0f;
   }
 }

@@ -209,20 +209,23 @@ __kernel void col2im_rows(__global const float* col, __global float* dx, const u
 }
 
 // y[b][f][p] = act(cf[f][b·P + p] + bias[f]): the channel-major GEMM result back to NCHW, with the
-// bias and activation (common.cl) in the same pass; element p of plane (b, f).
+// bias and activation (common.cl) in the same pass; element p of plane (b, f). For gelu, z (laid out
+// as y, at z_off) gets the value before the activation.
 // One kernel per activation and range (below), the activation a constant in each: with `act` a
 // kernel argument, PoCL ran the pass as scalar code and Intel's runtime computed tanh and exp on
 // every lane whatever the activation (the reference CNN's conv 2: 3.0 ms on either, now 1.9 and 1.8).
 static inline void conv_output_forward(const size_t p, const uint f, const uint b, __global const float* cf,
                                        __global float* y, const uint y_off, __global const float* bias,
                                        const uint bias_off, const uint batch, const uint filters,
-                                       const uint plane, const int act) {
+                                       const uint plane, const int act, __global float* z, const uint z_off) {
   if (p >= plane || f >= filters || b >= batch) return;
-  y[y_off + ((size_t)b * filters + f) * plane + p] =
-      activate(cf[((size_t)f * batch + b) * plane + p] + bias[bias_off + f], act);
+  const size_t out = ((size_t)b * filters + f) * plane + p;
+  const float v = cf[((size_t)f * batch + b) * plane + p] + bias[bias_off + f];
+  if (act == ACT_GELU) z[z_off + out] = v;  // gelu's backward needs z (common.cl); a constant per kernel
+  y[y_off + out] = activate(v, act);
 }
 
-// The backward of conv_output_forward: dz = dy·act'(y) from NCHW into the channel-major dcf:(F, B·P).
+// The backward of conv_output_forward: dz = dy·act'(y) (y: the output kept, or z for gelu) from NCHW into the channel-major dcf:(F, B·P).
 // conv_bias_backward then sums dcf's rows. (One work-group per channel doing both, its lanes looping
 // over the samples, took 10.3 ms for the reference CNN's conv 2 on PoCL's AVX2 class, where this
 // pass moves 57 MB.)
@@ -232,7 +235,7 @@ static inline void conv_output_backward(const size_t p, const uint f, const uint
                                         const uint plane, const int act) {
   if (p >= plane || f >= filters || b >= batch) return;
   const size_t in = ((size_t)b * filters + f) * plane + p;
-  dcf[((size_t)f * batch + b) * plane + p] = dy[dy_off + in] * activate_grad_from_output(y[y_off + in], act);
+  dcf[((size_t)f * batch + b) * plane + p] = dy[dy_off + in] * activate_grad(y[y_off + in], act);
 }
 
 // For each of common.cl's activations (ConvOps picks them by name): conv_output_forward_<activation>
@@ -244,16 +247,16 @@ static inline void conv_output_backward(const size_t p, const uint f, const uint
 #define CONV_OUTPUT_KERNELS(NAME, ACT)                                                                            \
   __kernel void conv_output_forward_##NAME(__global const float* cf, __global float* y, const uint y_off,        \
                                            __global const float* bias, const uint bias_off, const uint batch,   \
-                                           const uint filters, const uint plane) {                              \
+                                           const uint filters, const uint plane, __global float* z, const uint z_off) {           \
     conv_output_forward(get_global_id(0), get_global_id(1), get_global_id(2), cf, y, y_off, bias, bias_off,    \
-                        batch, filters, plane, ACT);                                                             \
+                        batch, filters, plane, ACT, z, z_off);                                                          \
   }                                                                                                              \
   __kernel void conv_output_forward_2d_##NAME(__global const float* cf, __global float* y, const uint y_off,     \
                                               __global const float* bias, const uint bias_off, const uint batch, \
-                                              const uint filters, const uint plane) {                           \
+                                              const uint filters, const uint plane, __global float* z, const uint z_off) {        \
     const uint row = get_global_id(1);                                                                           \
     conv_output_forward(get_global_id(0), row % filters, row / filters, cf, y, y_off, bias, bias_off, batch,     \
-                        filters, plane, ACT);                                                                    \
+                        filters, plane, ACT, z, z_off);                                                                 \
   }                                                                                                              \
   __kernel void conv_output_backward_##NAME(__global const float* y, const uint y_off,                           \
                                             __global const float* dy, const uint dy_off, __global float* dcf,   \
@@ -272,6 +275,9 @@ CONV_OUTPUT_KERNELS(linear, 0)
 CONV_OUTPUT_KERNELS(relu, 1)
 CONV_OUTPUT_KERNELS(tanh, 2)
 CONV_OUTPUT_KERNELS(sigmoid, 3)
+CONV_OUTPUT_KERNELS(leaky_relu, 4)
+CONV_OUTPUT_KERNELS(elu, 5)
+CONV_OUTPUT_KERNELS(gelu, 6)
 
 // dbias[f] = Σ dcf[f][·] over `count` = B·P. One work-group of WG lanes per channel; lane l sums
 // elements l, l+WG, … and the lanes' sums are added in a fixed tree, so the result is deterministic.

@@ -77,3 +77,69 @@ __kernel void maxpool_backward(__global const float* dy, const uint dy_off, __gl
   }
 }
 
+
+// Average pooling over NCHW planes (valid windows, Keras' AveragePooling2D): y = the mean of each
+// size×size window, summed in row order. y:(B·C, OH, OW); the same 3-D range as maxpool_forward.
+__kernel void avgpool_forward(__global const float* x, const uint x_off, __global float* y, const uint planes,
+                              const uint height, const uint width, const uint size, const uint stride,
+                              const uint out_h, const uint out_w) {
+  const size_t ox = get_global_id(0);
+  const uint oy = get_global_id(1), plane = get_global_id(2);
+  if (ox >= out_w || oy >= out_h || plane >= planes) return;
+  __global const float* in = x + x_off + (size_t)plane * height * width;
+  float sum = 0.0f;
+  for (uint a = 0; a < size; ++a)
+    for (uint c = 0; c < size; ++c) sum += in[(size_t)(oy * stride + a) * width + ox * stride + c];
+  y[((size_t)plane * out_h + oy) * out_w + ox] = sum / (float)(size * size);
+}
+
+// dx[plane][y][x] = Σ dy / size² over the windows covering (y, x), gathered per input pixel (windows
+// in order oy, then ox): no atomics, a fixed order. One work-item per input pixel.
+__kernel void avgpool_backward(__global const float* dy, const uint dy_off, __global float* dx,
+                               const uint planes, const uint height, const uint width, const uint size,
+                               const uint stride, const uint out_h, const uint out_w) {
+  const size_t i = get_global_id(0);
+  if (i >= (size_t)planes * height * width) return;
+  const uint xx = (uint)(i % width), yy = (uint)(i / width % height);
+  const size_t plane = i / ((size_t)width * height);
+  // windows o with o·stride ≤ p < o·stride + size
+  const uint oy_lo = yy + 1 > size ? (yy + 1 - size + stride - 1) / stride : 0, oy_hi = min(yy / stride, out_h - 1);
+  const uint ox_lo = xx + 1 > size ? (xx + 1 - size + stride - 1) / stride : 0, ox_hi = min(xx / stride, out_w - 1);
+  float sum = 0.0f;
+  for (uint oy = oy_lo; oy <= oy_hi; ++oy)
+    for (uint ox = ox_lo; ox <= ox_hi; ++ox) sum += dy[dy_off + (plane * out_h + oy) * out_w + ox];
+  dx[i] = sum / (float)(size * size);
+}
+
+// Global pooling (Keras' GlobalAveragePooling2D, mode 0, and GlobalMaxPooling2D, mode 1): one value
+// per (sample, channel) plane of H·W pixels, y:(B, C) flat. One work-item per plane, pixels in row
+// order; max keeps the first maximum's position in arg for the backward (as maxpool_forward).
+__kernel void global_pool_forward(__global const float* x, const uint x_off, __global float* y,
+                                  __global int* arg, const uint planes, const uint plane_size, const int mode) {
+  const size_t plane = get_global_id(0);
+  if (plane >= planes) return;
+  __global const float* in = x + x_off + plane * plane_size;
+  if (mode == 0) {
+    float sum = 0.0f;
+    for (uint p = 0; p < plane_size; ++p) sum += in[p];
+    y[plane] = sum / (float)plane_size;
+    return;
+  }
+  float best = in[0];
+  int best_at = 0;
+  for (uint p = 1; p < plane_size; ++p)
+    if (in[p] > best) best = in[p], best_at = (int)p;
+  y[plane] = best;
+  arg[plane] = best_at;
+}
+
+// dx:(B·C, H·W): dy of the pixel's plane / H·W (mode 0), or dy where the plane's maximum was and 0
+// elsewhere (mode 1). One work-item per input pixel.
+__kernel void global_pool_backward(__global const float* dy, const uint dy_off, __global const int* arg,
+                                   __global float* dx, const uint planes, const uint plane_size, const int mode) {
+  const size_t i = get_global_id(0);
+  if (i >= (size_t)planes * plane_size) return;
+  const size_t plane = i / plane_size;
+  const float g = dy[dy_off + plane];
+  dx[i] = mode == 0 ? g / (float)plane_size : ((uint)(i % plane_size) == (uint)arg[plane] ? g : 0.0f);
+}

@@ -14,7 +14,8 @@ using anycl::Activation;
 
 namespace {
 
-const Activation kActs[] = {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid};
+const Activation kActs[] = {Activation::linear,     Activation::relu, Activation::tanh, Activation::sigmoid,
+                            Activation::leaky_relu, Activation::elu,  Activation::gelu};
 constexpr float kSentinel = -777.f;  // padding around views: must survive every kernel
 
 struct Shape {
@@ -46,8 +47,17 @@ TEST_CASE("bias_activation_forward matches the reference on views with padding u
       std::vector<float> flat(bias_off + s.cols + 5, kSentinel);
       std::copy(b.begin(), b.end(), flat.begin() + bias_off);
       auto flat_t = anycl::Tensor::from_host(rt, {flat.size()}, flat);
-      op.forward(y, flat_t.rows(bias_off, s.cols), act);
+      // z (what a gelu layer keeps) gets y + bias, as a view between sentinel rows too.
+      anycl::Tensor z_all(rt, {s.rows + 4, s.cols});
+      z_all.fill(kSentinel);
+      anycl::Tensor z_kept = padded_view(z_all, s.rows);
+      op.forward(y, flat_t.rows(bias_off, s.cols), act, &z_kept);
 
+      std::vector<float> ref_z(y_all.size(), kSentinel);
+      std::copy(z.begin(), z.end(), ref_z.begin() + 2 * s.cols);
+      anycl::reference::bias_activation_forward(ref_z.data() + 2 * s.cols, b.data(), s.rows, s.cols,
+                                                Activation::linear);
+      anycl::test::check_close(z_all.download(), ref_z, 0, 0, fmt::format("kept z ({}, {})", s.rows, s.cols));
       std::vector<float> ref_all(y_all.size(), kSentinel);
       std::copy(z.begin(), z.end(), ref_all.begin() + 2 * s.cols);
       anycl::reference::bias_activation_forward(ref_all.data() + 2 * s.cols, b.data(), s.rows, s.cols, act);
@@ -108,10 +118,13 @@ TEST_CASE("bias_activation_backward matches the reference and writes only its db
     rt.set_row_kernels(rows_before);
     for (Shape s : kShapes)
       for (Activation act : kActs) {
-        auto y_host = anycl::test::random_floats(s.rows * s.cols, -3.f, 3.f, seed++);
-        const auto b = anycl::test::random_floats(s.cols, -1.f, 1.f, seed++);
-        anycl::reference::bias_activation_forward(y_host.data(), b.data(), s.rows, s.cols,
-                                                  act);  // a real output
+        // z: the activation's input; y = act(z), a real output (the kernel's act' reads y, or z for
+        // gelu, which the layer keeps); the reference differentiates at z.
+        const auto z_host = anycl::test::random_floats(s.rows * s.cols, -3.f, 3.f, seed++);
+        auto y_host = z_host;
+        anycl::reference::bias_activation_forward(y_host.data(), std::vector<float>(s.cols, 0.f).data(),
+                                                  s.rows, s.cols, act);
+        if (anycl::activation_keeps_input(act)) y_host = z_host;
         const auto dy_host = anycl::test::random_floats(s.rows * s.cols, -2.f, 2.f, seed++);
 
         anycl::Tensor y_all(rt, {s.rows + 4, s.cols}), dy_all(rt, {s.rows + 4, s.cols});
@@ -127,7 +140,7 @@ TEST_CASE("bias_activation_backward matches the reference and writes only its db
         op.backward(y, dy, db, act);
 
         std::vector<float> dz_ref = dy_host, db_ref(s.cols);
-        anycl::reference::bias_activation_backward(y_host.data(), dz_ref.data(), db_ref.data(), s.rows,
+        anycl::reference::bias_activation_backward(z_host.data(), dz_ref.data(), db_ref.data(), s.rows,
                                                    s.cols, act);
         const std::string what = fmt::format("backward {} ({}, {}), row kernels {}", anycl::to_string(act),
                                              s.rows, s.cols, row_kernels);
@@ -182,11 +195,12 @@ TEST_CASE("bias_activation_backward agrees with finite differences") {
 
     auto y = anycl::Tensor::from_host(rt, {rows, cols}, z);
     auto bias = anycl::Tensor::from_host(rt, {cols}, b);
-    op.forward(y, bias, act);
+    anycl::Tensor kept(rt, {rows, cols});
+    op.forward(y, bias, act, &kept);  // what a layer keeps: y, and z for gelu
     auto dy = anycl::Tensor::from_host(rt, {rows, cols}, r);
     anycl::Tensor db(rt, {cols});
     db.fill(std::nanf(""));
-    op.backward(y, dy, db, act);
+    op.backward(anycl::activation_keeps_input(act) ? kept : y, dy, db, act);
     anycl::test::check_close(dy.download(), fd_dz, 1e-5, 1e-4,
                              fmt::format("{} dz vs FD", anycl::to_string(act)));
     anycl::test::check_close(db.download(), fd_db, 1e-5, 1e-4,
@@ -196,7 +210,7 @@ TEST_CASE("bias_activation_backward agrees with finite differences") {
 
 TEST_CASE("activation names parse and misfits are rejected") {
   for (Activation act : kActs) CHECK(anycl::parse_activation(anycl::to_string(act)) == act);
-  CHECK_THROWS_WITH_AS(anycl::parse_activation("gelu"), doctest::Contains("relu, tanh, sigmoid"),
+  CHECK_THROWS_WITH_AS(anycl::parse_activation("swish"), doctest::Contains("relu, tanh, sigmoid, leaky_relu"),
                        anycl::ValidationError);
   auto& rt = anycl::test::runtime();
   anycl::BiasActivation op(rt);

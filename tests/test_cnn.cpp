@@ -23,9 +23,11 @@ namespace {
 constexpr size_t kSamples = 24, kSide = 8, kSteps = 8;
 constexpr uint64_t kSeed = 77;
 
-anycl::ModelSpec small_cnn() {
+constexpr const char* kSmallCnn = "conv4x3,pool2,dropout0.25,conv6x2same,flatten,16";
+
+anycl::ModelSpec small_cnn(const char* layers = kSmallCnn) {
   anycl::ModelFlags flags;
-  flags.layers = "conv4x3,pool2,dropout0.25,conv6x2same,flatten,16";
+  flags.layers = layers;
   flags.dropout = 0.f;
   return anycl::model_from_flags(flags, anycl::Shape{1, kSide, kSide}, 10);
 }
@@ -50,9 +52,9 @@ anycl::TrainOptions options() {
   return o;
 }
 
-std::vector<double> device_losses(std::vector<float>* params) {
+std::vector<double> device_losses(std::vector<float>* params, const char* layers = kSmallCnn) {
   auto& rt = anycl::test::runtime();
-  anycl::Sequential model(small_cnn());
+  anycl::Sequential model(small_cnn(layers));
   model.build(rt, kSamples);
   model.initialize(kSeed);
   auto opt = anycl::make_optimizer(rt, model.parameter_count(), {"adam"});
@@ -67,26 +69,35 @@ std::vector<double> device_losses(std::vector<float>* params) {
 }  // namespace
 
 TEST_CASE("a small CNN follows the host reference step by step and reruns bit-identically") {
-  std::vector<float> pa, pb;
-  const auto a = device_losses(&pa), b = device_losses(&pb);
-  CHECK(a == b);
-  CHECK(pa == pb);
-  anycl::reference::Mlp host(small_cnn(), kSeed);
-  anycl::OptimizerConfig config{"adam"};
-  anycl::reference::Optimizer opt(config, host.parameters().size());
-  const size_t features = kSide * kSide;
-  std::vector<float> x(kSamples * features);
-  std::vector<int> y(kSamples);
-  REQUIRE(a.size() == kSteps);
-  for (uint32_t step = 0; step < kSteps; ++step) {
-    const auto order = anycl::epoch_order(kSamples, kSeed, step);
-    anycl::reference::gather_batch(images().pixels.data(), images().labels.data(), order.data(), 0, kSamples,
-                                   features, x.data(), y.data());
-    const double ref = host.train_step(x, y, kSamples, kSeed, step, opt) / double(kSamples);
-    CHECK_MESSAGE(std::abs(a[step] - ref) <= 1e-3 * std::abs(ref) + 1e-5,
-                  fmt::format("step {}: device {} vs reference {}", step, a[step], ref));
+  // And the same with Keras' leaky_relu, elu and gelu (whose layers keep z for the backward), and with
+  // average and global pooling.
+  for (const char* layers :
+       {kSmallCnn,
+        "conv4x3:gelu,pool2,dropout0.25,conv6x2same:elu,flatten,16:leaky_relu,"
+        "12:gelu",
+        "conv4x3,avgpool2,conv6x2same:gelu,globalavgpool,16", "conv4x3:elu,pool2,globalmaxpool,12"}) {
+    CAPTURE(layers);
+    std::vector<float> pa, pb;
+    const auto a = device_losses(&pa, layers), b = device_losses(&pb, layers);
+    CHECK(a == b);
+    CHECK(pa == pb);
+    anycl::reference::Mlp host(small_cnn(layers), kSeed);
+    anycl::OptimizerConfig config{"adam"};
+    anycl::reference::Optimizer opt(config, host.parameters().size());
+    const size_t features = kSide * kSide;
+    std::vector<float> x(kSamples * features);
+    std::vector<int> y(kSamples);
+    REQUIRE(a.size() == kSteps);
+    for (uint32_t step = 0; step < kSteps; ++step) {
+      const auto order = anycl::epoch_order(kSamples, kSeed, step);
+      anycl::reference::gather_batch(images().pixels.data(), images().labels.data(), order.data(), 0,
+                                     kSamples, features, x.data(), y.data());
+      const double ref = host.train_step(x, y, kSamples, kSeed, step, opt) / double(kSamples);
+      CHECK_MESSAGE(std::abs(a[step] - ref) <= 1e-3 * std::abs(ref) + 1e-5,
+                    fmt::format("step {}: device {} vs reference {}", step, a[step], ref));
+    }
+    CHECK(a.back() < a.front());
   }
-  CHECK(a.back() < a.front());
 }
 
 TEST_CASE("two data-parallel replicas train a CNN as one device does") {

@@ -36,6 +36,9 @@ const Case kCases[] = {
     {2, 5, 5, 3, 2, 1, Padding::same, Activation::sigmoid},
     {2, 4, 4, 5, 1, 1, Padding::valid, Activation::linear},
     {1, 9, 8, 2, 5, 2, Padding::valid, Activation::relu},
+    {2, 6, 6, 3, 3, 1, Padding::same, Activation::leaky_relu},
+    {1, 7, 6, 2, 3, 2, Padding::valid, Activation::elu},
+    {2, 5, 7, 3, 3, 2, Padding::same, Activation::gelu},
 };
 
 struct Built {
@@ -170,41 +173,45 @@ TEST_CASE(
 
 // L = Σ r·y(x, W, b): the device's gradients against central differences of the double reference.
 TEST_CASE("Conv2D backward agrees with finite differences") {
-  auto& rt = anycl::test::runtime();
-  const Case k{2, 5, 6, 3, 3, 2, Padding::same, Activation::tanh};
-  const size_t batch = 2;
-  const anycl::Conv2D shape_of(k.filters, k.kernel, k.stride, k.padding, k.act);
-  const anycl::ConvGeometry g = shape_of.geometry({k.c, k.h, k.w});
-  const auto p =
-      anycl::test::random_floats(shape_of.parameter_count(anycl::Shape{k.c, k.h, k.w}), -0.5f, 0.5f, 7);
-  const auto x = anycl::test::random_floats(batch * k.c * k.h * k.w, -1.f, 1.f, 8);
-  const auto r = anycl::test::random_floats(batch * k.filters * g.plane(), -1.f, 1.f, 9);
-  const std::vector<double> pd(p.begin(), p.end()), xd(x.begin(), x.end());
-  auto loss = [&](const std::vector<double>& pp, const std::vector<double>& xx) {
-    const auto y = anycl::reference::conv2d_forward(g, k.filters, k.act, pp.data(), xx, batch);
-    double sum = 0;
-    for (size_t i = 0; i < y.size(); ++i) sum += double(r[i]) * y[i];
-    return sum;
-  };
-  const double h = 1e-5;
-  std::vector<float> fd_p(p.size()), fd_x(x.size());
-  for (size_t i = 0; i < p.size(); ++i) {
-    auto a = pd, b = pd;
-    a[i] += h, b[i] -= h;
-    fd_p[i] = float((loss(a, xd) - loss(b, xd)) / (2 * h));
+  for (const Activation act : {Activation::tanh, Activation::leaky_relu, Activation::elu, Activation::gelu}) {
+    const std::string name = anycl::to_string(act);
+    CAPTURE(name);
+    auto& rt = anycl::test::runtime();
+    const Case k{2, 5, 6, 3, 3, 2, Padding::same, act};
+    const size_t batch = 2;
+    const anycl::Conv2D shape_of(k.filters, k.kernel, k.stride, k.padding, k.act);
+    const anycl::ConvGeometry g = shape_of.geometry({k.c, k.h, k.w});
+    const auto p =
+        anycl::test::random_floats(shape_of.parameter_count(anycl::Shape{k.c, k.h, k.w}), -0.5f, 0.5f, 7);
+    const auto x = anycl::test::random_floats(batch * k.c * k.h * k.w, -1.f, 1.f, 8);
+    const auto r = anycl::test::random_floats(batch * k.filters * g.plane(), -1.f, 1.f, 9);
+    const std::vector<double> pd(p.begin(), p.end()), xd(x.begin(), x.end());
+    auto loss = [&](const std::vector<double>& pp, const std::vector<double>& xx) {
+      const auto y = anycl::reference::conv2d_forward(g, k.filters, k.act, pp.data(), xx, batch);
+      double sum = 0;
+      for (size_t i = 0; i < y.size(); ++i) sum += double(r[i]) * y[i];
+      return sum;
+    };
+    const double h = 1e-5;
+    std::vector<float> fd_p(p.size()), fd_x(x.size());
+    for (size_t i = 0; i < p.size(); ++i) {
+      auto a = pd, b = pd;
+      a[i] += h, b[i] -= h;
+      fd_p[i] = float((loss(a, xd) - loss(b, xd)) / (2 * h));
+    }
+    for (size_t i = 0; i < x.size(); ++i) {
+      auto a = xd, b = xd;
+      a[i] += h, b[i] -= h;
+      fd_x[i] = float((loss(pd, a) - loss(pd, b)) / (2 * h));
+    }
+    auto built = build(rt, k, batch, p);
+    const anycl::StepContext ctx;
+    anycl::Tensor y = built->layer.forward(anycl::Tensor::from_host(rt, {batch, k.c * k.h * k.w}, x), ctx);
+    auto dy = anycl::Tensor::from_host(rt, y.shape(), r);
+    anycl::Tensor dx = built->layer.backward(dy, ctx, true);
+    anycl::test::check_close(built->grads.download(), fd_p, 1e-4, 1e-3, "dW, db vs finite differences");
+    anycl::test::check_close(dx.download(), fd_x, 1e-4, 1e-3, "dx vs finite differences");
   }
-  for (size_t i = 0; i < x.size(); ++i) {
-    auto a = xd, b = xd;
-    a[i] += h, b[i] -= h;
-    fd_x[i] = float((loss(pd, a) - loss(pd, b)) / (2 * h));
-  }
-  auto built = build(rt, k, batch, p);
-  const anycl::StepContext ctx;
-  anycl::Tensor y = built->layer.forward(anycl::Tensor::from_host(rt, {batch, k.c * k.h * k.w}, x), ctx);
-  auto dy = anycl::Tensor::from_host(rt, y.shape(), r);
-  anycl::Tensor dx = built->layer.backward(dy, ctx, true);
-  anycl::test::check_close(built->grads.download(), fd_p, 1e-4, 1e-3, "dW, db vs finite differences");
-  anycl::test::check_close(dx.download(), fd_x, 1e-4, 1e-3, "dx vs finite differences");
 }
 
 TEST_CASE("Conv2D refuses inputs it cannot slide over and flat inputs, with the reason") {

@@ -19,7 +19,8 @@ using anycl::DropoutMask;
 
 namespace {
 
-const Activation kActs[] = {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid};
+const Activation kActs[] = {Activation::linear,     Activation::relu, Activation::tanh, Activation::sigmoid,
+                            Activation::leaky_relu, Activation::elu,  Activation::gelu};
 constexpr float kSentinel = -777.f;
 
 struct Case {

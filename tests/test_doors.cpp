@@ -28,22 +28,35 @@ namespace {
 
 using anycl::test::contains_all;
 
-// A model kind: the --layers text over an input shape, and its loss.
+// A model kind: the --layers text over an input shape, its loss and its outputs.
 struct Kind {
   const char* name;
   const char* layers;
   size_t channels, height, width;  // height = width = 0: flat features
-  bool regression;
-  size_t outputs() const { return regression ? 2 : 3; }
+  const char* loss;
+  size_t outputs_;
+  size_t outputs() const { return outputs_; }
   size_t features() const { return height ? channels * height * width : channels; }
+  bool classes() const { return std::strcmp(loss, "softmax_cross_entropy") == 0; }  // class-label targets
+  bool binary() const { return std::strcmp(loss, "binary_crossentropy") == 0; }     // 0/1 float targets
+  bool regression() const { return !classes() && !binary(); }                       // metric: the MAE
 };
 
 const std::vector<Kind>& kinds() {
   static const std::vector<Kind> list = {
-      {"dense classifier", "16", 8, 0, 0, false},
-      {"dense regressor", "16", 8, 0, 0, true},
-      {"conv classifier", "conv4x3,pool2,flatten,8", 1, 8, 8, false},
-      {"conv regressor", "conv4x3,pool2,flatten,8", 1, 8, 8, true},
+      {"dense classifier", "16", 8, 0, 0, "softmax_cross_entropy", 3},
+      {"dense regressor", "16", 8, 0, 0, "mse", 2},
+      {"conv classifier", "conv4x3,pool2,flatten,8", 1, 8, 8, "softmax_cross_entropy", 3},
+      {"conv regressor", "conv4x3,pool2,flatten,8", 1, 8, 8, "mse", 2},
+      {"dense binary classifier (sigmoid)", "16", 8, 0, 0, "binary_crossentropy", 1},
+      {"dense multi-label classifier", "16", 8, 0, 0, "binary_crossentropy", 3},
+      {"conv binary classifier (sigmoid)", "conv4x3,pool2,flatten,8", 1, 8, 8, "binary_crossentropy", 1},
+      {"dense mae regressor", "16", 8, 0, 0, "mae", 2},
+      {"dense huber regressor", "16", 8, 0, 0, "huber", 2},
+      {"conv classifier (average and global pooling)", "conv4x3,avgpool2,conv4x3same,globalavgpool,8", 1, 8,
+       8, "softmax_cross_entropy", 3},
+      {"conv binary classifier (global max pooling)", "conv4x3,globalmaxpool", 1, 8, 8, "binary_crossentropy",
+       1},
   };
   return list;
 }
@@ -66,9 +79,16 @@ Data make_data(const Kind& k, size_t count, uint32_t seed) {
   for (size_t i = 0; i < count; ++i) {
     float s = 0;
     for (size_t j = 0; j < f; ++j) s += d.x[i * f + j] * float(j % 3 == 0 ? 1 : -1);
-    if (k.regression) {
+    if (k.regression()) {
       d.targets.push_back(std::tanh(s));
       d.targets.push_back(0.5f * s);
+    } else if (k.binary()) {  // each output its own class: the sign of s, then of two more sums
+      for (size_t o = 0; o < k.outputs(); ++o)
+        d.targets.push_back((o == 0   ? s
+                             : o == 1 ? d.x[i * f] - d.x[i * f + 1]
+                                      : d.x[i * f + 2]) > 0
+                                ? 1.f
+                                : 0.f);
     } else {
       d.labels.push_back(s < -0.5f ? 0 : s < 0.5f ? 1 : 2);
     }
@@ -77,7 +97,7 @@ Data make_data(const Kind& k, size_t count, uint32_t seed) {
 }
 
 anycl::data::Dataset host_set(const Kind& k, const Data& d) {
-  return k.regression ? anycl::data::Dataset::from_targets(d.x, d.targets, k.features(), k.outputs())
+  return !k.classes() ? anycl::data::Dataset::from_targets(d.x, d.targets, k.features(), k.outputs())
                       : anycl::data::Dataset::from_features(d.x, d.labels, k.features(), k.outputs());
 }
 
@@ -88,7 +108,7 @@ anycl::ModelSpec spec_of(const Kind& k) {
   anycl::ModelSpec spec =
       k.height ? anycl::model_from_flags(flags, anycl::Shape{k.channels, k.height, k.width}, k.outputs())
                : anycl::model_from_flags(flags, k.features(), k.outputs());
-  spec.loss = k.regression ? "mse" : "softmax_cross_entropy";
+  spec.loss = k.loss;
   return spec;
 }
 
@@ -100,7 +120,7 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
 struct Cells {
   std::string not_in_door;  // non-empty: this kind cannot pass this door at all, and why
   bool predict_bit_equal = false;
-  double eval_loss = NAN, eval_metric = NAN;  // accuracy, or MAE for a regressor
+  double eval_loss = NAN, eval_metric = NAN;  // accuracy (binary accuracy for a sigmoid one), or MAE
   double val_loss = NAN;                      // from training's validation
   bool resumed = false;                       // checkpoint written and resumed
   std::string resume_not_in_door;             // non-empty: the door has no resume, and why
@@ -123,12 +143,12 @@ Cells cpp_door(const Kind& k, anycl::test::TempDir& dir) {
   const auto history = whole.fit(train_set, &test_set, "val");
   REQUIRE(history.size() == 2);
   c.val_loss = history.back().eval.loss;
-  if (k.regression) {  // the validation metric is the MAE, as training's accuracy field holds it
+  if (k.regression()) {  // the validation metric is the MAE, as training's accuracy field holds it
     CHECK(history.back().eval.mae > 0);
     CHECK(history.back().eval.accuracy == history.back().eval.mae);
   }
 
-  anycl::save_model(dir.file("cpp.anycl"), whole.model(), k.regression ? 0 : k.outputs());
+  anycl::save_model(dir.file("cpp.anycl"), whole.model(), k.classes() ? k.outputs() : 0);
   const anycl::SavedModel saved = anycl::read_model(dir.file("cpp.anycl"));
   auto loaded = anycl::instantiate(saved, rt, kBatch);
   std::vector<float> a(kTest * k.outputs()), b(a.size());
@@ -139,7 +159,8 @@ Cells cpp_door(const Kind& k, anycl::test::TempDir& dir) {
   const anycl::DeviceDataset device_test(rt, test_set);
   const anycl::EvalStats s = anycl::Evaluator(*loaded, kBatch).evaluate(device_test);
   c.eval_loss = s.loss;
-  c.eval_metric = k.regression ? s.mae : s.accuracy;
+  c.eval_metric = k.regression() ? s.mae : s.accuracy;
+  if (!k.regression()) CHECK(s.mae == 0);
 
   // Resume: one epoch, then a fresh Trainer from its checkpoint to epoch 2 equals the whole run.
   options.epochs = 1;
@@ -162,7 +183,7 @@ void c_ok(anycl_status status, const char* call) {
 
 anycl_dataset* c_dataset(const Kind& k, const Data& d) {
   anycl_dataset* out = nullptr;
-  if (k.regression)
+  if (!k.classes())
     c_ok(anycl_dataset_create_targets(d.x.data(), d.count, k.features(), d.targets.data(), k.outputs(), &out),
          "anycl_dataset_create_targets");
   else
@@ -180,7 +201,7 @@ Cells c_door(const Kind& k, anycl::test::TempDir& dir) {
   anycl_model_options_init(&mo);
   mo.layers = k.layers;
   mo.dropout = 0;
-  mo.loss = k.regression ? "mse" : "softmax_cross_entropy";
+  mo.loss = k.loss;
   mo.input_shape[0] = k.channels;
   mo.input_shape[1] = k.height;
   mo.input_shape[2] = k.width;
@@ -202,7 +223,7 @@ Cells c_door(const Kind& k, anycl::test::TempDir& dir) {
   c_ok(anycl_train(model, rt, train_set, test_set, &to, history, 2, &done, nullptr), "anycl_train");
   REQUIRE(done == 2);
   if (history[1].has_validation) c.val_loss = history[1].val_loss;
-  if (k.regression) CHECK(history[1].val_accuracy > 0);  // the validation MAE
+  if (k.regression()) CHECK(history[1].val_accuracy > 0);  // the validation MAE
   CHECK(anycl::read_checkpoint(checkpoints + "/checkpoint.anyclckpt").epoch == 2);
 
   const std::string path = dir.file("c.anycl");
@@ -237,8 +258,9 @@ std::vector<float> parse_floats(const std::string& line) {
   return out;
 }
 
-// `anycl train` reads MNIST-format folders (class labels), so a regressor enters the CLI as a model
-// file: `anycl predict` prints its outputs exactly; `anycl eval` refuses it in words.
+// `anycl train` reads MNIST-format folders (class labels), so a model on float targets (a regressor,
+// a sigmoid one) enters the CLI as a model file: `anycl predict` prints its outputs (a sigmoid
+// model's probabilities) exactly; `anycl eval` refuses it in words.
 Cells cli_regressor(const Kind& k, anycl::test::TempDir& dir) {
   Cells c;
   c.resume_not_in_door = "`anycl train` trains classifiers only (MNIST-format folders: class labels)";
@@ -267,7 +289,8 @@ Cells cli_regressor(const Kind& k, anycl::test::TempDir& dir) {
   std::string line;
   std::getline(lines, line);
   std::string header = "image";
-  for (size_t o = 0; o < k.outputs(); ++o) header += ",output_" + std::to_string(o);
+  for (size_t o = 0; o < k.outputs(); ++o)
+    header += (k.binary() ? ",probability_" : ",output_") + std::to_string(o);
   CHECK(line == header);
   while (std::getline(lines, line)) {
     const auto row = parse_floats(line);
@@ -278,15 +301,18 @@ Cells cli_regressor(const Kind& k, anycl::test::TempDir& dir) {
       anycl::test::run_command(anycl::test::anycl_cli() + " eval --model " + dir.file("reg.anycl") +
                                " --data " + dir.file("nowhere") + " 2>&1");
   CHECK(eval.exit_code != 0);
-  CHECK_MESSAGE(contains_all(eval.output, {"regression model", "anycl predict"}), eval.output);
+  CHECK_MESSAGE(contains_all(eval.output, {k.binary() ? "binary cross-entropy model" : "regression model",
+                                           "anycl predict", "float targets"}),
+                eval.output);
   c.eval_not_in_door =
-      "`anycl eval` scores class labels: it refuses a regression model, naming `anycl predict`";
+      "`anycl eval` scores class labels: it refuses a model on float targets (regression or "
+      "binary cross-entropy), naming `anycl predict`";
   return c;
 }
 
 Cells cli_door(const Kind& k, anycl::test::TempDir& dir) {
   Cells c;
-  if (k.regression) return cli_regressor(k, dir);
+  if (!k.classes()) return cli_regressor(k, dir);
   anycl::test::TinySpec tiny;
   tiny.train = kTrain;
   tiny.test = kTest;
@@ -369,7 +395,7 @@ TEST_CASE(
       } else {
         CHECK(std::isfinite(c.eval_loss));
         CHECK(c.eval_loss >= 0);
-        if (kind.regression)
+        if (kind.regression())
           CHECK(c.eval_metric > 0);  // the MAE of an imperfect fit
         else
           CHECK((c.eval_metric >= 0 && c.eval_metric <= 1));

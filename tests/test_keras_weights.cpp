@@ -32,8 +32,16 @@ TEST_CASE("a --layers token may name its own activation, Keras' activation= per 
   };
   const std::string pool = refused("pool2:relu,flatten,8");
   CHECK_MESSAGE(contains_all(pool, {"--layers", "pool2:relu", "only Dense"}), pool);
-  const std::string unknown = refused("8:gelu");
-  CHECK_MESSAGE(contains_all(unknown, {"--layers", "gelu"}), unknown);
+  const std::string unknown = refused("8:swish");
+  CHECK_MESSAGE(contains_all(unknown, {"--layers", "swish", "gelu"}), unknown);  // the choices named
+  // Keras' leaky_relu (slope 0.2), elu and gelu (exact) per layer, on Dense and Conv2D alike.
+  anycl::ModelFlags more;
+  more.layers = "conv4x3:gelu,flatten,32:leaky_relu,16:elu";
+  more.dropout = 0;
+  const anycl::ModelSpec with = anycl::model_from_flags(more, anycl::Shape{1, 6, 6}, 3);
+  CHECK(with.layers[0].text().find(" gelu ") != std::string::npos);
+  CHECK(with.layers[2].text() == "dense 32 leaky_relu glorot_uniform");
+  CHECK(with.layers[3].text() == "dense 16 elu glorot_uniform");
 }
 
 TEST_CASE("weights in Keras' layout: Dense kernels as stored, Conv2D kernels transposed both ways") {

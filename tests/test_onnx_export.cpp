@@ -10,8 +10,9 @@
 #include <fstream>
 
 #include "anycl/data/dataset.hpp"
-#include "anycl/train/evaluator.hpp"
+#include "anycl/nn/model_from_flags.hpp"
 #include "anycl/train/model_file.hpp"
+#include "anycl/train/prediction.hpp"
 #include "helpers.hpp"
 
 using anycl::test::anycl_cli;
@@ -32,20 +33,19 @@ std::string test_images(const std::string& dir) {
   return dir + "/t10k-images-idx3-ubyte.gz";
 }
 
-void check_round_trip(const std::string& train_flags) {
+// Why onnxruntime cannot run here ("" when it can).
+std::string onnxruntime_missing() {
   const std::string python = onnx_python();
-  if (run_command(python + " -c 'import onnxruntime, onnx, numpy'").exit_code != 0) {
-    ANYCL_SKIP_TEST(
-        Missing::installed_by_setup,
-        "onnxruntime/onnx/numpy not importable by " + python +
-            " — run tools/setup.sh (it installs them into build/onnx-venv) or set ANYCL_ONNX_PYTHON");
-  }
-  anycl::test::TempDir dir;
-  const std::string model = dir.file("m.anycl"), onnx = dir.file("m.onnx"), probs = dir.file("p.f32");
-  auto r = run_command(
-      fmt::format("{} train --limit 600 --epochs 1 --quiet {} --save {}", anycl_cli(), train_flags, model));
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  r = run_command(fmt::format("{} export --model {} --onnx {}", anycl_cli(), model, onnx));
+  if (run_command(python + " -c 'import onnxruntime, onnx, numpy'").exit_code == 0) return "";
+  return "onnxruntime/onnx/numpy not importable by " + python +
+         " — run tools/setup.sh (it installs them into build/onnx-venv) or set ANYCL_ONNX_PYTHON";
+}
+
+// Exports the model file `model` and compares onnxruntime's outputs with anycl's predictions.
+void compare_with_onnxruntime(const std::string& model, anycl::test::TempDir& dir) {
+  const std::string python = onnx_python();
+  const std::string onnx = dir.file("m.onnx"), probs = dir.file("p.f32");
+  auto r = run_command(fmt::format("{} export --model {} --onnx {}", anycl_cli(), model, onnx));
   if (r.exit_code == 1 && r.output.find("without ONNX export") != std::string::npos) {
     ANYCL_SKIP_TEST(Missing::installed_by_setup, r.output);
   }
@@ -59,9 +59,8 @@ void check_round_trip(const std::string& train_flags) {
   const size_t count = std::min<size_t>(splits.test.count, 2000);
   auto& rt = anycl::test::runtime();
   auto net = anycl::instantiate(anycl::read_model(model), rt, 250);
-  const anycl::DeviceDataset test(rt, splits.test);
-  anycl::Evaluator evaluator(*net, 250);
-  const std::vector<float> p = evaluator.probabilities(test, 0, count);
+  // predict(): softmax rows for a classifier, each output's sigmoid for binary cross-entropy.
+  const std::vector<float> p = anycl::predict(*net, splits.test.normalized(0, count));
   std::ofstream(probs, std::ios::binary)
       .write(reinterpret_cast<const char*>(p.data()), std::streamsize(p.size() * sizeof(float)));
 
@@ -69,6 +68,17 @@ void check_round_trip(const std::string& train_flags) {
                               test_images(data_dir), probs, count));
   MESSAGE(r.output);
   CHECK_MESSAGE(r.exit_code == 0, r.output);
+}
+
+void check_round_trip(const std::string& train_flags) {
+  const std::string missing = onnxruntime_missing();
+  if (!missing.empty()) ANYCL_SKIP_TEST(Missing::installed_by_setup, missing);
+  anycl::test::TempDir dir;
+  const std::string model = dir.file("m.anycl");
+  auto r = run_command(
+      fmt::format("{} train --limit 600 --epochs 1 --quiet {} --save {}", anycl_cli(), train_flags, model));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  compare_with_onnxruntime(model, dir);
 }
 
 }  // namespace
@@ -82,11 +92,42 @@ TEST_CASE("ONNX export of tanh and sigmoid MLPs matches onnxruntime") {
   check_round_trip("--layers 24,12 --activation sigmoid");
 }
 
+TEST_CASE("ONNX export of gelu, leaky_relu and elu layers (Erf subgraph, PRelu, Elu) matches onnxruntime") {
+  check_round_trip("--layers 32:gelu,24:leaky_relu,16:elu --dropout 0");
+  check_round_trip("--layers conv4x3:gelu,conv3x3s2same:elu,pool2,flatten,16:leaky_relu --dropout 0");
+}
+
+TEST_CASE(
+    "ONNX export of average and global pooling (AveragePool, GlobalAveragePool, GlobalMaxPool) matches "
+    "onnxruntime") {
+  check_round_trip("--layers conv4x3,avgpool2,conv6x3same,globalavgpool,16 --dropout 0");
+  check_round_trip("--layers conv4x3,avgpool3s2,globalmaxpool,8 --dropout 0");
+}
+
 TEST_CASE("anycl export usage errors") {
   CHECK(run_command(anycl_cli() + " export --onnx x.onnx").exit_code == 2);
   CHECK(run_command(anycl_cli() + " export --model x.anycl").exit_code == 2);
   const auto r = run_command(anycl_cli() + " export --model /nonexistent.anycl --onnx /tmp/x.onnx");
   CHECK(r.exit_code == 1);
+}
+
+TEST_CASE("ONNX export of a binary cross-entropy model ends in Sigmoid and matches onnxruntime") {
+  // Multi-label over 10 outputs (the library trains it on float targets; its predictions are each
+  // output's sigmoid, which onnxruntime must give too). Initialised weights suffice for the graph.
+  const std::string missing = onnxruntime_missing();
+  if (!missing.empty()) ANYCL_SKIP_TEST(Missing::installed_by_setup, missing);
+  anycl::test::TempDir dir;
+  anycl::ModelFlags flags;
+  flags.layers = "16";
+  flags.dropout = 0;
+  anycl::ModelSpec spec = anycl::model_from_flags(flags, 784, 10);
+  spec.loss = "binary_crossentropy";
+  auto& rt = anycl::test::runtime();
+  anycl::Sequential model(spec);
+  model.build(rt, 32);
+  model.initialize(7);
+  anycl::save_model(dir.file("bce.anycl"), model, 0);
+  compare_with_onnxruntime(dir.file("bce.anycl"), dir);
 }
 
 TEST_CASE("ONNX export of BatchNormalization after Conv2D and Dense matches onnxruntime") {

@@ -179,7 +179,9 @@ TEST_CASE("a one-row Dense at inference (fused kernel) gives that row of a batch
     anycl::Activation act;
   };
   for (const Case c : {Case{5, 37, anycl::Activation::relu}, Case{300, 10, anycl::Activation::linear},
-                       Case{64, 48, anycl::Activation::tanh}, Case{33, 16, anycl::Activation::sigmoid}}) {
+                       Case{64, 48, anycl::Activation::tanh}, Case{33, 16, anycl::Activation::sigmoid},
+                       Case{7, 19, anycl::Activation::leaky_relu}, Case{21, 16, anycl::Activation::elu},
+                       Case{40, 32, anycl::Activation::gelu}}) {
     CAPTURE(c.in);
     CAPTURE(c.units);
     anycl::Sequential model(c.in);

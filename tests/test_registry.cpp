@@ -17,7 +17,10 @@ TEST_CASE("every registered layer type has a host reference and round-trips its 
                                                {"conv2d", "16 5 2 same tanh he_uniform"},
                                                {"maxpool2d", "3 2"},
                                                {"flatten", ""},
-                                               {"batchnorm", "0.9 1e-05"}};
+                                               {"batchnorm", "0.9 1e-05"},
+                                               {"avgpool2d", "3 2"},
+                                               {"globalavgpool2d", ""},
+                                               {"globalmaxpool2d", ""}};
   REQUIRE(examples.size() == anycl::layer_types().size());
   for (const anycl::LayerType* t : anycl::layer_types()) {
     CAPTURE(t->name);

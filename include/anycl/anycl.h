@@ -92,10 +92,10 @@ typedef struct anycl_model_options {
   size_t struct_size;     /* sizeof(anycl_model_options), set by anycl_model_options_init */
   const char* layers;     /* --layers grammar: "512,512", "conv32x3,pool2,flatten,128", "none";
                              a size or conv token may name its own activation: "64:tanh,32:relu" */
-  const char* activation; /* hidden layers: relu (default), tanh, sigmoid, linear */
+  const char* activation; /* hidden layers: relu (default), tanh, sigmoid, leaky_relu, elu, gelu, linear */
   const char* init;       /* glorot_uniform (default) or he_uniform */
   float dropout;          /* after each hidden Dense (default 0.2; 0: none) */
-  const char* loss;       /* softmax_cross_entropy (default) or mse */
+  const char* loss;       /* softmax_cross_entropy (default), mse, mae, huber or binary_crossentropy */
   size_t input_shape[3];  /* per sample: {features, 0, 0} or {channels, height, width} */
   size_t outputs;         /* classes (cross-entropy) or target values (mse) */
 } anycl_model_options;
@@ -110,7 +110,8 @@ ANYCL_C_API void anycl_model_destroy(anycl_model* model);
 /** Values per input sample and per output row (classes, or regression outputs). */
 ANYCL_C_API anycl_status anycl_model_input_size(const anycl_model* model, size_t* features);
 ANYCL_C_API anycl_status anycl_model_output_size(const anycl_model* model, size_t* outputs);
-/** The model's loss name, "softmax_cross_entropy" or "mse" (same buffer rules as anycl_devices_json). */
+/** The model's loss name, "softmax_cross_entropy", "mse", "mae", "huber" or "binary_crossentropy" (same
+ * buffer rules as anycl_devices_json). */
 ANYCL_C_API anycl_status anycl_model_loss(const anycl_model* model, char* buffer, size_t capacity,
                                           size_t* length);
 /** Whether the model holds weights (trained or loaded): 1 or 0. */
@@ -213,14 +214,16 @@ ANYCL_C_API anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime,
                                      anycl_epoch* history, size_t history_capacity, size_t* epochs_done,
                                      int* stopped);
 
-/** Mean loss and accuracy of the model on `data` (dropout off); for a regression model the loss is
- * the MSE and `accuracy` holds its metric, the MAE, as anycl_epoch's accuracy fields do. Both
+/** Mean loss and accuracy of the model on `data` (dropout off); for a regression model (mse, mae,
+ * huber) `accuracy` holds its metric, the MAE, as anycl_epoch's accuracy fields do; for
+ * binary_crossentropy (0/1 float targets) Keras' binary accuracy. Both
  * out-pointers are required, as in every call; anycl_evaluate_metric gives a regressor's MAE. */
 ANYCL_C_API anycl_status anycl_evaluate(anycl_model* model, anycl_runtime* runtime, const anycl_dataset* data,
                                         double* loss, double* accuracy);
 
 /** The model's outputs for `count` samples x (count × input size floats): class probabilities
- * (softmax) for a classifier, predicted values for regression, written to `out`, which must hold
+ * (softmax) for a classifier, the sigmoid of each output for binary_crossentropy, predicted
+ * values for regression, written to `out`, which must hold
  * `out_capacity` >= count × output size floats. Non-finite inputs are rejected. */
 ANYCL_C_API anycl_status anycl_predict(anycl_model* model, anycl_runtime* runtime, const float* x,
                                        size_t count, float* out, size_t out_capacity);
@@ -228,8 +231,9 @@ ANYCL_C_API anycl_status anycl_predict(anycl_model* model, anycl_runtime* runtim
 /* --- added in later releases (appended, so earlier declarations keep their places) ------------- */
 
 /** Keras' evaluate: the mean loss and the model's metric on `data` (dropout off) — accuracy for a
- * classifier (class labels), mean absolute error for a regression model (float targets; the loss is
- * then the mean squared error). Every out-pointer must be valid. */
+ * classifier (class labels; binary accuracy for binary_crossentropy on 0/1 float targets), mean
+ * absolute error for a regression model (float targets; the loss is its own: mse, mae or huber).
+ * Every out-pointer must be valid. */
 ANYCL_C_API anycl_status anycl_evaluate_metric(anycl_model* model, anycl_runtime* runtime,
                                                const anycl_dataset* data, double* loss, double* metric);
 

@@ -8,7 +8,7 @@ class Layer:
     token = None  # the --layers token; None for the output layer
 
 
-ACTIVATIONS = ("relu", "tanh", "sigmoid", "linear")
+ACTIVATIONS = ("relu", "tanh", "sigmoid", "leaky_relu", "elu", "gelu", "linear")  # Keras' names and defaults
 
 
 def _activation(layer, activation):
@@ -38,8 +38,9 @@ def _square(layer, argument, value):
 class Dense(Layer):
     """A fully connected layer with `units` outputs. The last Dense of a model is its output layer
     (linear; the softmax is in the loss). A hidden one takes its own `activation` (relu, tanh,
-    sigmoid, linear); None (the default) means the model's activation (relu unless
-    Sequential(activation=...) says otherwise — Keras' default would be linear)."""
+    sigmoid, leaky_relu with Keras' slope 0.2, elu, gelu in its exact erf form, linear); None (the
+    default) means the model's activation (relu unless Sequential(activation=...) says otherwise —
+    Keras' default would be linear)."""
 
     def __init__(self, units, activation=None):
         if int(units) < 1:
@@ -76,8 +77,93 @@ class MaxPool2D(Layer):
         self.token = f"pool{_square('MaxPool2D', 'pool_size', pool_size)}"
 
 
+class AveragePooling2D(Layer):
+    """The mean of each pool_size² window (valid padding), moved by `strides` (None: pool_size, as Keras)."""
+
+    def __init__(self, pool_size=2, strides=None):
+        size = _square("AveragePooling2D", "pool_size", pool_size)
+        stride = size if strides is None else _square("AveragePooling2D", "strides", strides)
+        self.token = f"avgpool{size}" + (f"s{stride}" if stride != size else "")
+
+
+class GlobalAveragePooling2D(Layer):
+    """The mean of each channel's whole plane: (C, H, W) → (C,), no Flatten needed after it."""
+    token = "globalavgpool"
+
+
+class GlobalMaxPooling2D(Layer):
+    """The maximum of each channel's whole plane: (C, H, W) → (C,)."""
+    token = "globalmaxpool"
+
+
+# Keras' short aliases
+MaxPooling2D = MaxPool2D
+AvgPool2D = AveragePooling2D
+GlobalAvgPool2D = GlobalAveragePooling2D
+GlobalMaxPool2D = GlobalMaxPooling2D
+
+
 class Flatten(Layer):
     token = "flatten"
+
+
+class Activation(Layer):
+    """Keras' Activation(name) layer. anycl fuses an activation into its bias pass, so this one joins
+    the Dense or Conv2D right before it, which must name no activation of its own (as in Keras, where
+    that layer is then linear): `Dense(64), Activation("gelu")` is `Dense(64, activation="gelu")`."""
+
+    def __init__(self, activation):
+        if activation not in ACTIVATIONS + ("softmax",):
+            raise errors.InvalidArgumentError(
+                f"Activation: must be one of {', '.join(ACTIVATIONS)} or softmax (output), got {activation!r}")
+        self.activation = activation
+
+
+class ReLU(Activation):
+    def __init__(self):
+        super().__init__("relu")
+
+
+class LeakyReLU(Activation):
+    """Keras' LeakyReLU with its default slope 0.2 (Keras 3's `negative_slope`, Keras 2's `alpha`);
+    anycl's leaky_relu has that slope only."""
+
+    def __init__(self, negative_slope=0.2, alpha=None):
+        slope = negative_slope if alpha is None else alpha
+        if float(slope) != 0.2:
+            raise errors.InvalidArgumentError(
+                f"LeakyReLU: anycl's leaky_relu has Keras' default slope 0.2, got {slope!r}")
+        super().__init__("leaky_relu")
+
+
+class ELU(Activation):
+    """Keras' ELU with its default alpha 1 (the only one anycl has)."""
+
+    def __init__(self, alpha=1.0):
+        if float(alpha) != 1.0:
+            raise errors.InvalidArgumentError(f"ELU: anycl's elu has Keras' default alpha 1.0, got {alpha!r}")
+        super().__init__("elu")
+
+
+def fuse_activations(layers):
+    """The layers with each Activation layer joined to the Dense or Conv2D before it."""
+    out = []
+    for l in layers:
+        if not isinstance(l, Activation):
+            out.append(l)
+            continue
+        before = out[-1] if out else None
+        if isinstance(before, Dense) and before.activation in (None, "linear"):
+            out[-1] = Dense(before.units, l.activation)
+        elif isinstance(before, Conv2D) and ":" not in before.token and l.activation != "softmax":
+            fused = Conv2D.__new__(Conv2D)
+            fused.token = before.token + _activation("Conv2D", l.activation)
+            out[-1] = fused
+        else:
+            raise errors.InvalidArgumentError(
+                f"{type(l).__name__}({l.activation!r}) must follow a Dense or Conv2D that names no activation of "
+                "its own: anycl applies activations in that layer's bias pass")
+    return out
 
 
 class BatchNormalization(Layer):
@@ -103,12 +189,13 @@ class BatchNormalization(Layer):
 def to_layer_string(layers):
     """(the --layers text of every layer but the last, the last Dense's units, the default activation
     of hidden layers that name none)."""
-    layers = list(layers)
+    layers = fuse_activations(layers)
     if not layers or not isinstance(layers[-1], Dense):
         raise errors.InvalidArgumentError("a model's last layer must be the Dense output layer (e.g. Dense(10))")
-    if layers[-1].activation not in (None, "linear", "softmax"):
+    if layers[-1].activation not in (None, "linear", "softmax", "sigmoid"):
         raise errors.InvalidArgumentError(
-            "the output Dense is linear (the softmax is in the loss): leave its activation out")
+            "the output Dense is linear (the softmax is in the loss; a sigmoid output is in the "
+            "binary_crossentropy loss): leave its activation out, or say 'softmax' or 'sigmoid'")
     for l in layers[:-1]:
         if isinstance(l, Dense) and l.activation == "softmax":
             raise errors.InvalidArgumentError(

@@ -20,7 +20,7 @@ from ._arguments import _device_spec, _finite, _fit_arguments, _input_shape, _in
 from ._progress import ProgressBar, verbosity
 from ._safety import (_handle_from_model_file, _in_flight, _made_here, _model_file_bytes, _predict_in_chunks,
                       _sigint_during_fit)
-from .layers import to_layer_string
+from .layers import fuse_activations, to_layer_string
 
 
 def devices():
@@ -93,6 +93,9 @@ class History:
 # Keras' names of the one metric anycl computes per loss: the first is the default key in fit's logs,
 # History and evaluate; compile(metrics=[...]) may choose another of the same metric.
 _METRIC_NAMES = {"mse": ("mae", "mean_absolute_error"),
+                 "mae": ("mae", "mean_absolute_error"),
+                 "huber": ("mae", "mean_absolute_error"),
+                 "binary_crossentropy": ("accuracy", "acc", "binary_accuracy"),
                  "softmax_cross_entropy": ("accuracy", "acc", "sparse_categorical_accuracy")}
 
 
@@ -130,6 +133,23 @@ def _each(callbacks, hook, argument):
             method(argument)
 
 
+# Losses whose targets are float32 rows of the output width (the others take integer class labels).
+_FLOAT_TARGET_LOSSES = ("mse", "mae", "huber", "binary_crossentropy")
+
+
+def _check_output_activation(activation, loss):
+    """A sigmoid output Dense goes with binary_crossentropy (the sigmoid is in the loss), a softmax one
+    with the softmax cross-entropy."""
+    if activation == "sigmoid" and loss != "binary_crossentropy":
+        raise errors.InvalidArgumentError(
+            f"the output Dense says activation='sigmoid', which anycl computes in the binary_crossentropy loss — "
+            f"compile(loss='binary_crossentropy'), or leave the activation out for the {loss} loss")
+    if activation == "softmax" and loss != "softmax_cross_entropy":
+        raise errors.InvalidArgumentError(
+            f"the output Dense says activation='softmax', which goes with sparse_categorical_crossentropy — "
+            f"leave the activation out for the {loss} loss")
+
+
 class _Dataset:
     def __init__(self, x, y, model):
         self.h = ctypes.c_void_p()
@@ -139,9 +159,12 @@ class _Dataset:
         if y.shape[0] != n:
             raise errors.ShapeError(f"x holds {n} samples but y holds {y.shape[0]}")
         self.keep = [x]
-        if model.loss == "mse":
+        if model.loss in _FLOAT_TARGET_LOSSES:
+            if model.loss == "binary_crossentropy" and (np.issubdtype(y.dtype, np.integer) or y.dtype == np.bool_):
+                y = y.astype(np.float32)  # 0/1 labels, as Keras takes them for a sigmoid output
             if y.dtype != np.float32:
-                raise errors.DTypeError(f"regression targets must be float32, got {y.dtype} — use y.astype(np.float32)")
+                raise errors.DTypeError(
+                    f"{model.loss} targets must be float32, got {y.dtype} — use y.astype(np.float32)")
             y = np.ascontiguousarray(y.reshape(n, -1))
             if y.shape[1] != model.outputs:
                 raise errors.ShapeError(f"y has {y.shape[1]} values per sample, the model outputs {model.outputs}")
@@ -188,7 +211,9 @@ class Sequential:
                     "Sequential([...layers...]) takes activation=, dropout= and outputs= from the layers: pass "
                     "Dense(units, activation=...) and Dropout(rate) objects (the last Dense gives the outputs), "
                     "or use the --layers string form: Sequential(\"512,512\", outputs=10, activation=..., dropout=...)")
+            layers = fuse_activations(layers)  # Keras' Activation / LeakyReLU / ELU layers join the layer before
             self._layers, self.outputs, self.activation = to_layer_string(layers)
+            self._output_activation = layers[-1].activation  # 'sigmoid': in binary_crossentropy
             self.dropout = 0.0  # dropout comes from Dropout objects
         if input_shape is None:
             raise errors.InvalidArgumentError("pass input_shape=(features,) or (channels, height, width)")
@@ -212,7 +237,9 @@ class Sequential:
     def compile(self, optimizer="rmsprop", loss=None, lr=0.0, learning_rate=None, metrics=None):
         """Chooses the optimizer (sgd, momentum, nesterov, rmsprop, adam, adamw), its learning rate
         (0: its default) and the loss ('softmax_cross_entropy' — Keras' 'sparse_categorical_crossentropy'
-        with from_logits — or 'mse'; None: the loaded model's loss, else softmax_cross_entropy).
+        with from_logits —, 'binary_crossentropy' (a sigmoid output, binary or multi-label; 0/1 targets),
+        'mse', 'mae' or 'huber' (delta 1); Keras' long names too; None: the loaded model's loss, else
+        softmax_cross_entropy).
         Creates the model (weights come from the seed at fit). On a loaded, trained or already compiled
         model with the same loss it keeps the weights and only chooses a new optimizer, as Keras does
         (another loss on a trained or loaded model is refused; on a compiled, untrained one it makes a
@@ -222,8 +249,11 @@ class Sequential:
         self._metrics = metrics
         optimizer, lr, schedule = _optimizer_settings(optimizer, lr, learning_rate)
         learning_rate = None  # resolved into lr and schedule
-        aliases = {"sparse_categorical_crossentropy": "softmax_cross_entropy", "mean_squared_error": "mse"}
+        aliases = {"sparse_categorical_crossentropy": "softmax_cross_entropy", "mean_squared_error": "mse",
+                   "mean_absolute_error": "mae", "huber_loss": "huber"}
         loss = aliases.get(loss, loss)
+        _check_output_activation(getattr(self, "_output_activation", None),
+                                 loss or self.loss or "softmax_cross_entropy")
         if self._keeps_weights_at_compile(optimizer, self.loss if loss is None else loss, lr, learning_rate):
             self._schedule = schedule
             return self
@@ -457,7 +487,8 @@ class Sequential:
         return dict(zip(self.metrics_names, values)) if return_dict else values
 
     def predict(self, x, batch_size=None, verbose=0, runtime=None):
-        """Class probabilities (classifier) or predicted values (mse), shape (samples, outputs).
+        """Class probabilities (softmax; the sigmoid of each output for binary_crossentropy) or predicted
+        values (mse, mae, huber), shape (samples, outputs).
         `batch_size` and `verbose` are Keras' (anycl runs device batches of its own; the result is the
         same for every batch size)."""
         if batch_size is not None and (isinstance(batch_size, bool) or int(batch_size) != batch_size or batch_size < 1):

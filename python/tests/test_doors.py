@@ -9,33 +9,56 @@ import numpy as np
 import pytest
 
 import anycl
-from anycl.layers import Conv2D, Dense, Flatten, MaxPool2D
+from anycl.layers import (AveragePooling2D, Conv2D, Dense, Flatten, GlobalAveragePooling2D, GlobalMaxPooling2D,
+                          MaxPool2D)
 
-# (name, layers, input_shape, regression): the same kinds as tests/test_doors.cpp.
+# (name, layers, input_shape, loss as a Keras script names it): the same kinds as tests/test_doors.cpp.
 KINDS = [
-    ("dense classifier", lambda: [Dense(16), Dense(3)], (8,), False),
-    ("dense regressor", lambda: [Dense(16), Dense(2)], (8,), True),
-    ("conv classifier", lambda: [Conv2D(4, 3), MaxPool2D(2), Flatten(), Dense(8), Dense(3)], (1, 8, 8), False),
-    ("conv regressor", lambda: [Conv2D(4, 3), MaxPool2D(2), Flatten(), Dense(8), Dense(2)], (1, 8, 8), True),
+    ("dense classifier", lambda: [Dense(16), Dense(3)], (8,), "sparse_categorical_crossentropy"),
+    ("dense regressor", lambda: [Dense(16), Dense(2)], (8,), "mse"),
+    ("conv classifier", lambda: [Conv2D(4, 3), MaxPool2D(2), Flatten(), Dense(8), Dense(3)], (1, 8, 8),
+     "sparse_categorical_crossentropy"),
+    ("conv regressor", lambda: [Conv2D(4, 3), MaxPool2D(2), Flatten(), Dense(8), Dense(2)], (1, 8, 8), "mse"),
+    ("dense binary classifier (sigmoid)", lambda: [Dense(16), Dense(1, activation="sigmoid")], (8,),
+     "binary_crossentropy"),
+    ("dense multi-label classifier", lambda: [Dense(16), Dense(3)], (8,), "binary_crossentropy"),
+    ("conv binary classifier (sigmoid)",
+     lambda: [Conv2D(4, 3), MaxPool2D(2), Flatten(), Dense(8), Dense(1, activation="sigmoid")], (1, 8, 8),
+     "binary_crossentropy"),
+    ("dense mae regressor", lambda: [Dense(16), Dense(2)], (8,), "mean_absolute_error"),
+    ("dense huber regressor", lambda: [Dense(16), Dense(2)], (8,), "huber"),
+    ("conv classifier (average and global pooling)",
+     lambda: [Conv2D(4, 3), AveragePooling2D(2), Conv2D(4, 3, padding="same"), GlobalAveragePooling2D(), Dense(8),
+              Dense(3)], (1, 8, 8), "sparse_categorical_crossentropy"),
+    ("conv binary classifier (global max pooling)",
+     lambda: [Conv2D(4, 3), GlobalMaxPooling2D(), Dense(1, activation="sigmoid")], (1, 8, 8), "binary_crossentropy"),
 ]
+ANYCL_LOSS = {"sparse_categorical_crossentropy": "softmax_cross_entropy", "mean_absolute_error": "mae"}
+REGRESSION = ("mse", "mean_absolute_error", "huber")
 
 
-def data(input_shape, regression, n, seed):
+def data(input_shape, loss, n, seed, outputs=1):
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1, 1, size=(n,) + input_shape).astype(np.float32)
     flat = x.reshape(n, -1)
     s = (flat * np.where(np.arange(flat.shape[1]) % 3 == 0, 1, -1)).sum(axis=1)
-    if regression:
+    if loss in REGRESSION:
         return x, np.stack([np.tanh(s), 0.5 * s], axis=1).astype(np.float32)
+    if loss == "binary_crossentropy":
+        if outputs == 1:
+            return x, (s > 0).astype(np.int64)  # 0/1 integer labels, as Keras scripts pass them
+        return x, np.stack([s > 0, flat[:, 0] > flat[:, 1], flat[:, 2] > 0], axis=1).astype(np.float32)
     return x, np.digitize(s, [-0.5, 0.5]).astype(np.int64)
 
 
-@pytest.mark.parametrize("name,layers,input_shape,regression", KINDS, ids=[k[0] for k in KINDS])
-def test_every_kind_round_trips_through_python(runtime, tmp_path, name, layers, input_shape, regression):
-    x, y = data(input_shape, regression, 240, 1)
-    xt, yt = data(input_shape, regression, 60, 2)
+@pytest.mark.parametrize("name,layers,input_shape,loss_name", KINDS, ids=[k[0] for k in KINDS])
+def test_every_kind_round_trips_through_python(runtime, tmp_path, name, layers, input_shape, loss_name):
+    outputs = layers()[-1].units
+    x, y = data(input_shape, loss_name, 240, 1, outputs)
+    xt, yt = data(input_shape, loss_name, 60, 2, outputs)
+    regression = loss_name in REGRESSION
     model = anycl.Sequential(layers(), input_shape=input_shape)
-    model.compile(optimizer="adam", loss="mse" if regression else "sparse_categorical_crossentropy")
+    model.compile(optimizer="adam", loss=loss_name)
     ck = tmp_path / "ck"
     history = model.fit(x, y, epochs=2, batch_size=32, validation_data=(xt, yt), checkpoint_dir=str(ck),
                         runtime=runtime)
@@ -45,9 +68,9 @@ def test_every_kind_round_trips_through_python(runtime, tmp_path, name, layers, 
     path = str(tmp_path / "m.anycl")
     model.save(path)
     loaded = anycl.load_model(path)
-    assert loaded.loss == ("mse" if regression else "softmax_cross_entropy")
+    assert loaded.loss == ANYCL_LOSS.get(loss_name, loss_name)
     a, b = model.predict(xt, runtime=runtime), loaded.predict(xt, batch_size=7, runtime=runtime)
-    assert a.shape == (60, 2 if regression else 3)
+    assert a.shape == (60, outputs)
     assert a.tobytes() == b.tobytes()
 
     result = loaded.evaluate(xt, yt, runtime=runtime)
@@ -57,15 +80,31 @@ def test_every_kind_round_trips_through_python(runtime, tmp_path, name, layers, 
     assert list(as_dict) == loaded.metrics_names and list(as_dict.values()) == result
     loss, metric = result
     if regression:
-        err = a - yt
-        assert loss == pytest.approx(float(np.mean(err**2)), rel=1e-4)
+        err = (a - yt).astype(np.float64)
+        want = {"mse": np.mean(err**2), "mean_absolute_error": np.mean(np.abs(err)),
+                "huber": np.mean(np.where(np.abs(err) <= 1, 0.5 * err**2, np.abs(err) - 0.5))}[loss_name]
+        assert loss == pytest.approx(float(want), rel=1e-4)
         assert metric == pytest.approx(float(np.mean(np.abs(err))), rel=1e-4)
+    elif loss_name == "binary_crossentropy":  # predict gives probabilities: Keras' loss and binary accuracy
+        t = yt.reshape(60, -1).astype(np.float64)
+        p = a.astype(np.float64)
+        assert ((p > 0) & (p < 1)).all()
+        assert loss == pytest.approx(float(np.mean(-(t * np.log(p) + (1 - t) * np.log1p(-p)))), rel=1e-4)
+        assert metric == pytest.approx(float(np.mean((p > 0.5) == t)), abs=1e-6)
     else:
         assert 0 <= metric <= 1 and loss > 0
 
 
+def test_a_sigmoid_output_goes_with_binary_crossentropy():
+    with pytest.raises(anycl.InvalidArgumentError, match="binary_crossentropy"):
+        anycl.Sequential([Dense(4), Dense(1, activation="sigmoid")], input_shape=(8,)).compile(loss="mse")
+    with pytest.raises(anycl.InvalidArgumentError, match="sparse_categorical_crossentropy"):
+        anycl.Sequential([Dense(4), Dense(3, activation="softmax")], input_shape=(8,)).compile(
+            loss="binary_crossentropy")
+
+
 def test_evaluate_speaks_keras_and_never_names_cpp_calls(runtime):
-    x, y = data((8,), True, 64, 3)
+    x, y = data((8,), "mse", 64, 3)
     model = anycl.Sequential([Dense(4), Dense(2)], input_shape=(8,)).compile(loss="mse")
     model.fit(x, y, epochs=1, runtime=runtime)
     labels = np.zeros(64, dtype=np.int64)
@@ -75,7 +114,7 @@ def test_evaluate_speaks_keras_and_never_names_cpp_calls(runtime):
 
 
 def test_compile_on_a_loaded_model_keeps_its_weights_and_takes_a_new_optimizer(runtime, tmp_path):
-    x, y = data((8,), False, 128, 4)
+    x, y = data((8,), "sparse_categorical_crossentropy", 128, 4)
     model = anycl.Sequential([Dense(8), Dense(3)], input_shape=(8,)).compile(optimizer="adam")
     model.fit(x, y, epochs=1, runtime=runtime)
     path = str(tmp_path / "m.anycl")
@@ -96,13 +135,48 @@ def test_hidden_layers_take_their_own_keras_activations(runtime):
     conv = anycl.Sequential([Conv2D(4, 3, activation="sigmoid"), Flatten(), Dense(3)], input_shape=(1, 8, 8))
     assert "sigmoid" in conv.compile().summary()
     with pytest.raises(anycl.InvalidArgumentError, match="activation must be one of"):
-        Dense(4, activation="gelu")
+        Dense(4, activation="swish")
     with pytest.raises(anycl.InvalidArgumentError, match="softmax"):
         anycl.Sequential([Dense(4, activation="softmax"), Dense(3)], input_shape=(8,))
 
 
+def test_leaky_relu_elu_and_gelu_layers_train_save_and_reload_bit_equal(runtime, tmp_path):
+    # Keras' activation names on Dense and Conv2D: leaky_relu (slope 0.2), elu (alpha 1), gelu (exact).
+    x, y = data((1, 6, 6), "sparse_categorical_crossentropy", 96, 11)
+    model = anycl.Sequential([Conv2D(4, 3, activation="gelu"), Flatten(), Dense(16, activation="leaky_relu"),
+                              Dense(8, activation="elu"), Dense(3)], input_shape=(1, 6, 6)).compile(optimizer="adam")
+    summary = model.summary()
+    assert "gelu" in summary and "leaky_relu" in summary and "elu" in summary
+    history = model.fit(x, y, epochs=3, batch_size=32, runtime=runtime)
+    assert history.history["loss"][-1] < history.history["loss"][0]
+    path = str(tmp_path / "act.anycl")
+    model.save(path)
+    again = anycl.load_model(path)
+    assert again.predict(x, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()
+
+
+def test_keras_activation_layers_join_the_layer_before(runtime):
+    from anycl.layers import ELU, Activation, Dropout, LeakyReLU, ReLU
+    keras_style = anycl.Sequential([Conv2D(4, 3), ELU(), Flatten(), Dense(16), LeakyReLU(negative_slope=0.2),
+                                    Dense(8), Activation("gelu"), Dense(4), ReLU(), Dense(1), Activation("sigmoid")],
+                                   input_shape=(1, 6, 6))
+    fused = anycl.Sequential([Conv2D(4, 3, activation="elu"), Flatten(), Dense(16, activation="leaky_relu"),
+                              Dense(8, activation="gelu"), Dense(4, activation="relu"),
+                              Dense(1, activation="sigmoid")], input_shape=(1, 6, 6))
+    assert keras_style._layers == fused._layers and keras_style.outputs == 1
+    x, _ = data((1, 6, 6), "sparse_categorical_crossentropy", 64, 12)
+    y = (x.reshape(64, -1).sum(axis=1) > 0).astype(np.int64)
+    keras_style.compile(optimizer="adam", loss="binary_crossentropy").fit(x, y, epochs=1, runtime=runtime)
+    with pytest.raises(anycl.InvalidArgumentError, match="slope 0.2"):
+        LeakyReLU(negative_slope=0.3)
+    with pytest.raises(anycl.InvalidArgumentError, match="must follow a Dense or Conv2D"):
+        anycl.Sequential([Dense(8), Dropout(0.1), LeakyReLU(), Dense(2)], input_shape=(4,))
+    with pytest.raises(anycl.InvalidArgumentError, match="must follow a Dense or Conv2D"):
+        anycl.Sequential([Dense(8, activation="tanh"), LeakyReLU(), Dense(2)], input_shape=(4,))
+
+
 def test_an_exception_in_a_callback_stops_training_and_propagates_from_fit(runtime):
-    x, y = data((8,), False, 256, 5)
+    x, y = data((8,), "sparse_categorical_crossentropy", 256, 5)
 
     class Broken(anycl.Callback):
         def __init__(self):
@@ -122,7 +196,7 @@ def test_an_exception_in_a_callback_stops_training_and_propagates_from_fit(runti
 
 def test_get_and_set_weights_speak_keras_layout(runtime):
     model = anycl.Sequential([Conv2D(2, 3), Flatten(), Dense(4), Dense(3)], input_shape=(1, 5, 5)).compile()
-    x, y = data((1, 5, 5), False, 64, 6)
+    x, y = data((1, 5, 5), "sparse_categorical_crossentropy", 64, 6)
     model.fit(x, y, epochs=1, runtime=runtime)
     weights = model.get_weights()
     assert [w.shape for w in weights] == [(3, 3, 1, 2), (2,), (18, 4), (4,), (4, 3), (3,)]
@@ -196,7 +270,7 @@ def test_a_file_that_cannot_be_written_is_an_io_error(runtime, tmp_path):
 
 
 def test_predict_takes_keras_batch_size(runtime):
-    x, y = data((8,), False, 64, 8)
+    x, y = data((8,), "sparse_categorical_crossentropy", 64, 8)
     model = anycl.Sequential([Dense(4), Dense(3)], input_shape=(8,)).compile()
     model.fit(x, y, epochs=1, runtime=runtime)
     assert model.predict(x, batch_size=5, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()
@@ -218,7 +292,7 @@ def test_a_loaded_image_model_still_refuses_channels_last_arrays(runtime, tmp_pa
 
 
 def test_compiling_again_keeps_the_weights_reached(runtime):
-    x, y = data((8,), False, 64, 10)
+    x, y = data((8,), "sparse_categorical_crossentropy", 64, 10)
     model = anycl.Sequential([Dense(4), Dense(3)], input_shape=(8,)).compile(optimizer="adam")
     model.fit(x, y, epochs=1, runtime=runtime)
     before = model.get_weights()

@@ -3,6 +3,7 @@
 // accuracy for a classifier, mean absolute error for regression), both under the call's locks.
 #include <algorithm>
 
+#include "anycl/losses/loss.hpp"
 #include "anycl/train/evaluator.hpp"
 #include "c_api/handles.hpp"
 
@@ -24,7 +25,7 @@ anycl::EvalStats evaluate_locked(anycl_model* model, anycl_runtime* runtime, con
   anycl::Sequential& built = built_model(*model, *runtime, batch);
   const anycl::DeviceDataset device(*runtime->rt, data->host);
   anycl::Evaluator evaluator(built, batch);
-  *classifier = built.loss() == "softmax_cross_entropy";
+  *classifier = anycl::loss_info(built.loss()).metric == "accuracy";  // softmax or binary cross-entropy
   return evaluator.evaluate(device);
 }
 

@@ -69,7 +69,8 @@ anycl::ModelSpec spec_from(const anycl_model_options& o) {
   if (flags.loss == "softmax_cross_entropy" && o.outputs < 2)
     throw anycl::ValidationError(
         "anycl_model_create: outputs is 1 with the softmax_cross_entropy loss — a classifier needs at least "
-        "2 classes (for one regression output, set loss to \"mse\")");
+        "2 classes (for one regression output, set loss to \"mse\"; for a binary classifier with one "
+        "sigmoid output, to \"binary_crossentropy\")");
   if (o.outputs > kMaxOutputs)
     throw anycl::ValidationError(
         fmt::format("anycl_model_create: outputs is {} — at most {} classes or regression targets", o.outputs,

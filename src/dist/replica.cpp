@@ -82,15 +82,15 @@ void Replica::set_train_data(const data::Dataset& train) {
 
 void Replica::use_train_data(const DeviceDataset& train) {
   // The data's targets must be what the model's loss consumes: class indices for softmax
-  // cross-entropy, float rows of the output width for MSE.
+  // cross-entropy, float rows of the output width for the others (regression, binary cross-entropy).
   const size_t outputs = model_->output_features();
   if (train.has_classes() != (loss_->target_dtype() == DType::i32))
-    throw ValidationError(
-        fmt::format("the model is trained with {} but the data set has {} — {}", loss_->name(),
-                    train.has_classes() ? "class labels" : "float targets",
-                    train.has_classes()
-                        ? "use softmax_cross_entropy for class labels (the default)"
-                        : "regression on float targets needs the mse loss (Sequential::set_loss(\"mse\"))"));
+    throw ValidationError(fmt::format(
+        "the model is trained with {} but the data set has {} — {}", loss_->name(),
+        train.has_classes() ? "class labels" : "float targets",
+        train.has_classes() ? "use softmax_cross_entropy for class labels (the default)"
+                            : "float targets need a loss that takes them: mse, mae or huber for regression, "
+                              "binary_crossentropy for 0/1 targets (Sequential::set_loss(\"mse\"))"));
   if (!train.has_classes() && train.target_width() != loss_->target_width(outputs))
     throw ValidationError(fmt::format("the data set has {} targets per sample but the model has {} outputs",
                                       train.target_width(), outputs));

@@ -90,6 +90,9 @@ std::string onnx_model_bytes(const SavedModel& model, const OnnxExportOptions& o
   m.set_producer_version(ANYCL_VERSION);
   m.set_doc_string(model.spec.loss == "softmax_cross_entropy"
                        ? "model trained with anycl; input: pixels / 255, output: class probabilities"
+                   : model.spec.loss == "binary_crossentropy"
+                       ? "model trained with anycl (loss binary_crossentropy); output: the probability of "
+                         "each output (sigmoid)"
                        : "model trained with anycl (loss " + model.spec.loss +
                              "); output: the model's raw outputs");
   onnx::OperatorSetIdProto* opset = m.add_opset_import();
@@ -157,6 +160,8 @@ std::string onnx_model_bytes(const SavedModel& model, const OnnxExportOptions& o
                     state_offset, model.parameters.size()));
   if (model.spec.loss == "softmax_cross_entropy")
     graph.node("Softmax", {x}, options.output_name, {{"axis", 1}});
+  else if (model.spec.loss == "binary_crossentropy")  // each output its own class: anycl's predictions
+    graph.node("Sigmoid", {x}, options.output_name);
   else
     graph.node("Identity", {x}, options.output_name);
   set_value_info(g.add_input(), options.input_name, "batch", int64_t(model.spec.input_features));

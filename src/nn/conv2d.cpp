@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "activation_onnx.hpp"
 #include "anycl/blas/blas.hpp"
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
@@ -114,11 +115,7 @@ std::string conv2d_onnx(const Layer& layer, OnnxGraph& g, const std::string& x, 
                                 {"pads",
                                  {int64_t(geo.pad_top), int64_t(geo.pad_left), std::max<int64_t>(bottom, 0),
                                   std::max<int64_t>(right, 0)}}});
-  const char* op = c.activation() == Activation::relu      ? "Relu"
-                   : c.activation() == Activation::tanh    ? "Tanh"
-                   : c.activation() == Activation::sigmoid ? "Sigmoid"
-                                                           : nullptr;
-  return op ? g.node(op, {y}, fmt::format("{}.{}", y, to_string(c.activation()))) : y;
+  return detail::activation_onnx(g, c.activation(), y);
 }
 
 }  // namespace
@@ -197,9 +194,9 @@ size_t Conv2D::activation_floats(const Shape& input) const {
   const ConvGeometry g = geometry(input);
   const size_t y = checked_mul(filters_, g.plane(), "a Conv2D's output");
   const size_t col = checked_mul(g.patch(), g.plane(), "a Conv2D's column matrix");
-  return checked_add(  // y, cf and dz's rows; x and its channels-last copy; col (im2col) and colt
-                       // (im2row; more where padded)
-      checked_add(checked_mul(y, 3, "a Conv2D's activations"),
+  return checked_add(  // y, cf and dz's rows (and gelu's z); x and its channels-last copy; col (im2col)
+                       // and colt (im2row; more where padded)
+      checked_add(checked_mul(y, activation_keeps_input(activation_) ? 4 : 3, "a Conv2D's activations"),
                   checked_mul(shape_size(input), 2, "a Conv2D's activations"), "a Conv2D's activations"),
       checked_mul(col, 2, "a Conv2D's activations"), "a Conv2D's activations");
 }
@@ -259,6 +256,7 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   dw_ = grads.rows(0, wn).reshaped({filters_, g_.patch()});
   db_ = grads.rows(wn, filters_);
   y_ = Tensor(rt, {max_batch, filters_, g_.out_h, g_.out_w});
+  if (activation_keeps_input(activation_)) z_ = Tensor(rt, {max_batch, filters_, g_.out_h, g_.out_w});
   dx_ = Tensor(rt, {max_batch, g_.channels, g_.height, g_.width});
   const size_t most_columns = max_batch * g_.plane();
   col_ = Tensor(rt, {dx_rows(rt, most_columns) * most_columns});  // flat: a batch's (K, B·P) is its front
@@ -290,6 +288,8 @@ Tensor Conv2D::forward(const Tensor& x, const StepContext&) {
     throw ValidationError(fmt::format("Conv2D expects ({}, {}, {}) inputs, got {}", g_.channels, g_.height,
                                       g_.width, x.shape_string()));
   Tensor y = y_.rows(0, batch);
+  z_last_ = z_.size() ? z_.rows(0, batch) : Tensor();  // gelu: the output before the activation
+  Tensor* z = z_.size() ? &z_last_ : nullptr;
   const bool symmetric = g_.pad_top == g_.pad_left &&
                          (g_.out_h - 1) * g_.stride + g_.kernel == g_.height + 2 * g_.pad_top &&
                          (g_.out_w - 1) * g_.stride + g_.kernel == g_.width + 2 * g_.pad_left;
@@ -297,13 +297,13 @@ Tensor Conv2D::forward(const Tensor& x, const StepContext&) {
     DeviceBuffer yb = y.buffer();
     convgemm(x.runtime(), g_.channels, g_.height, g_.width, g_.kernel, g_.pad_top, g_.stride, filters_, batch,
              x.buffer(), x.offset(), w_.buffer(), w_.offset(), yb, y.offset());
-    bias_act_->forward_channels(y, b_, g_.plane(), activation_);
+    bias_act_->forward_channels(y, b_, g_.plane(), activation_, z);
   } else {
     ops_->im2col(x, col_, g_);
     DeviceBuffer cfb = cf_.buffer();
     gemm(x.runtime(), Trans::no, Trans::no, filters_, columns, k, 1.f, w_.buffer(), w_.offset(), k,
          col_.buffer(), 0, columns, 0.f, cfb, 0, columns);
-    ops_->output_forward(cf_, y, b_, g_, activation_);
+    ops_->output_forward(cf_, y, b_, g_, activation_, z);
   }
   x_last_ = x;
   y_last_ = y;
@@ -321,7 +321,8 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
   // forms db = Σ dz as dW's column C·K·K, which the slices' sum takes out; otherwise a kernel sums
   // dz's rows (the reference CNN's conv 2: 2.4 ms on PoCL, 2.6 on Intel's runtime).
   const bool db_in_gemm = !nn && d.kp > k;
-  ops_->output_backward(y_last_, dy, cf_, db_, g_, activation_, /*sum_bias=*/!db_in_gemm);
+  ops_->output_backward(z_.size() ? z_last_ : y_last_, dy, cf_, db_, g_, activation_,  // gelu: from z
+                        /*sum_bias=*/!db_in_gemm);
   // dW = dz·colᵀ = (dzᵀ)ᵀ·colᵀ, a GEMM TN whose operands both have the batch's pixels as rows: dz's
   // rows from cf, colᵀ written from x (im2row, its columns in tap-major order: each tap row of a
   // patch is one run of channels-last x), each row padded as gemm_padding says, so that CLBlast

@@ -10,6 +10,7 @@
 
 #include <sstream>
 
+#include "activation_onnx.hpp"
 #include "anycl/blas/blas.hpp"
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
@@ -61,11 +62,7 @@ std::string dense_onnx(const Layer& layer, OnnxGraph& g, const std::string& x, c
   const std::string b = g.initializer(fmt::format("dense{}.b", index), {int64_t(out)}, params + in * out);
   const std::string y =
       g.node("Gemm", {x, w, b}, fmt::format("dense{}", index), {{"transA", 0}, {"transB", 0}});
-  const char* op = d.activation() == Activation::relu      ? "Relu"
-                   : d.activation() == Activation::tanh    ? "Tanh"
-                   : d.activation() == Activation::sigmoid ? "Sigmoid"
-                                                           : nullptr;
-  return op ? g.node(op, {y}, fmt::format("{}.{}", y, to_string(d.activation()))) : y;
+  return detail::activation_onnx(g, d.activation(), y);
 }
 
 size_t flat_input(const Shape& input, size_t units) {
@@ -104,7 +101,10 @@ size_t Dense::parameter_count(const Shape& input) const {
 }
 
 size_t Dense::activation_floats(const Shape& input) const {
-  return checked_add(flat_input(input, units_), units_, "a Dense layer's activations");  // y and dx
+  const size_t floats =
+      checked_add(flat_input(input, units_), units_, "a Dense layer's activations");  // y and dx
+  return activation_keeps_input(activation_) ? checked_add(floats, units_, "a Dense layer's activations")
+                                             : floats;  // gelu keeps z too
 }
 
 std::vector<GemmShape> Dense::gemm_shapes(const Shape& input, size_t batch, bool need_dx) const {
@@ -127,6 +127,7 @@ void Dense::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor para
   dw_ = grads.rows(0, in_ * units_).reshaped({in_, units_});
   db_ = grads.rows(in_ * units_, units_);
   y_ = Tensor(rt, {max_batch, units_});
+  if (activation_keeps_input(activation_)) z_ = Tensor(rt, {max_batch, units_});
   dx_ = Tensor(rt, {max_batch, in_});
   if (detail::dense_keeps_wt(rt)) wt_ = Tensor(rt, {units_, in_});
   bias_act_ = std::make_unique<BiasActivation>(rt);
@@ -169,9 +170,11 @@ Tensor Dense::forward(const Tensor& x, const StepContext& ctx) {
     } else {
       matmul(x, Trans::no, w_, Trans::no, y);
     }
-    // With a Dropout right after it (training), one launch runs both output stages (Dropout::forward_fused).
-    if (!(dropout_after_ && dropout_after_->forward_fused(y, b_, activation_, ctx)))
-      bias_act_->forward(y, b_, activation_);
+    z_last_ = z_.size() ? z_.rows(0, x.rows()) : Tensor();
+    // With a Dropout right after it (training), one launch runs both output stages (Dropout::forward_fused);
+    // not for gelu, whose z the fused kernel does not keep (that Dropout then runs its own pass).
+    if (z_.size() || !(dropout_after_ && dropout_after_->forward_fused(y, b_, activation_, ctx)))
+      bias_act_->forward(y, b_, activation_, z_.size() ? &z_last_ : nullptr);
   }
   x_last_ = x;
   y_last_ = y;
@@ -180,13 +183,15 @@ Tensor Dense::forward(const Tensor& x, const StepContext& ctx) {
 
 // dy:(batch,out) → dz in place; dW:(in,out) = xᵀ·dz; db = Σ dz; dx:(batch,in) = dz·Wᵀ
 Tensor Dense::backward(Tensor& dy, const StepContext&, bool need_dx) {
+  // act' from the output, or from the kept z for gelu (common.cl's activate_grad)
+  const Tensor& kept = z_.size() ? z_last_ : y_last_;
   const DeviceBuffer* keep = nullptr;
   float scale = 1.f;
   if (dropout_after_ && dropout_after_->take_fused_mask(dy.rows(), keep, scale))
-    bias_act_->backward_dropped(y_last_, dy, *keep, 0, scale, db_,
+    bias_act_->backward_dropped(kept, dy, *keep, 0, scale, db_,
                                 activation_);  // that Dropout's backward too
   else
-    bias_act_->backward(y_last_, dy, db_, activation_);
+    bias_act_->backward(kept, dy, db_, activation_);
   matmul(x_last_, Trans::yes, dy, Trans::no, dw_);
   if (!need_dx) return {};
   Tensor dx = dx_.rows(0, dy.rows());

@@ -8,19 +8,22 @@
 
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
+#include "anycl/nn/avgpool2d.hpp"
 #include "anycl/nn/batchnorm.hpp"
 #include "anycl/nn/conv2d.hpp"
 #include "anycl/nn/dense.hpp"
 #include "anycl/nn/dropout.hpp"
 #include "anycl/nn/flatten.hpp"
+#include "anycl/nn/global_pool2d.hpp"
 #include "anycl/nn/maxpool2d.hpp"
 
 namespace anycl {
 
 const std::vector<const LayerType*>& layer_types() {
   static const std::vector<const LayerType*> types{
-      &dense_layer_type(),     &dropout_layer_type(), &conv2d_layer_type(),
-      &maxpool2d_layer_type(), &flatten_layer_type(), &batchnorm_layer_type(),
+      &dense_layer_type(),     &dropout_layer_type(),         &conv2d_layer_type(),
+      &maxpool2d_layer_type(), &flatten_layer_type(),         &batchnorm_layer_type(),
+      &avgpool2d_layer_type(), &globalavgpool2d_layer_type(), &globalmaxpool2d_layer_type(),
   };
   return types;
 }

@@ -241,22 +241,28 @@ std::vector<std::pair<size_t, size_t>> Sequential::gradient_ranges() const {
 }
 
 std::string Sequential::summary() const {
-  std::string out = fmt::format("{:<28}{:<24}{:>12}\n", "Layer (type)", "Output Shape", "Param #");
-  out += std::string(64, '=') + "\n";
   const std::vector<Shape> in = shapes();
   std::map<std::string, size_t> seen;  // per type, as Keras numbers dense, dense_1, …
-  for (size_t i = 0; i < layers_.size(); ++i) {
-    const Layer& l = *layers_[i];
+  std::vector<std::string> names;
+  size_t width = 28;  // Keras' column; wider where a name and type need it (GlobalMaxPooling2D)
+  for (const auto& layer : layers_) {
+    const Layer& l = *layer;
     const size_t k = seen[l.type().name]++;
     std::string name = l.type().name;
     if (k > 0) name += "_" + std::to_string(k);
     std::string kind = l.kind();
     if (!l.summary_note().empty()) kind += ", " + l.summary_note();
-    out += fmt::format("{:<28}{:<24}{:>12}\n", fmt::format("{} ({})", name, kind),
-                       fmt::format("(None, {})", fmt::join(in[i + 1], ", ")),
-                       with_commas(l.parameter_count(in[i]) + l.state_count(in[i])));
+    names.push_back(fmt::format("{} ({})", name, kind));
+    width = std::max(width, names.back().size() + 1);
   }
-  out += std::string(64, '=') + "\n";
+  const size_t rule = width + 36;
+  std::string out = fmt::format("{:<{}}{:<24}{:>12}\n", "Layer (type)", width, "Output Shape", "Param #");
+  out += std::string(rule, '=') + "\n";
+  for (size_t i = 0; i < layers_.size(); ++i)
+    out += fmt::format("{:<{}}{:<24}{:>12}\n", names[i], width,
+                       fmt::format("(None, {})", fmt::join(in[i + 1], ", ")),
+                       with_commas(layers_[i]->parameter_count(in[i]) + layers_[i]->state_count(in[i])));
+  out += std::string(rule, '=') + "\n";
   // As Keras: a layer's Param # and the total count its non-trainable weights (moving statistics) too.
   out += fmt::format("Total params: {}\nTrainable params: {}\nNon-trainable params: {}\n",
                      with_commas(weight_count()), with_commas(parameter_count()), with_commas(state_count()));

@@ -14,15 +14,23 @@ const char* to_string(Activation act) noexcept {
       return "tanh";
     case Activation::sigmoid:
       return "sigmoid";
+    case Activation::leaky_relu:
+      return "leaky_relu";
+    case Activation::elu:
+      return "elu";
+    case Activation::gelu:
+      return "gelu";
     default:
       return "linear";
   }
 }
 
 Activation parse_activation(const std::string& name) {
-  for (Activation a : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid})
+  for (Activation a : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid,
+                       Activation::leaky_relu, Activation::elu, Activation::gelu})
     if (name == to_string(a)) return a;
-  throw ValidationError("unknown activation '" + name + "' — choose relu, tanh, sigmoid or linear");
+  throw ValidationError("unknown activation '" + name +
+                        "' — choose relu, tanh, sigmoid, leaky_relu, elu, gelu or linear");
 }
 
 BiasActivation::BiasActivation(Runtime& rt)
@@ -56,13 +64,24 @@ BiasActivation::BiasActivation(Runtime& rt)
   }
 }
 
-void BiasActivation::forward(Tensor& y, const Tensor& bias, Activation act) {
+namespace {
+void check_kept_input(const char* what, const Tensor& y, const Tensor* z) {
+  if (z && z->shape() != y.shape())
+    throw ValidationError(
+        fmt::format("{}: z {} differs from y {}", what, z->shape_string(), y.shape_string()));
+}
+}  // namespace
+
+void BiasActivation::forward(Tensor& y, const Tensor& bias, Activation act, Tensor* z) {
   if (bias.size() != y.cols())
     throw ValidationError(
         fmt::format("bias {} does not fit output {}", bias.shape_string(), y.shape_string()));
+  check_kept_input("bias_activation_forward", y, z);
   using detail::u32;
+  const Tensor& kept = z ? *z : y;  // never written without z
   detail::set_args(forward_, y.mem(), u32(y.offset(), "offset"), bias.mem(), u32(bias.offset(), "offset"),
-                   u32(y.rows(), "rows"), u32(y.cols(), "cols"), cl_int(act));
+                   u32(y.rows(), "rows"), u32(y.cols(), "cols"), cl_int(act), kept.mem(),
+                   u32(kept.offset(), "offset"), cl_int(z != nullptr));
   detail::launch_1d(rt_, forward_, y.size(), 64, /*per_item=*/16);  // activation.cl's bias_activation_forward
 }
 
@@ -122,12 +141,16 @@ size_t channel_count(const Tensor& y, const Tensor& bias, size_t plane, const ch
 }
 }  // namespace
 
-void BiasActivation::forward_channels(Tensor& y, const Tensor& bias, size_t plane, Activation act) {
+void BiasActivation::forward_channels(Tensor& y, const Tensor& bias, size_t plane, Activation act,
+                                      Tensor* z) {
   using detail::u32;
   const size_t filters = channel_count(y, bias, plane, "channel_bias_activation_forward");
+  check_kept_input("channel_bias_activation_forward", y, z);
+  const Tensor& kept = z ? *z : y;  // never written without z
   detail::set_args(channel_forward_, y.mem(), u32(y.offset(), "offset"), bias.mem(),
                    u32(bias.offset(), "offset"), u32(y.rows(), "batch"), u32(filters, "filters"),
-                   u32(plane, "plane"), cl_int(act));
+                   u32(plane, "plane"), cl_int(act), kept.mem(), u32(kept.offset(), "offset"),
+                   cl_int(z != nullptr));
   detail::launch_1d(rt_, channel_forward_, y.size());
 }
 

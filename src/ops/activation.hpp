@@ -11,10 +11,11 @@ class BiasActivation {
  public:
   /// Fetches the kernels once; launches reuse them.
   explicit BiasActivation(Runtime& rt);
-  /// y = act(y + bias), in place.  y:(rows,cols) bias:(cols)
-  void forward(Tensor& y, const Tensor& bias, Activation act);
-  /// dy ← dy·act'(y) in place (act' taken from the output y); dbias = Σ_rows of the result.
-  /// y,dy:(rows,cols) dbias:(cols)
+  /// y = act(y + bias), in place; z (same shape), when given, gets y + bias before the activation
+  /// (what a gelu layer keeps for its backward).  y:(rows,cols) bias:(cols)
+  void forward(Tensor& y, const Tensor& bias, Activation act, Tensor* z = nullptr);
+  /// dy ← dy·act'(y) in place (act' taken from the output y — for gelu, activation_keeps_input(),
+  /// pass the kept z as y); dbias = Σ_rows of the result.  y,dy:(rows,cols) dbias:(cols)
   void backward(const Tensor& y, Tensor& dy, Tensor& dbias, Activation act);
   /// The same with a dropout's backward fused in: dy ← dy·mask·scale first, the mask (a byte per
   /// element, 1 kept) read from `keep` at `keep_offset`, as DropoutOp::backward_kept gives it.
@@ -25,7 +26,8 @@ class BiasActivation {
   void forward_row(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, Activation act);
   /// Per channel over NCHW (convolutions): y:(batch, F·plane), bias:(F); y = act(y + bias[f]).
   /// (Its backward, which also reorders for the weight GEMMs, is ConvOps::output_backward.)
-  void forward_channels(Tensor& y, const Tensor& bias, size_t plane, Activation act);
+  /// z as in forward().
+  void forward_channels(Tensor& y, const Tensor& bias, size_t plane, Activation act, Tensor* z = nullptr);
 
  private:
   Runtime& rt_;

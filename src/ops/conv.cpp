@@ -21,7 +21,8 @@ ConvOps::ConvOps(Runtime& rt)
       fill_column_(detail::kernel(rt, "conv", "conv_fill_column")) {
   // conv.cl's output-stage kernels: [0] over a 2-D range, [1] over a 3-D one (PoCL's CPU driver).
   for (size_t planes : {0, 1})
-    for (Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid}) {
+    for (Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid,
+                           Activation::leaky_relu, Activation::elu, Activation::gelu}) {
       const char* range = planes ? "" : "2d_";
       output_forward_[planes][size_t(act)] =
           detail::kernel(rt, "conv", fmt::format("conv_output_forward_{}{}", range, to_string(act)));
@@ -173,12 +174,17 @@ void ConvOps::launch_output_stage(compute::kernel& k, size_t plane, size_t filte
 }
 
 void ConvOps::output_forward(const Tensor& cf, Tensor& y, const Tensor& bias, const ConvGeometry& g,
-                             Activation act) {
+                             Activation act, Tensor* z) {
   using detail::u32;
   check_output_stage("conv_output_forward", cf, y, bias, g);
+  if (activation_keeps_input(act) && (!z || z->shape() != y.shape()))
+    throw ValidationError(
+        fmt::format("conv_output_forward: {} needs z shaped as y {}", to_string(act), y.shape_string()));
+  const Tensor& kept = z ? *z : y;  // written by the gelu kernels only
   compute::kernel& k = output_forward_[rt_.row_kernels()].at(size_t(act));
   detail::set_args(k, cf.mem(), y.mem(), u32(y.offset(), "offset"), bias.mem(), u32(bias.offset(), "offset"),
-                   u32(y.rows(), "batch"), u32(bias.size(), "filters"), u32(g.plane(), "plane"));
+                   u32(y.rows(), "batch"), u32(bias.size(), "filters"), u32(g.plane(), "plane"), kept.mem(),
+                   u32(kept.offset(), "offset"));
   launch_output_stage(k, g.plane(), bias.size(), y.rows());
 }
 

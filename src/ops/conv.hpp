@@ -36,8 +36,10 @@ class ConvOps {
   void fill_column(Tensor& t, size_t rows, size_t ld, size_t col, float value);
   /// dx:(batch, C·H·W) = the adjoint of im2col applied to dcol (gathered: deterministic).
   void col2im(const Tensor& dcol, Tensor& dx, const ConvGeometry& g);
-  /// y:(batch, F, OH·OW) = act(cf + bias[f]) for the channel-major cf:(F, batch·OH·OW).
-  void output_forward(const Tensor& cf, Tensor& y, const Tensor& bias, const ConvGeometry& g, Activation act);
+  /// y:(batch, F, OH·OW) = act(cf + bias[f]) for the channel-major cf:(F, batch·OH·OW); for gelu
+  /// (activation_keeps_input) z, shaped as y, gets cf + bias[f] before the activation (required then).
+  void output_forward(const Tensor& cf, Tensor& y, const Tensor& bias, const ConvGeometry& g, Activation act,
+                      Tensor* z = nullptr);
   /// The backward of output_forward: dcf:(F, batch·OH·OW) = dy·act'(y) reordered channel-major,
   /// and with sum_bias dbias[f] = Σ of channel f (a fixed-order reduction: deterministic; dbias gives
   /// the filter count either way). y, dy:(batch, F, OH·OW).
@@ -52,7 +54,7 @@ class ConvOps {
   // The output stage's kernels by range and activation (anycl::Activation's value): [0] over a 2-D
   // range (x over the plane, y over the rows b·F + f), [1] over a 3-D one (y over the filters, z
   // over the batch), which PoCL's CPU driver (Runtime::row_kernels) runs (conv.cl).
-  std::array<std::array<compute::kernel, 4>, 2> output_forward_, output_backward_;
+  std::array<std::array<compute::kernel, 7>, 2> output_forward_, output_backward_;  // per Activation
   void launch_output_stage(compute::kernel& k, size_t plane, size_t filters, size_t batch);
 };
 

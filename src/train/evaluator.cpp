@@ -1,5 +1,5 @@
 // Evaluation over resident data: gather → forward (dropout off) → loss/accuracy slots, or
-// → softmax → download for predictions.
+// → the loss's probabilities → download for predictions.
 #include "anycl/train/evaluator.hpp"
 
 #include <fmt/format.h>
@@ -10,7 +10,6 @@
 #include "anycl/losses/loss.hpp"
 #include "gather_source.hpp"
 #include "ops/gather.hpp"
-#include "ops/softmax_xent.hpp"
 
 namespace anycl {
 
@@ -32,30 +31,31 @@ Evaluator::Evaluator(Sequential& model, size_t batch)
       batch_(std::min(batch, model.max_batch())),
       rt_(model.runtime()),
       gather_(std::make_unique<GatherBatch>(rt_)),
-      loss_(std::make_unique<SoftmaxCrossEntropy>(rt_)) {
+      loss_(make_loss(rt_, model.loss())) {
   if (batch_ == 0) throw ValidationError("evaluation batch must be at least 1");
-  // A regression model is scored by its own loss (MSE, with the MAE beside it); a classifier by
-  // the softmax cross-entropy and its accuracy.
-  if (model.loss() != "softmax_cross_entropy") regression_ = make_loss(rt_, model.loss());
+  // Every model is scored by its own loss and that loss's metric: accuracy (softmax or binary
+  // cross-entropy) or the MAE (the regression losses).
   x_ = Tensor(rt_, {batch_, model.input_features()});
   probs_ = Tensor(rt_, {batch_, model.output_features()});
-  const size_t target_bytes = regression_ ? model.output_features() * sizeof(float) : sizeof(cl_int);
-  labels_ = DeviceBuffer(rt_, batch_ * target_bytes, "evaluation targets");
+  labels_ =
+      DeviceBuffer(rt_, batch_ * loss_->target_width(model.output_features()) * 4, "evaluation targets");
 }
 
 Evaluator::~Evaluator() = default;
 
 void Evaluator::check(const DeviceDataset& data) const {
-  if (regression_ && data.has_classes())
+  const bool class_targets = loss_->target_dtype() == DType::i32;
+  if (!class_targets && data.has_classes())
     throw ValidationError(fmt::format(
-        "this is a regression model ({} loss) but the data has class labels — evaluate it on float "
-        "targets, {} per sample",
-        model_.loss(), model_.output_features()));
-  if (!regression_ && !data.has_classes())
+        "this model is trained with the {} loss, which takes float targets ({} per sample), but the data "
+        "has class labels — evaluate it on float targets{}",
+        model_.loss(), model_.output_features(),
+        model_.loss() == "binary_crossentropy" ? " (0 or 1 for each output)" : ""));
+  if (class_targets && !data.has_classes())
     throw ValidationError(
         "this is a classifier but the data has float targets — evaluate it on class labels (integers "
         "0 .. classes-1), or build a regression model (loss mse) for float targets");
-  if (regression_ && data.target_width() != model_.output_features())
+  if (!class_targets && data.target_width() != model_.output_features())
     throw ValidationError(fmt::format("the data has {} targets per sample but the model has {} outputs",
                                       data.target_width(), model_.output_features()));
   if (data.features() != model_.input_features())
@@ -90,21 +90,18 @@ EvalStats Evaluator::evaluate(const DeviceDataset& data) {
     const size_t first = s * batch_, rows = std::min(batch_, data.count() - first);
     Tensor x = x_.rows(0, rows);
     gather_->run(detail::gather_source(data), order, first, x, labels_);
-    if (regression_)
-      regression_->run(model_.forward(x, ctx), {&labels_, 0}, nullptr, 0.f, metrics_, s);
-    else
-      loss_->run(model_.forward(x, ctx), {&labels_, 0}, nullptr, 0.f, metrics_, s);
+    loss_->run(model_.forward(x, ctx), {&labels_, 0}, nullptr, 0.f, metrics_, s);
   }
   const auto [loss, metric] = read_metric_sums(rt_, metrics_, steps);
   const double n = double(data.count());
   // `accuracy` is the loss's metric, as training reports it (EpochStats::train_accuracy): the MAE for MSE.
   EvalStats stats{loss / n, metric / n, data.count()};
-  if (regression_) stats.mae = metric / n;
+  if (loss_->metric_name() == "mae") stats.mae = metric / n;
   return stats;
 }
 
 std::vector<float> Evaluator::probabilities(const DeviceDataset& data, size_t first, size_t count) {
-  if (regression_)
+  if (!loss_->predicts_classes())
     throw ValidationError("a regression model has no class probabilities — predict its outputs instead");
   check(data);
   if (first + count > data.count())
@@ -118,7 +115,7 @@ std::vector<float> Evaluator::probabilities(const DeviceDataset& data, size_t fi
     const size_t rows = std::min(batch_, count - done);
     Tensor x = x_.rows(0, rows), probs = probs_.rows(0, rows);
     gather_->run(detail::gather_source(data), order, first + done, x, labels_);
-    loss_->probabilities(model_.forward(x, ctx), probs);
+    loss_->predictions(model_.forward(x, ctx), probs);
     const std::vector<float> part = probs.download();
     out.insert(out.end(), part.begin(), part.end());
   }

@@ -1,23 +1,22 @@
 // Prediction without labels: host rows → device in batches of the model's max_batch (one write)
-// → forward (dropout off) → softmax for a classifier → host (one blocking read), with every buffer
-// and kernel made once per Predictor. And the per-class report of predictions.
+// → forward (dropout off) → the loss's probabilities (softmax; sigmoid for binary cross-entropy) →
+// host (one blocking read), with every buffer and kernel made once per Predictor. And the per-class
+// report of predictions.
 #include "anycl/train/prediction.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
 
 #include "anycl/error.hpp"
 #include "anycl/losses/loss.hpp"
 #include "blas/clblast_program_store.hpp"
-#include "ops/softmax_xent.hpp"
 
 namespace anycl {
 
 struct Predictor::State {
-  Tensor inputs, probs;                           // max_batch rows each
-  std::optional<SoftmaxCrossEntropy> softmax_op;  // its kernels are fetched once, here
+  Tensor inputs, probs;        // max_batch rows each
+  std::unique_ptr<Loss> loss;  // its probabilities (softmax or sigmoid); kernels fetched once, here
   bool kept = false;  // CLBlast's programs kept for the next process, after the first batch that ran GEMMs
 };
 
@@ -25,12 +24,16 @@ Predictor::Predictor(Sequential& model, bool softmax) : model_(model), state_(st
   Runtime& rt = model.runtime();  // ValidationError before build()
   state_->inputs = Tensor(rt, {model.max_batch(), model.input_features()});
   if (!softmax) return;
-  state_->softmax_op.emplace(rt);
+  state_->loss = make_loss(rt, model.loss());
+  if (!state_->loss->predicts_classes()) {  // a regression loss: its outputs are the predictions
+    state_->loss.reset();
+    return;
+  }
   state_->probs = Tensor(rt, {model.max_batch(), model.output_features()});
 }
 
 Predictor::Predictor(Sequential& model)
-    : Predictor(model, make_loss(model.runtime(), model.loss())->predicts_classes()) {}
+    : Predictor(model, /*softmax=*/true) {}  // raw outputs when the loss predicts no probabilities
 
 Predictor::~Predictor() = default;
 
@@ -44,9 +47,9 @@ void Predictor::run(const float* x, size_t rows, float* out) {
     // read below returns only after both, while x is still the caller's.
     in.upload(x + first * d, n * d, /*blocking=*/false);
     Tensor result = model_.forward(in, ctx);
-    if (state_->softmax_op) {
+    if (state_->loss) {
       Tensor probs = state_->probs.rows(0, n);
-      state_->softmax_op->probabilities(result, probs);
+      state_->loss->predictions(result, probs);
       result = probs;
     }
     result.download(out + first * k, n * k);
@@ -82,8 +85,8 @@ std::vector<float> predict_outputs(Sequential& model, const std::vector<float>& 
 }
 
 std::vector<float> predict(Sequential& model, const std::vector<float>& x) {
-  // A classifier (softmax cross-entropy) gives class probabilities; a regression model (MSE) its
-  // raw outputs.
+  // A classifier gives probabilities (softmax cross-entropy: per class; binary cross-entropy: the
+  // sigmoid of each output); a regression model its raw outputs.
   Predictor predictor(model);
   return run_predictor(predictor, x);
 }

@@ -39,13 +39,15 @@ std::vector<T> conv2d_forward(const ConvGeometry& g, size_t filters, Activation 
   return y;
 }
 
-/// dy → dz = dy·act'(y); dW, db into g; returns dx. Same layouts as conv2d_forward.
+/// dy → dz = dy·act'(z), z the activation's input (formed again from p and x; `y` is not needed);
+/// dW, db into g; returns dx. Same layouts as conv2d_forward.
 inline std::vector<float> conv2d_backward(const ConvGeometry& g, size_t filters, Activation act,
                                           const float* p, const std::vector<float>& x,
-                                          const std::vector<float>& y, std::vector<float> dy, size_t rows,
+                                          const std::vector<float>& /*y*/, std::vector<float> dy, size_t rows,
                                           float* grads) {
   const size_t k = g.kernel, hw = g.height * g.width, plane = g.plane();
-  for (size_t i = 0; i < dy.size(); ++i) dy[i] *= activate_grad_from_output(y[i], act);
+  const std::vector<float> z = conv2d_forward(g, filters, Activation::linear, p, x, rows);
+  for (size_t i = 0; i < dy.size(); ++i) dy[i] *= activate_derivative(z[i], act);
   std::vector<double> dw(filters * g.patch(), 0.0), db(filters, 0.0), dx(rows * g.channels * hw, 0.0);
   for (size_t r = 0; r < rows; ++r)
     for (size_t f = 0; f < filters; ++f)

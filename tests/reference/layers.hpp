@@ -3,10 +3,12 @@
 // the per-kernel references: same parameter layout, initialisation streams and dropout masks.
 #pragma once
 
+#include <anycl/nn/avgpool2d.hpp>
 #include <anycl/nn/batchnorm.hpp>
 #include <anycl/nn/dense.hpp>
 #include <anycl/nn/dropout.hpp>
 #include <anycl/nn/flatten.hpp>
+#include <anycl/nn/global_pool2d.hpp>
 
 #include <map>
 #include <memory>
@@ -19,6 +21,7 @@
 #include "reference/dropout.hpp"
 #include "reference/gemm.hpp"
 #include "reference/init.hpp"
+#include "reference/pool.hpp"
 
 namespace anycl::reference {
 
@@ -61,9 +64,12 @@ class HostDense final : public HostLayer {
     bias_activation_forward(y.data(), p + in * out, rows, out, act_);
     return y;
   }
-  std::vector<float> backward(const float* p, const std::vector<float>& x, const std::vector<float>& y,
+  std::vector<float> backward(const float* p, const std::vector<float>& x, const std::vector<float>&,
                               std::vector<float> dy, size_t rows, const HostStep&, float* g) const override {
-    bias_activation_backward(y.data(), dy.data(), g + in * out, rows, out, act_);
+    std::vector<float> z(rows * out);  // the activation's input, formed again: z = x·W + b
+    gemm(false, false, rows, out, in, 1.f, x.data(), in, p, out, 0.f, z.data(), out);
+    bias_activation_forward(z.data(), p + in * out, rows, out, Activation::linear);
+    bias_activation_backward(z.data(), dy.data(), g + in * out, rows, out, act_);
     gemm(true, false, in, out, rows, 1.f, x.data(), in, dy.data(), out, 0.f, g, out);
     std::vector<float> dx(rows * in);
     gemm(false, true, rows, in, out, 1.f, dy.data(), out, p, out, 0.f, dx.data(), in);
@@ -149,6 +155,44 @@ class HostMaxPool2D final : public HostLayer {
   PoolGeometry g_;
 };
 
+class HostAvgPool2D final : public HostLayer {
+ public:
+  HostAvgPool2D(const AvgPool2D& m, const Shape& input) : g_(m.geometry(input)) {
+    in = shape_size(input), out = g_.channels * g_.out_h * g_.out_w;
+  }
+  std::vector<float> forward(const float*, const std::vector<float>& x, size_t rows,
+                             const HostStep&) const override {
+    return avgpool_forward(g_, x, rows);
+  }
+  std::vector<float> backward(const float*, const std::vector<float>&, const std::vector<float>&,
+                              std::vector<float> dy, size_t rows, const HostStep&, float*) const override {
+    return avgpool_backward(g_, dy, rows);
+  }
+
+ private:
+  PoolGeometry g_;
+};
+
+class HostGlobalPool2D final : public HostLayer {
+ public:
+  HostGlobalPool2D(const GlobalPool2D& p, const Shape& input)
+      : max_(p.is_max()), plane_(input.at(1) * input.at(2)) {
+    in = shape_size(input), out = input.at(0);
+  }
+  std::vector<float> forward(const float*, const std::vector<float>& x, size_t rows,
+                             const HostStep&) const override {
+    return global_pool_forward(max_, x, rows * out, plane_);
+  }
+  std::vector<float> backward(const float*, const std::vector<float>& x, const std::vector<float>&,
+                              std::vector<float> dy, size_t, const HostStep&, float*) const override {
+    return global_pool_backward(max_, x, dy, plane_);
+  }
+
+ private:
+  bool max_;
+  size_t plane_;
+};
+
 class HostFlatten final : public HostLayer {
  public:
   explicit HostFlatten(const Shape& input) { in = out = shape_size(input); }
@@ -214,6 +258,18 @@ inline const std::map<std::string, HostFactory>& host_layers() {
       {"flatten",
        [](const Layer&, const Shape& in) -> std::unique_ptr<HostLayer> {
          return std::make_unique<HostFlatten>(in);
+       }},
+      {"avgpool2d",
+       [](const Layer& l, const Shape& in) -> std::unique_ptr<HostLayer> {
+         return std::make_unique<HostAvgPool2D>(static_cast<const AvgPool2D&>(l), in);
+       }},
+      {"globalavgpool2d",
+       [](const Layer& l, const Shape& in) -> std::unique_ptr<HostLayer> {
+         return std::make_unique<HostGlobalPool2D>(static_cast<const GlobalPool2D&>(l), in);
+       }},
+      {"globalmaxpool2d",
+       [](const Layer& l, const Shape& in) -> std::unique_ptr<HostLayer> {
+         return std::make_unique<HostGlobalPool2D>(static_cast<const GlobalPool2D&>(l), in);
        }},
       {"batchnorm",
        [](const Layer& l, const Shape& in) -> std::unique_ptr<HostLayer> {

@@ -52,6 +52,12 @@ int run_eval(int argc, char** argv) {
   const std::string model_path = required(args, "--model");
   const DeviceInfo device = select_device_or_usage_error(args);
   const SavedModel saved = read_model(model_path);
+  if (saved.spec.loss == "binary_crossentropy")
+    throw ValidationError(fmt::format(
+        "'{}' is a binary cross-entropy model (0/1 float targets, one per output), and `anycl eval` scores "
+        "class labels — use `anycl predict` for its probabilities, or evaluate it on float targets through "
+        "the library (C, C++ or Python evaluate)",
+        model_path));
   if (saved.spec.loss != "softmax_cross_entropy")
     throw ValidationError(fmt::format(
         "'{}' is a regression model ({} loss), and `anycl eval` scores class labels — use `anycl predict` "
@@ -83,8 +89,9 @@ int run_predict(int argc, char** argv) {
     return fmt::print(
                "usage: anycl predict --model FILE --images IDX3_FILE [--first N] [--device SPEC]\n"
                "  Prints the predicted class and its probability for each image (default: the first 10);\n"
-               "  for a regression model (loss mse), its outputs (shortest decimals that read back "
-               "exactly).\n"),
+               "  for a regression model (loss mse, mae, huber), its outputs, and for binary_crossentropy "
+               "each\n"
+               "  output's probability (shortest decimals that read back exactly).\n"),
            0;
   if (!args.positional().empty()) throw UsageError("unexpected argument '" + args.positional().front() + "'");
   const std::string model_path = required(args, "--model"), images_path = required(args, "--images");
@@ -113,9 +120,11 @@ int run_predict(int argc, char** argv) {
   const std::vector<float> x = images.normalized(0, images.count);  // v/255, as training gathered them
   const size_t classes = model->output_features();
   if (saved.spec.loss != "softmax_cross_entropy") {  // a regression model: its outputs, exactly
-    const std::vector<float> outputs = predict_outputs(*model, x);
+    // binary_crossentropy: each output's probability (its sigmoid), as predict() gives it
+    const bool sigmoid = saved.spec.loss == "binary_crossentropy";
+    const std::vector<float> outputs = sigmoid ? predict(*model, x) : predict_outputs(*model, x);
     fmt::print("image");
-    for (size_t c = 0; c < classes; ++c) fmt::print(",output_{}", c);
+    for (size_t c = 0; c < classes; ++c) fmt::print(sigmoid ? ",probability_{}" : ",output_{}", c);
     fmt::print("\n");
     for (size_t i = 0; i < images.count; ++i)
       fmt::print(

@@ -31,7 +31,7 @@ constexpr const char* kUsage =
     "                          layers: convFxK[sS][same] (conv32x3), poolN[sS] (pool2), flatten\n"
     "                          A size or conv token may end in :ACTIVATION, its own activation (64:tanh,\n"
     "                          conv32x3:linear)\n"
-    "  --activation NAME       relu, tanh, sigmoid or linear (default relu)\n"
+    "  --activation NAME       relu, tanh, sigmoid, leaky_relu, elu, gelu or linear (default relu)\n"
     "  --init NAME             glorot_uniform or he_uniform (default glorot_uniform)\n"
     "  --dropout RATE          dropout after each hidden layer, in [0, 1) (default 0.2)\n"
     "  --optimizer NAME        sgd, momentum, nesterov, rmsprop, adam, adamw (default rmsprop)\n"

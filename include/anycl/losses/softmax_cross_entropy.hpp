@@ -25,6 +25,8 @@ class SoftmaxCrossEntropyLoss final : public Loss {
            size_t slot) override;
   /// probs = softmax(logits) row-wise (prediction).
   void probabilities(const Tensor& logits, Tensor& probs);
+  /// The Loss interface's name for probabilities().
+  void predictions(const Tensor& outputs, Tensor& out) override { probabilities(outputs, out); }
 
  private:
   std::unique_ptr<SoftmaxCrossEntropy> op_;

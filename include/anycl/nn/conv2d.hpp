@@ -90,6 +90,7 @@ class Conv2D final : public Layer {
   // colt_ for `columns` rows of kp floats, its padding columns zero (im2row writes only the patch).
   Tensor& colt_for(size_t columns, size_t kp);
   Tensor x_last_, y_last_;
+  Tensor z_, z_last_;  // gelu only (activation_keeps_input): the output before the activation, as y_
   std::unique_ptr<ConvOps> ops_;
   std::unique_ptr<BiasActivation> bias_act_;
 };

@@ -49,6 +49,7 @@ class Dense final : public Layer {
   Tensor wt_;               // (units, in): Wᵀ for dx = dz·Wᵀ as a GEMM NN or TN
   Tensor xt_, dzt_;  // (in·max_batch), (units·max_batch): xᵀ and dzᵀ where CLBlast reads A transposed
   Tensor x_last_, y_last_;  // what the last forward saw and produced (views)
+  Tensor z_, z_last_;       // gelu only (activation_keeps_input): (max_batch, units) before the activation
   std::unique_ptr<BiasActivation> bias_act_;
   std::unique_ptr<BlockTranspose> transposer_;
   Dropout* dropout_after_ = nullptr;  // the Dropout right after it, whose mask its output stage runs

@@ -10,11 +10,11 @@
 
 namespace anycl {
 
-class GatherBatch;          // src/ops/gather.hpp
-class SoftmaxCrossEntropy;  // src/ops/softmax_xent.hpp
-class Loss;                 // anycl/losses/loss.hpp
+class GatherBatch;  // src/ops/gather.hpp
+class Loss;         // anycl/losses/loss.hpp
 
-/// Loss and accuracy (classifier) or loss (MSE) and mean absolute error (regression) over a data set.
+/// Loss and accuracy (a classifier: softmax or binary cross-entropy) or loss and mean absolute error
+/// (regression: mse, mae, huber) over a data set.
 struct EvalStats {
   double loss = 0, accuracy = 0;  // accuracy: the loss's metric, as in training — the MAE for regression
   size_t count = 0;
@@ -28,10 +28,12 @@ class Evaluator {
   ~Evaluator();
   Evaluator(const Evaluator&) = delete;
   Evaluator& operator=(const Evaluator&) = delete;
-  /// Mean cross-entropy and accuracy of a classifier on `data` (class labels), or mean squared
-  /// error and absolute error of a regression model (float targets); one host wait at the end.
+  /// The mean of the model's loss on `data` and its metric: accuracy of a softmax classifier (class
+  /// labels) or a binary cross-entropy one (0/1 float targets per output, Keras' binary accuracy),
+  /// the mean absolute error of a regression model (float targets); one host wait at the end.
   EvalStats evaluate(const DeviceDataset& data);
-  /// Softmax probabilities for samples [first, first+count): (count, classes) row-major.
+  /// Probabilities (softmax rows, or sigmoid per output) for samples [first, first+count):
+  /// (count, outputs) row-major.
   std::vector<float> probabilities(const DeviceDataset& data, size_t first, size_t count);
 
  private:
@@ -42,8 +44,7 @@ class Evaluator {
   size_t batch_;
   Runtime& rt_;
   std::unique_ptr<GatherBatch> gather_;
-  std::unique_ptr<SoftmaxCrossEntropy> loss_;
-  std::unique_ptr<Loss> regression_;  // the model's own loss when it is not a classifier
+  std::unique_ptr<Loss> loss_;  // the model's own loss
   Tensor x_, probs_;
   DeviceBuffer labels_, metrics_, order_;
   size_t order_count_ = 0;

@@ -17,17 +17,20 @@ namespace anycl {
 /// computed on the model's device (dropout off) in batches of at most model.max_batch().
 /// For a classifier these are the logits; for a regression model, its predictions.
 std::vector<float> predict_outputs(Sequential& model, const std::vector<float>& x);
-/// Class probabilities for x (m × input_features): m × k softmax rows, k = output_features, on
-/// the device. No labels needed. ValidationError when x is not whole rows of the model's input.
+/// Predictions for x (m × input_features): m × k values, k = output_features, on the device —
+/// softmax rows (softmax cross-entropy), the sigmoid of each output (binary cross-entropy), or the
+/// raw outputs (a regression loss). No labels needed. ValidationError when x is not whole rows of the model's
+/// input.
 std::vector<float> predict(Sequential& model, const std::vector<float>& x);
 
-/// Prediction that allocates once: the input and output tensors and the softmax kernel for
+/// Prediction that allocates once: the input and output tensors and the loss's probability kernel for
 /// batches of up to the model's max_batch() rows, reused by every run() (the C API keeps one per
 /// model and runtime, so a batch-1 call is one write, the forward pass and one blocking read).
 /// predict() and predict_outputs() run through one, so results are the same bit for bit.
 class Predictor {
  public:
-  /// For a built model; `softmax`: class probabilities (a classifier) or raw outputs.
+  /// For a built model; `softmax`: probabilities when its loss predicts them (softmax or sigmoid), else
+  /// raw outputs; false: raw outputs.
   Predictor(Sequential& model, bool softmax);
   /// For a built model: probabilities when its loss predicts classes, raw outputs otherwise.
   explicit Predictor(Sequential& model);

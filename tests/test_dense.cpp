@@ -1,0 +1,115 @@
+// Dense's backward through each activation against finite differences of a plain double forward:
+// a two-layer model (Dense(act) → Dense linear), all parameters. gelu checks that the layer keeps its
+// pre-activation z for the backward (its derivative is no function of the output); and with a
+// Dropout after the Dense (the fused stages, which a gelu Dense leaves to the Dropout).
+#include <doctest/doctest.h>
+#include <anycl/nn/sequential.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "helpers.hpp"
+#include "reference/activation.hpp"
+#include "reference/dropout.hpp"
+
+using anycl::Activation;
+
+TEST_CASE("Dense backward agrees with finite differences for every activation") {
+  auto& rt = anycl::test::runtime();
+  const size_t rows = 4, in = 5, hidden = 6, out = 3;
+  const auto x = anycl::test::random_floats(rows * in, -1.5f, 1.5f, 31);
+  const auto r = anycl::test::random_floats(rows * out, -1.f, 1.f, 32);
+  for (const Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid,
+                               Activation::leaky_relu, Activation::elu, Activation::gelu}) {
+    const std::string name = anycl::to_string(act);
+    CAPTURE(name);
+    anycl::Sequential model(in);
+    model.dense(hidden, act).dense(out);
+    model.build(rt, rows);
+    model.initialize(5);
+    const std::vector<float> p = model.parameters().download();
+    // L = Σ r·(act(x·W1 + b1)·W2 + b2), parameters laid out W1 (in, hidden), b1, W2 (hidden, out), b2.
+    auto loss = [&](const std::vector<double>& q) {
+      const double *w1 = q.data(), *b1 = w1 + in * hidden, *w2 = b1 + hidden, *b2 = w2 + hidden * out;
+      double sum = 0;
+      for (size_t s = 0; s < rows; ++s) {
+        std::vector<double> h(hidden);
+        for (size_t j = 0; j < hidden; ++j) {
+          double z = b1[j];
+          for (size_t i = 0; i < in; ++i) z += double(x[s * in + i]) * w1[i * hidden + j];
+          h[j] = anycl::reference::activate(z, act);
+        }
+        for (size_t k = 0; k < out; ++k) {
+          double y = b2[k];
+          for (size_t j = 0; j < hidden; ++j) y += h[j] * w2[j * out + k];
+          sum += double(r[s * out + k]) * y;
+        }
+      }
+      return sum;
+    };
+    const std::vector<double> pd(p.begin(), p.end());
+    std::vector<float> fd(p.size());
+    const double step = 1e-5;
+    for (size_t i = 0; i < p.size(); ++i) {
+      auto a = pd, b = pd;
+      a[i] += step, b[i] -= step;
+      fd[i] = float((loss(a) - loss(b)) / (2 * step));
+    }
+    anycl::StepContext ctx;
+    ctx.training = true;
+    model.forward(anycl::Tensor::from_host(rt, {rows, in}, x), ctx);
+    auto dy = anycl::Tensor::from_host(rt, {rows, out}, r);
+    model.backward(dy, ctx);
+    anycl::test::check_close(model.gradients().download(), fd, 1e-4, 1e-3, "gradients vs finite differences");
+  }
+}
+
+TEST_CASE(
+    "Dense then Dropout (the fused stages; gelu keeps z and runs its own pass) agrees with finite "
+    "differences") {
+  auto& rt = anycl::test::runtime();
+  const size_t rows = 4, in = 5, hidden = 6, out = 3;
+  const auto x = anycl::test::random_floats(rows * in, -1.5f, 1.5f, 41);
+  const auto r = anycl::test::random_floats(rows * out, -1.f, 1.f, 42);
+  const anycl::StepContext ctx{true, 1234, 6, 11};
+  // The mask the Dropout after layer 0 applies (stream: base + its layer index 1), as a factor per element.
+  const anycl::DropoutMask m{0.4f, ctx.seed, ctx.step, 0x10000u + 1, ctx.row_base};
+  std::vector<float> factor(rows * hidden);
+  anycl::reference::dropout_forward(std::vector<float>(rows * hidden, 1.f).data(), factor.data(), rows,
+                                    hidden, m);
+  for (const Activation act : {Activation::relu, Activation::elu, Activation::gelu}) {
+    const std::string name = anycl::to_string(act);
+    CAPTURE(name);
+    anycl::Sequential model(in);
+    model.dense(hidden, act).dropout(0.4f).dense(out);
+    model.build(rt, rows);
+    model.initialize(5);
+    const std::vector<float> p = model.parameters().download();
+    auto loss = [&](const std::vector<double>& q) {
+      const double *w1 = q.data(), *b1 = w1 + in * hidden, *w2 = b1 + hidden, *b2 = w2 + hidden * out;
+      double sum = 0;
+      for (size_t s = 0; s < rows; ++s)
+        for (size_t k = 0; k < out; ++k) {
+          double y = b2[k];
+          for (size_t j = 0; j < hidden; ++j) {
+            double z = b1[j];
+            for (size_t i = 0; i < in; ++i) z += double(x[s * in + i]) * w1[i * hidden + j];
+            y += anycl::reference::activate(z, act) * double(factor[s * hidden + j]) * w2[j * out + k];
+          }
+          sum += double(r[s * out + k]) * y;
+        }
+      return sum;
+    };
+    const std::vector<double> pd(p.begin(), p.end());
+    std::vector<float> fd(p.size());
+    for (size_t i = 0; i < p.size(); ++i) {
+      auto a = pd, b = pd;
+      a[i] += 1e-5, b[i] -= 1e-5;
+      fd[i] = float((loss(a) - loss(b)) / 2e-5);
+    }
+    model.forward(anycl::Tensor::from_host(rt, {rows, in}, x), ctx);
+    auto dy = anycl::Tensor::from_host(rt, {rows, out}, r);
+    model.backward(dy, ctx);
+    anycl::test::check_close(model.gradients().download(), fd, 1e-4, 1e-3, "gradients vs finite differences");
+  }
+}
