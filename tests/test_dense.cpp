@@ -65,7 +65,7 @@ TEST_CASE("Dense backward agrees with finite differences for every activation") 
 }
 
 TEST_CASE(
-    "Dense then Dropout (the fused stages; gelu keeps z and runs its own pass) agrees with finite "
+    "Dense then Dropout (the fused stages - gelu keeps z and runs its own pass) agrees with finite "
     "differences") {
   auto& rt = anycl::test::runtime();
   const size_t rows = 4, in = 5, hidden = 6, out = 3;

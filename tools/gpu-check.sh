@@ -39,11 +39,11 @@ mode=${1:-}
 pack() {
   set -e
   rm -rf .gpu && mkdir -p .gpu/lib .gpu/bin .gpu/tests .gpu/data
-  cp build/tools/anycl .gpu/bin/
+  cp build/tools/anycl build/anycl-tune-worker .gpu/bin/  # the worker: tuning's child processes
   cp -P build/libanycl.so* .gpu/lib/
   cp build/tests/anycl_core_tests build/tests/anycl_tests .gpu/tests/
   # Everything the binaries load, but the C and C++ runtimes (the machine's own are newer).
-  ldd build/tools/anycl build/tests/anycl_tests build/libanycl.so.*.*.* | awk '/=> \// { print $3 }' | sort -u |
+  ldd build/tools/anycl build/tests/anycl_tests build/anycl-tune-worker build/libanycl.so.*.*.* | awk '/=> \// { print $3 }' | sort -u |
     grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|ld-linux[^/]*|libanycl)\.so' |
     while read -r lib; do cp -L "$lib" .gpu/lib/; done
   cp /usr/share/datasets/fashion-mnist/*.gz .gpu/data/
@@ -104,6 +104,7 @@ run() {
     fi
     mkdir -p build/tools build/tests
     cp .gpu/bin/anycl build/tools/ && cp -P .gpu/lib/libanycl.so* build/ && cp .gpu/tests/* build/tests/
+    for d in build build/tools build/tests; do cp .gpu/bin/anycl-tune-worker "$d/"; done  # beside each program
   fi
   export LD_LIBRARY_PATH=$root/.gpu/lib:/usr/local/nvidia/lib64:${LD_LIBRARY_PATH:-}
   export ANYCL_DATA=${ANYCL_DATA:-$root/.gpu/data} ANYCL_DEVICE=$device PYTHONUNBUFFERED=1
