@@ -136,7 +136,8 @@ TEST_CASE("without a gradient the losses write only the metrics slot") {
 }
 
 TEST_CASE(
-    "binary cross-entropy predicts the sigmoid of each output - the regression losses have no probabilities") {
+    "binary cross-entropy predicts the sigmoid of each output - the regression losses have no "
+    "probabilities") {
   auto& rt = anycl::test::runtime();
   auto bce = anycl::make_loss(rt, "binary_crossentropy");
   const size_t rows = 37, width = 3;
