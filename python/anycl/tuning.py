@@ -153,7 +153,8 @@ def first_use(model, runtime, batch_size, verbose, autotune):
                       "anycl.tune(model) retries it", RuntimeWarning, stacklevel=3)
         return None
     if verbose and result.tuned and result.ms_after:
+        gain = result.ms_before / result.ms_after
         print(f"first-use tuning: the model's GEMMs take {result.ms_after:.3f} ms per pass instead of "
-              f"{result.ms_before:.3f} ms ({result.ms_before / result.ms_after:.2f}x), found in {result.seconds:.0f} s; "
+              f"{result.ms_before:.3f} ms ({gain:.2f}x), found in {result.seconds:.0f} s; "
               "stored for this device and driver", file=sys.stdout, flush=True)
     return result
