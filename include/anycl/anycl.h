@@ -285,12 +285,12 @@ typedef struct anycl_tune_options {
 /** What anycl_tune did (written up to its struct_size, set by anycl_tune_result_init). */
 typedef struct anycl_tune_result {
   size_t struct_size;
-  int tuned;          /* 1 when it tuned; 0 when first_use found no need (anycl_first_use_tuning_skipped) */
-  int stopped;        /* 1 when the callback stopped it: the stages done and the best set found are kept */
-  size_t candidates;  /* parameter sets measured */
-  double seconds;     /* how long the tuning took */
-  double ms_before;   /* one pass over the model's GEMMs with the parameters it started from */
-  double ms_after;    /* ... and as tuned (0 when stopped before the last stage) */
+  int tuned;         /* 1 when it tuned; 0 when first_use found no need (anycl_first_use_tuning_skipped) */
+  int stopped;       /* 1 when the callback stopped it: the stages done and the best set found are kept */
+  size_t candidates; /* parameter sets measured */
+  double seconds;    /* how long the tuning took */
+  double ms_before;  /* one pass over the model's GEMMs with the parameters it started from */
+  double ms_after;   /* ... and as tuned (0 when stopped before the last stage) */
 } anycl_tune_result;
 
 /** Defaults: a full tuning (not quick, not first_use), the default time, batch 128, no callback. */
@@ -308,11 +308,11 @@ ANYCL_C_API void anycl_tune_result_init(anycl_tune_result* result);
  * ANYCL_ERROR_UNSUPPORTED when the worker program is not found (the message names where it looked),
  * ANYCL_ERROR_IO when the tuning file cannot be written. `options` may be NULL (defaults), and so
  * may `result`. */
-ANYCL_C_API anycl_status anycl_tune(anycl_model* model, anycl_runtime* runtime, const anycl_tune_options* options,
-                                    anycl_tune_result* result);
+ANYCL_C_API anycl_status anycl_tune(anycl_model* model, anycl_runtime* runtime,
+                                    const anycl_tune_options* options, anycl_tune_result* result);
 /** Why first-use tuning would not run on the runtime's device ("" when it would), as text. */
-ANYCL_C_API anycl_status anycl_first_use_tuning_skipped(const anycl_runtime* runtime, char* buffer, size_t capacity,
-                                                        size_t* length);
+ANYCL_C_API anycl_status anycl_first_use_tuning_skipped(const anycl_runtime* runtime, char* buffer,
+                                                        size_t capacity, size_t* length);
 /** The path of the device's tuning file ("" when the cache is off), as text. */
 ANYCL_C_API anycl_status anycl_tuning_file_path(const anycl_runtime* runtime, char* buffer, size_t capacity,
                                                 size_t* length);

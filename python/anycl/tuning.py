@@ -154,6 +154,7 @@ def first_use(model, runtime, batch_size, verbose, autotune):
         return None
     if verbose and result.tuned and result.ms_after:
         print(f"first-use tuning: the model's GEMMs take {result.ms_after:.3f} ms per pass instead of "
-              f"{result.ms_before:.3f} ms ({result.ms_before / result.ms_after:.2f}x), found in {result.seconds:.0f} s; "
+              f"{result.ms_before:.3f} ms ({result.ms_before / result.ms_after:.2f}x), "
+              f"found in {result.seconds:.0f} s; "
               "stored for this device and driver", file=sys.stdout, flush=True)
     return result
