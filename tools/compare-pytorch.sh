@@ -3,9 +3,9 @@
 # database, or first-use tuning where no entry fits, reported apart from the epoch) beside PyTorch
 # on the CPU of the same machine as its users run it (PyPI wheel, default threads and settings), in
 # one run. PyTorch goes into build/torch-venv from PyPI.
-# Usage: tools/compare-pytorch.sh [--model mlp|cnn] [--epochs N] [--limit N] [--isa native|avx2]
-#   --epochs  epochs (default 2 for mlp, 3 for cnn); the last one is compared
-#   --limit   training samples per epoch (default: all for mlp, 1280 for cnn)
+# Usage: tools/compare-pytorch.sh [--model mlp|cnn|bncnn] [--epochs N] [--limit N] [--isa native|avx2]
+#   --epochs  epochs (default 2 for mlp, 3 for cnn and bncnn); the last one is compared
+#   --limit   training samples per epoch (default: all for mlp, 1280 for cnn and bncnn)
 #   --isa avx2  both limited to AVX2 on an AVX-512 CPU: PoCL's avx2 kernel library
 #             (POCL_KERNELLIB_NAME=avx2, device pthread-haswell) and PyTorch's AVX2 paths
 #             (ATEN_CPU_CAPABILITY, MKL_ENABLE_INSTRUCTIONS, ONEDNN_MAX_CPU_ISA): the AVX2 CPU class
@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
     *) echo "compare-pytorch: unknown argument '$1' (see the comment at the top)" >&2; exit 2 ;;
   esac
 done
-[ "$model" = cnn ] && { epochs=${epochs:-3}; limit=${limit:-1280}; }
+[ "$model" != mlp ] && { epochs=${epochs:-3}; limit=${limit:-1280}; }
 epochs=${epochs:-2}
 anycl=${ANYCL:-build/tools/anycl}
 venv=build/torch-venv
