@@ -46,9 +46,12 @@ echo "== anycl train --model $model --epochs $epochs ${limit_flag[*]} on ${ANYCL
 ANYCL_DEVICE=$ANYCL_DEVICE "$anycl" train --model "$model" --epochs "$epochs" "${limit_flag[@]}" --metrics "$metrics" \
   | grep -E '^(device|first|tuned|first-use)|tuning' || true
 anycl_sps=$(awk -F, 'END { printf "%.1f", $NF }' "$metrics")
+anycl_acc=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "test_acc") c = i } END { printf "%.4f", $c }' "$metrics")
 echo "== PyTorch $("$venv/bin/python" -c 'import torch; print(torch.__version__)') on the CPU ($(date -u +%FT%TZ), load: $(cut -d' ' -f1-3 /proc/loadavg))"
 out=$("$venv/bin/python" tools/pytorch_reference.py --model "$model" --epochs "$epochs" "${limit_flag[@]}")
 echo "$out"
 torch_sps=$(echo "$out" | tail -1 | sed -E 's/.*"samples_per_second": ([0-9.]+).*/\1/')
+torch_acc=$(echo "$out" | tail -1 | sed -E 's/.*"test_acc": ([0-9.]+).*/\1/')
 samples=${limit:-60000}
 echo "epoch $epochs ($model, $samples samples, --isa $isa): anycl $anycl_sps samples/s ($(awk -v s="$samples" -v r="$anycl_sps" 'BEGIN { printf "%.2f", s / r }') s), PyTorch $torch_sps samples/s ($(awk -v s="$samples" -v r="$torch_sps" 'BEGIN { printf "%.2f", s / r }') s); anycl time / PyTorch time = $(awk -v a="$anycl_sps" -v t="$torch_sps" 'BEGIN { printf "%.2f", t / a }')"
+echo "test accuracy after epoch $epochs: anycl $anycl_acc, PyTorch $(awk -v a="$torch_acc" 'BEGIN { printf "%.4f", a }')"

@@ -10,12 +10,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import anycl
+
 SAMPLES = Path(__file__).resolve().parents[2] / "samples" / "python"
 
 
 def run_sample(name, *args, cwd):
-    r = subprocess.run([sys.executable, str(SAMPLES / name), *args], cwd=cwd, capture_output=True, text=True,
-                       timeout=600)
+    # the package under test and its library, as absolute paths (the sample runs in `cwd`)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(Path(anycl.__file__).resolve().parents[1]), env.get("PYTHONPATH", "")])
+    if env.get("ANYCL_LIBRARY"):
+        env["ANYCL_LIBRARY"] = os.path.abspath(env["ANYCL_LIBRARY"])
+    r = subprocess.run([sys.executable, str(SAMPLES / name), *args], cwd=cwd, env=env, capture_output=True,
+                       text=True, timeout=600)
     assert r.returncode == 0, f"{name} failed:\n{r.stdout}\n{r.stderr}"
     return r.stdout
 

@@ -18,8 +18,8 @@ import anycl
 from anycl.layers import Dense, Dropout
 
 p = argparse.ArgumentParser()
-p.add_argument("--epochs", type=int, default=100)
-p.add_argument("--save", default=None, help="model file to write (default: a temporary one)")
+p.add_argument("--epochs", type=int, default=30)
+p.add_argument("--save", default=None, help="model file to keep (default: a temporary one, removed)")
 a = p.parse_args()
 
 # The data: float64 features, targets 0 (malignant) / 1 (benign). A fixed shuffle, then 80% to train.
@@ -49,11 +49,12 @@ print(f"Test loss: {loss:.4f}")
 print(f"Test accuracy: {accuracy:.4f}")
 
 # Save, load and predict: the loaded model gives the same probabilities.
-path = a.save or os.path.join(tempfile.mkdtemp(), "breast_cancer.anycl")
-model.save(path)
-loaded = anycl.load_model(path)
+with tempfile.TemporaryDirectory() as scratch:
+    path = a.save or os.path.join(scratch, "breast_cancer.anycl")
+    model.save(path)
+    loaded = anycl.load_model(path)
 p_model, p_loaded = model.predict(x_test), loaded.predict(x_test)  # (samples, 1) probabilities of "benign"
 assert np.array_equal(p_model, p_loaded), "the loaded model predicts differently"
 predicted = (p_loaded[:, 0] > 0.5).astype(np.float32)
-print(f"saved to {path}; the loaded model's accuracy: {np.mean(predicted == y_test):.4f}")
+print(f"the loaded model's accuracy: {np.mean(predicted == y_test):.4f}" + (f" (saved to {a.save})" if a.save else ""))
 print("first five test tumours: P(benign) =", np.round(p_loaded[:5, 0], 3), "truth:", y_test[:5])
