@@ -125,6 +125,21 @@ TEST_CASE("the reference CNN is Keras' mnist_cnn - summary shapes and parameter 
   CHECK(cnn.spec().input_shape == anycl::Shape{1, 28, 28});
 }
 
+TEST_CASE("the BatchNorm CNN (--model bncnn) - summary shapes and parameter counts") {
+  anycl::ModelFlags flags;
+  flags.layers = anycl::kBatchNormCnnLayers;
+  flags.dropout = 0.f;
+  const anycl::Sequential cnn(anycl::model_from_flags(flags, anycl::Shape{1, 28, 28}, 10));
+  // trained: 320 + 2·32 + 18,496 + 2·64 + 36,928 + 2·64 + 650; the summary's non-trainable 320 are
+  // the moving statistics (Keras: 57,034 in all)
+  CHECK(cnn.parameter_count() == 56714);
+  const std::string s = cnn.summary();
+  CHECK(s.find("(None, 64, 12, 12)") != std::string::npos);
+  CHECK(s.find("(None, 64, 10, 10)") != std::string::npos);
+  CHECK(s.find("GlobalAveragePooling2D") != std::string::npos);
+  CHECK(s.find("Non-trainable params: 320") != std::string::npos);
+}
+
 TEST_CASE("--layers lists that do not fit the image are refused with the reason") {
   anycl::ModelFlags flags;
   flags.dropout = 0.f;
@@ -171,7 +186,7 @@ TEST_CASE(
 
 TEST_CASE("anycl train refuses --model and --layers values that do not fit the images (exit 2)") {
   anycl::test::expect_train_usage_errors({
-      {"--model resnet", "--model must be mlp or cnn"},
+      {"--model resnet", "--model must be mlp, cnn or bncnn"},
       {"--layers conv8x3,flatten,conv8x3", "does not fit the input (1, 28, 28)"},
       {"--layers pool2,pool2,pool2,pool2,pool2", "less than 1×1"},
       {"--layers conv8x", "convolution token"},

@@ -3,9 +3,9 @@
 # database, or first-use tuning where no entry fits, reported apart from the epoch) beside PyTorch
 # on the CPU of the same machine as its users run it (PyPI wheel, default threads and settings), in
 # one run. PyTorch goes into build/torch-venv from PyPI.
-# Usage: tools/compare-pytorch.sh [--model mlp|cnn] [--epochs N] [--limit N] [--isa native|avx2]
-#   --epochs  epochs (default 2 for mlp, 3 for cnn); the last one is compared
-#   --limit   training samples per epoch (default: all for mlp, 1280 for cnn)
+# Usage: tools/compare-pytorch.sh [--model mlp|cnn|bncnn] [--epochs N] [--limit N] [--isa native|avx2]
+#   --epochs  epochs (default 2 for mlp, 3 for cnn and bncnn); the last one is compared
+#   --limit   training samples per epoch (default: all for mlp, 1280 for cnn and bncnn)
 #   --isa avx2  both limited to AVX2 on an AVX-512 CPU: PoCL's avx2 kernel library
 #             (POCL_KERNELLIB_NAME=avx2, device pthread-haswell) and PyTorch's AVX2 paths
 #             (ATEN_CPU_CAPABILITY, MKL_ENABLE_INSTRUCTIONS, ONEDNN_MAX_CPU_ISA): the AVX2 CPU class
@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
     *) echo "compare-pytorch: unknown argument '$1' (see the comment at the top)" >&2; exit 2 ;;
   esac
 done
-[ "$model" = cnn ] && { epochs=${epochs:-3}; limit=${limit:-1280}; }
+[ "$model" != mlp ] && { epochs=${epochs:-3}; limit=${limit:-1280}; }
 epochs=${epochs:-2}
 anycl=${ANYCL:-build/tools/anycl}
 venv=build/torch-venv
@@ -46,9 +46,12 @@ echo "== anycl train --model $model --epochs $epochs ${limit_flag[*]} on ${ANYCL
 ANYCL_DEVICE=$ANYCL_DEVICE "$anycl" train --model "$model" --epochs "$epochs" "${limit_flag[@]}" --metrics "$metrics" \
   | grep -E '^(device|first|tuned|first-use)|tuning' || true
 anycl_sps=$(awk -F, 'END { printf "%.1f", $NF }' "$metrics")
+anycl_acc=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "test_acc") c = i } END { printf "%.4f", $c }' "$metrics")
 echo "== PyTorch $("$venv/bin/python" -c 'import torch; print(torch.__version__)') on the CPU ($(date -u +%FT%TZ), load: $(cut -d' ' -f1-3 /proc/loadavg))"
 out=$("$venv/bin/python" tools/pytorch_reference.py --model "$model" --epochs "$epochs" "${limit_flag[@]}")
 echo "$out"
 torch_sps=$(echo "$out" | tail -1 | sed -E 's/.*"samples_per_second": ([0-9.]+).*/\1/')
+torch_acc=$(echo "$out" | tail -1 | sed -E 's/.*"test_acc": ([0-9.]+).*/\1/')
 samples=${limit:-60000}
 echo "epoch $epochs ($model, $samples samples, --isa $isa): anycl $anycl_sps samples/s ($(awk -v s="$samples" -v r="$anycl_sps" 'BEGIN { printf "%.2f", s / r }') s), PyTorch $torch_sps samples/s ($(awk -v s="$samples" -v r="$torch_sps" 'BEGIN { printf "%.2f", s / r }') s); anycl time / PyTorch time = $(awk -v a="$anycl_sps" -v t="$torch_sps" 'BEGIN { printf "%.2f", t / a }')"
+echo "test accuracy after epoch $epochs: anycl $anycl_acc, PyTorch $(awk -v a="$torch_acc" 'BEGIN { printf "%.4f", a }')"

@@ -27,13 +27,15 @@ if [ ${#missing[@]} -gt 0 ]; then
   rm -f "$log"
 fi
 
-# onnxruntime (PyPI) for the ONNX export test, in a venv of its own (Debian's Python is externally managed).
-if ! build/onnx-venv/bin/python3 -c "import onnxruntime, onnx, numpy, pytest" 2>/dev/null; then
+# onnxruntime (PyPI) for the ONNX export test, in a venv of its own (Debian's Python is externally managed);
+# scikit-learn for the data set that samples/python/breast_cancer_binary.py (and its test) trains on.
+if ! build/onnx-venv/bin/python3 -c "import onnxruntime, onnx, numpy, pytest, sklearn" 2>/dev/null; then
   log=$(mktemp)
-  if ! { /usr/bin/python3 -m venv build/onnx-venv && build/onnx-venv/bin/pip install -q onnxruntime onnx numpy pytest; } \
+  if ! { /usr/bin/python3 -m venv build/onnx-venv &&
+         build/onnx-venv/bin/pip install -q onnxruntime onnx numpy pytest scikit-learn; } \
       >"$log" 2>&1; then
     cat "$log" >&2
-    echo "setup: could not install onnxruntime into build/onnx-venv (above); the ONNX test will be skipped" >&2
+    echo "setup: could not install onnxruntime and scikit-learn into build/onnx-venv (above); their tests will be skipped" >&2
   fi
   rm -f "$log"
 fi

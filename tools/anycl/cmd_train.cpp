@@ -24,8 +24,9 @@ constexpr const char* kUsage =
     "  --device SPEC           device (index, p:d, gpu, cpu, vendor or name part; default: best)\n"
     "  --epochs N              epochs (default 20)\n"
     "  --batch N               batch size (default 128)\n"
-    "  --model mlp|cnn         the reference MLP (default) or Keras' mnist_cnn (conv 32, conv 64, pool,\n"
-    "                          dense 128; Adam): sets the defaults of --layers, --dropout, --optimizer\n"
+    "  --model mlp|cnn|bncnn   the reference MLP (default), Keras' mnist_cnn (conv 32, conv 64, pool,\n"
+    "                          dense 128; Adam) or the BatchNorm CNN (conv+bn blocks, global average\n"
+    "                          pooling; Adam): sets the defaults of --layers, --dropout, --optimizer\n"
     "  --layers A,B,...        hidden layer sizes (default 512,512; 'none' for no hidden layer); a\n"
     "                          token dropoutR (e.g. dropout0.25) adds a Dropout of rate R there; image\n"
     "                          layers: convFxK[sS][same] (conv32x3), poolN[sS] (pool2), flatten\n"
@@ -113,10 +114,12 @@ int run_train(int argc, char** argv) {
   r.train.batch = size_t(args.get_int("--batch", 128, 1, 1ll << 31));
   r.train.seed = uint64_t(args.get_int("--seed", 1, 0, (1ll << 62)));
   const std::string preset = args.get("--model", "mlp");
-  if (preset != "mlp" && preset != "cnn")
-    throw UsageError("--model must be mlp or cnn, got '" + preset + "' (other shapes: --layers)");
-  const bool cnn = preset == "cnn";
-  r.model.layers = args.get("--layers", cnn ? kReferenceCnnLayers : "512,512");
+  if (preset != "mlp" && preset != "cnn" && preset != "bncnn")
+    throw UsageError("--model must be mlp, cnn or bncnn, got '" + preset + "' (other shapes: --layers)");
+  const bool cnn = preset != "mlp";
+  r.model.layers = args.get("--layers", preset == "bncnn" ? kBatchNormCnnLayers
+                                        : cnn             ? kReferenceCnnLayers
+                                                          : "512,512");
   r.model.activation =
       as_usage_error("--activation", [&] { return parse_activation(args.get("--activation", "relu")); });
   r.model.init = as_usage_error("--init", [&] { return parse_init(args.get("--init", "glorot_uniform")); });
