@@ -257,7 +257,7 @@ std::string schedule_text(const LearningRateSchedule& s) {
                          s.patience, s.min_delta, s.cooldown, s.min_lr,
                          s.monitor.empty() ? "" : ",monitor=" + s.monitor);
     default:
-      return kind;
+      return kind_name(s.kind);
   }
 }
 
