@@ -11,6 +11,8 @@
 #include "data_files.hpp"
 #include "helpers.hpp"
 
+constexpr double kPi = 3.14159265358979323846;  // M_PI is not standard C++ (mingw-w64 has none)
+
 namespace {
 
 using anycl::LearningRateSchedule;
@@ -58,8 +60,7 @@ TEST_CASE(
     "alpha)") {
   const LearningRateSchedule s = anycl::parse_schedule("cosine:decay_steps=1000,alpha=0.1");
   CHECK(at(s, 0.1f, 0) == doctest::Approx(0.1).epsilon(1e-7));
-  CHECK(at(s, 0.1f, 250) ==
-        doctest::Approx(0.1 * (0.9 * 0.5 * (1 + std::cos(M_PI / 4)) + 0.1)).epsilon(1e-6));
+  CHECK(at(s, 0.1f, 250) == doctest::Approx(0.1 * (0.9 * 0.5 * (1 + std::cos(kPi / 4)) + 0.1)).epsilon(1e-6));
   CHECK(at(s, 0.1f, 500) == doctest::Approx(0.055).epsilon(1e-6));
   CHECK(at(s, 0.1f, 1000) == doctest::Approx(0.01).epsilon(1e-6));
   CHECK(at(s, 0.1f, 4000) == doctest::Approx(0.01).epsilon(1e-6));  // held at alpha after decay_steps
@@ -136,7 +137,9 @@ TEST_CASE("bad schedules are refused saying what is wrong and what to write") {
       {"plateau:monitor=accuracy", {"monitor is 'accuracy'", "val_loss, loss"}},
       {"plateau:patience", {"'patience' in 'plateau:patience' is not KEY=VALUE"}},
   };
-  for (const auto& [spec, words] : cases) {
+  for (const auto& entry : cases) {
+    const char* const spec = entry.first;  // not a structured binding: the lambda below captures it
+    const std::vector<std::string>& words = entry.second;
     CAPTURE(spec);
     const std::string m = thrown_message<anycl::ValidationError>([&] { anycl::parse_schedule(spec); });
     CHECK_MESSAGE(contains_all(m, words), m);
