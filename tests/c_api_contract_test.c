@@ -11,6 +11,11 @@
 
 /* What a row's call returns when this build or platform cannot run it (counted, not failed). */
 #define ROW_SKIPPED ((anycl_status)-1)
+#ifdef _WIN32 /* the environment is UTF-16 there: the byte 0xFF arrives re-encoded as valid text */
+#define BAD_ENV_SPEC_WORDS "the device spec taken from $ANYCL_DEVICE"
+#else
+#define BAD_ENV_SPEC_WORDS "'nosuch-\\xFF', the device spec taken from $ANYCL_DEVICE"
+#endif
 
 static const char* scratch = ".";
 static anycl_runtime* rt = NULL;
@@ -450,7 +455,10 @@ static anycl_status train_struct_size_version_1(void) {
   anycl_train_options t = train_options(1, 2, NULL);
   t.struct_size = offsetof(anycl_train_options, lr_schedule);
   t.lr_schedule = "no such schedule"; /* beyond version 1's fields: never read */
-  return train_with(t);
+  const anycl_status s = train_with(t);
+  /* It trains: a build whose GEMM library is absent at run time (Windows under Wine) cannot. */
+  if (s == ANYCL_ERROR_UNSUPPORTED && strstr(anycl_last_error(), "CLBlast")) return ROW_SKIPPED;
+  return s;
 }
 static anycl_status train_struct_size_between_versions(void) {
   anycl_train_options t = train_options(1, 2, NULL);
@@ -589,7 +597,7 @@ static const Row rows[] = {
     {"a bad spec in $ANYCL_DEVICE",
      runtime_from_a_bad_env_spec,
      ANYCL_ERROR_DEVICE,
-     {"'nosuch-\\xFF', the device spec taken from $ANYCL_DEVICE", "unset ANYCL_DEVICE", ""},
+     {BAD_ENV_SPEC_WORDS, "unset ANYCL_DEVICE", ""},
      1},
     {"NULL runtime out",
      null_runtime_out,
@@ -877,7 +885,8 @@ int main(int argc, char** argv) {
   anycl_dataset_destroy(g_data);
   anycl_model_destroy(g_model);
   anycl_runtime_destroy(rt);
-  if (unsupported) fprintf(stderr, "%d rows need what this build lacks (ONNX export)\n", unsupported);
+  if (unsupported)
+    fprintf(stderr, "%d rows need what this build lacks (ONNX export, CLBlast)\n", unsupported);
   if (skipped) {
     fprintf(stderr, "%d rows need an OpenCL device\n", skipped);
     if (c_api_failures == 0) return skip_or_fail("no OpenCL device for the training rows");
