@@ -19,6 +19,7 @@
 #include "anycl/nn/model_from_flags.hpp"
 #include "args.hpp"
 #include "bench_table.hpp"
+#include "blas/tuning/tune_worker.hpp"
 #include "child_process.hpp"
 #include "device_flag.hpp"
 #include "runtime/kernel_sources.hpp"
@@ -204,7 +205,7 @@ OrtResult measure_onnxruntime(anycl_model* model, const Settings& s) {
   OrtResult r;
   const std::string python = onnx_python();
   if (python.empty()) return r.why = "no Python found (set ANYCL_ONNX_PYTHON or run tools/setup.sh)", r;
-  ScratchDir dir;
+  const detail::ScratchDir dir;  // the library's (src/blas/tuning/tune_worker.hpp)
   const std::string onnx = dir.file("model.onnx"), script = dir.file("onnxruntime_predict.py");
   const anycl_status exported = anycl_model_export_onnx(model, onnx.c_str());
   if (exported == ANYCL_ERROR_UNSUPPORTED) return r.why = anycl_last_error(), r;

@@ -7,7 +7,6 @@
 #include "util/platform.hpp"
 
 namespace anycl::cli {
-namespace fs = std::filesystem;
 namespace {
 
 ChildExit convert(const detail::platform::ProcessExit& e) {
@@ -20,22 +19,6 @@ ChildExit convert(const detail::platform::ProcessExit& e) {
 }  // namespace
 
 std::string this_executable() { return detail::platform::current_executable().string(); }
-
-ScratchDir::ScratchDir() {
-  // A fresh name, created exclusively, private to us.
-  std::error_code ec;
-  const fs::path tmp = fs::temp_directory_path(ec);
-  if (ec) throw Error("cannot find the system's temporary folder: " + ec.message() + " — check TMPDIR/TEMP");
-  path_ = detail::platform::create_private_folder(tmp, "anycl-child-", ec);
-  if (ec)
-    throw Error(
-        fmt::format("cannot create a folder in {}: {} — check TMPDIR/TEMP", tmp.string(), ec.message()));
-}
-
-ScratchDir::~ScratchDir() {
-  std::error_code ignored;
-  fs::remove_all(path_, ignored);
-}
 
 std::string ChildExit::describe() const {
   if (signal) return "killed by " + detail::platform::signal_name(signal);

@@ -23,20 +23,6 @@ struct ChildExit {
   std::string describe() const;
 };
 
-/// A fresh private folder (POSIX mode 0700) in the system's temporary folder for files handed to a child;
-/// removed with its contents when the object dies.
-class ScratchDir {
- public:
-  ScratchDir();
-  ~ScratchDir();
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  std::filesystem::path path_;
-};
-
 /// Runs `child`, its output going where ours goes.
 ChildExit run_passthrough(const ProcessSpec& child);
 /// Runs `child` (stderr joined to stdout) and collects its output.
