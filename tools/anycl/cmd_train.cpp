@@ -18,7 +18,7 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: anycl train [flags]\n"
-    "  Trains an MLP (default: Keras' mnist_mlp, 784-512-512-10, ReLU, dropout 0.2, RMSprop) on an\n"
+    "  Trains a model (default: Keras' mnist_mlp, 784-512-512-10, ReLU, dropout 0.2, RMSprop) on an\n"
     "  MNIST-format folder and reports loss and accuracy per epoch.\n"
     "  --data DIR              data set folder (default $ANYCL_DATA or /usr/share/datasets/fashion-mnist)\n"
     "  --device SPEC           device (index, p:d, gpu, cpu, vendor or name part; default: best)\n"
@@ -29,7 +29,9 @@ constexpr const char* kUsage =
     "                          pooling; Adam): sets the defaults of --layers, --dropout, --optimizer\n"
     "  --layers A,B,...        hidden layer sizes (default 512,512; 'none' for no hidden layer); a\n"
     "                          token dropoutR (e.g. dropout0.25) adds a Dropout of rate R there; image\n"
-    "                          layers: convFxK[sS][same] (conv32x3), poolN[sS] (pool2), flatten\n"
+    "                          layers: convFxK[sS][same] (conv32x3), poolN[sS] (pool2), avgpoolN[sS],\n"
+    "                          globalavgpool, globalmaxpool, bn[MOMENTUM[_EPSILON]] (BatchNormalization),\n"
+    "                          flatten\n"
     "                          A size or conv token may end in :ACTIVATION, its own activation (64:tanh,\n"
     "                          conv32x3:linear)\n"
     "  --activation NAME       relu, tanh, sigmoid, leaky_relu, elu, gelu or linear (default relu)\n"
