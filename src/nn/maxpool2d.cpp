@@ -3,50 +3,30 @@
 
 #include <fmt/format.h>
 
-#include <sstream>
-
 #include "anycl/error.hpp"
+#include "nn/pool_window.hpp"
 #include "ops/pool.hpp"
 
 namespace anycl {
 namespace {
 
-constexpr size_t kMaxWindow = 64;
-
-size_t parse_count(const std::string& text) {
-  if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != std::string::npos) return 0;
-  return size_t(std::stoul(text));
-}
-
 std::unique_ptr<Layer> parse_maxpool2d(const std::string& args) {
-  std::istringstream words(args);
-  std::string size, stride, extra;
-  if (!(words >> size >> stride) || (words >> extra))
-    throw ValidationError(
-        fmt::format("expected 'maxpool2d SIZE STRIDE' (e.g. maxpool2d 2 2), got 'maxpool2d {}'", args));
-  return std::make_unique<MaxPool2D>(parse_count(size), parse_count(stride));
+  const detail::PoolWindow w = detail::parse_pool_args(args, "maxpool2d");
+  return std::make_unique<MaxPool2D>(w.size, w.stride);
 }
 
 // poolN (stride N, as Keras) or poolNsS.
 bool maxpool2d_token(const std::string& token, const LayerListDefaults&, std::vector<LayerSpec>& out) {
-  if (token.rfind("pool", 0) != 0) return false;
-  const std::string rest = token.substr(4);
-  const size_t s = rest.find('s');
-  const size_t size = parse_count(rest.substr(0, s));
-  const size_t stride = s == std::string::npos ? size : parse_count(rest.substr(s + 1));
-  if (size == 0 || stride == 0)
-    throw ValidationError(
-        fmt::format("a pooling token is poolSIZE[sSTRIDE] (e.g. pool2, pool3s2), got '{}'", token));
-  out.push_back(MaxPool2D(size, stride).spec());
+  detail::PoolWindow w;
+  if (!detail::parse_pool_token(token, "pool", "a pooling", w)) return false;
+  out.push_back(MaxPool2D(w.size, w.stride).spec());
   return true;
 }
 
 std::string maxpool2d_onnx(const Layer& layer, OnnxGraph& g, const std::string& x, const Shape&, const float*,
                            size_t index) {
   const auto& p = static_cast<const MaxPool2D&>(layer);
-  const int64_t size = int64_t(p.size()), stride = int64_t(p.stride());
-  return g.node("MaxPool", {x}, fmt::format("maxpool{}", index), {},
-                {{"kernel_shape", {size, size}}, {"strides", {stride, stride}}});
+  return detail::pool_onnx(g, "MaxPool", fmt::format("maxpool{}", index), x, p.size(), p.stride());
 }
 
 }  // namespace
@@ -57,9 +37,7 @@ const LayerType& maxpool2d_layer_type() {
 }
 
 MaxPool2D::MaxPool2D(size_t size, size_t stride) : size_(size), stride_(stride) {
-  if (size < 1 || size > kMaxWindow || stride < 1 || stride > kMaxWindow)
-    throw ValidationError(fmt::format("a MaxPool2D needs size and stride in [1, {}], got size {}, stride {}",
-                                      kMaxWindow, size, stride));
+  detail::check_pool_window(size, stride, "a MaxPool2D");
 }
 
 MaxPool2D::~MaxPool2D() = default;
@@ -69,23 +47,7 @@ const LayerType& MaxPool2D::type() const { return maxpool2d_layer_type(); }
 std::string MaxPool2D::args() const { return fmt::format("{} {}", size_, stride_); }
 
 PoolGeometry MaxPool2D::geometry(const Shape& input) const {
-  if (input.size() != 3)
-    throw ValidationError(
-        fmt::format("MaxPool2D({}×{}) needs image inputs (C, H, W), got {} — pool before "
-                    "Flatten/Dense, and give the model an image input shape",
-                    size_, size_, shape_string(input)));
-  PoolGeometry g;
-  g.channels = input[0], g.height = input[1], g.width = input[2];
-  g.size = size_, g.stride = stride_;
-  if (g.height < size_ || g.width < size_)
-    throw ValidationError(
-        fmt::format("MaxPool2D({}×{}) cannot pool an input of {}: it would leave less than 1×1 "
-                    "— remove a pooling layer or use a smaller window",
-                    size_, size_, shape_string(input)));
-  g.out_h = (g.height - size_) / stride_ + 1;
-  g.out_w = (g.width - size_) / stride_ + 1;
-  shape_size(input);  // checked
-  return g;
+  return detail::pool_geometry(input, size_, stride_, "MaxPool2D");
 }
 
 Shape MaxPool2D::output_shape(const Shape& input) const {
