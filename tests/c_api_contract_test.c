@@ -473,6 +473,41 @@ static anycl_status train_checkpoint_under_a_file(void) {
   t.checkpoint_dir = folder;
   return train_with(t);
 }
+/* options.resume_from (API version 3): a missing checkpoint; another model's; a version-2 caller's
+ * struct_size, whose resume_from field it does not have, trains from the start. */
+static anycl_status resume_from_missing(void) {
+  anycl_train_options t = train_options(1, 2, NULL);
+  t.resume_from = scratch_file("no-such-run");
+  return train_with(t);
+}
+static anycl_status resume_from_another_model(void) {
+  static char folder[6000];
+  snprintf(folder, sizeof folder, "%s/run-of-4", scratch);
+  anycl_train_options t = train_options(1, 2, NULL);
+  t.checkpoint_dir = folder;
+  if (train_with(t) != ANYCL_OK) return ROW_SKIPPED; /* e.g. no CLBlast at run time (Wine) */
+  anycl_model_options o = options();
+  o.layers = "6";
+  anycl_model* m = NULL;
+  if (anycl_model_create(&o, &m) != ANYCL_OK) return ANYCL_ERROR_INTERNAL;
+  const int32_t labels[4] = {0, 1, 0, 1};
+  anycl_dataset* d = NULL;
+  anycl_dataset_create_classes(x12, 4, 3, labels, 2, &d);
+  t.checkpoint_dir = NULL;
+  t.resume_from = folder;
+  const anycl_status s = anycl_train(m, rt, d, NULL, &t, NULL, 0, NULL, NULL);
+  anycl_dataset_destroy(d);
+  anycl_model_destroy(m);
+  return s;
+}
+static anycl_status train_struct_size_version_2(void) {
+  anycl_train_options t = train_options(1, 2, NULL);
+  t.struct_size = offsetof(anycl_train_options, resume_from);
+  t.resume_from = "no such checkpoint"; /* beyond version 2's fields: never read */
+  const anycl_status s = train_with(t);
+  if (s == ANYCL_ERROR_UNSUPPORTED && strstr(anycl_last_error(), "CLBlast")) return ROW_SKIPPED;
+  return s;
+}
 static anycl_status evaluate_null_out(void) {
   anycl_model* m = model_with_weights(0.1f);
   const int32_t labels[4] = {0, 1, 0, 1};
@@ -826,6 +861,17 @@ static const Row rows[] = {
      ANYCL_ERROR_IO,
      {"anycl_train", "checkpoint folder", ""},
      1},
+    {"resume from a missing checkpoint",
+     resume_from_missing,
+     ANYCL_ERROR_DATA,
+     {"anycl_train: options.resume_from", "no-such-run", "not found"},
+     1},
+    {"resume from another model's checkpoint",
+     resume_from_another_model,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.resume_from", "the checkpoint's model differs", ""},
+     1},
+    {"train struct_size of API version 2", train_struct_size_version_2, ANYCL_OK, {"", "", ""}, 1},
     {"evaluate with a NULL out-pointer",
      evaluate_null_out,
      ANYCL_ERROR_INVALID_ARGUMENT,

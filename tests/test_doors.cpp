@@ -194,7 +194,6 @@ anycl_dataset* c_dataset(const Kind& k, const Data& d) {
 
 Cells c_door(const Kind& k, anycl::test::TempDir& dir) {
   Cells c;
-  c.resume_not_in_door = "the C API writes checkpoints (checkpoint_dir) but has no resume call yet";
   anycl_runtime* rt = nullptr;
   c_ok(anycl_runtime_create(nullptr, &rt), "anycl_runtime_create");
   anycl_model_options mo;
@@ -206,8 +205,12 @@ Cells c_door(const Kind& k, anycl::test::TempDir& dir) {
   mo.input_shape[1] = k.height;
   mo.input_shape[2] = k.width;
   mo.outputs = k.outputs();
-  anycl_model* model = nullptr;
-  c_ok(anycl_model_create(&mo, &model), "anycl_model_create");
+  auto create = [&mo] {
+    anycl_model* m = nullptr;
+    c_ok(anycl_model_create(&mo, &m), "anycl_model_create");
+    return m;
+  };
+  anycl_model* model = create();
   const Data train = make_data(k, kTrain, 1), test = make_data(k, kTest, 2);
   anycl_dataset* train_set = c_dataset(k, train);
   anycl_dataset* test_set = c_dataset(k, test);
@@ -239,6 +242,24 @@ Cells c_door(const Kind& k, anycl::test::TempDir& dir) {
   c_ok(anycl_evaluate_metric(model, rt, test_set, &before_loss, &before_metric), "anycl_evaluate_metric");
   CHECK(before_loss == c.eval_loss);
   CHECK(before_metric == c.eval_metric);
+
+  // Resume (options.resume_from): one epoch into a checkpoint folder, then a new model continued from
+  // that folder to epoch 2 predicts as the whole run's model does, bit for bit.
+  const std::string half_dir = dir.file("c-half");
+  to.checkpoint_dir = half_dir.c_str();
+  to.epochs = 1;
+  anycl_model* half = create();
+  c_ok(anycl_train(half, rt, train_set, test_set, &to, nullptr, 0, nullptr, nullptr), "anycl_train");
+  anycl_model* resumed = create();
+  to.epochs = 2;
+  to.resume_from = half_dir.c_str();
+  c_ok(anycl_train(resumed, rt, train_set, test_set, &to, history, 2, &done, nullptr), "anycl_train");
+  CHECK(done == 2);  // the checkpoint's epoch and the one trained
+  std::vector<float> r(a.size());
+  c_ok(anycl_predict(resumed, rt, test.x.data(), kTest, r.data(), r.size()), "anycl_predict");
+  c.resumed = same_bits(a, r);
+  anycl_model_destroy(resumed);
+  anycl_model_destroy(half);
   anycl_model_destroy(loaded);
   anycl_dataset_destroy(test_set);
   anycl_dataset_destroy(train_set);

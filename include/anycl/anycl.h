@@ -31,7 +31,7 @@ extern "C" {
 
 /** The API version this header describes: grows by one when functions or option fields are added
  * (old callers keep working); a caller built against version N runs on a library of version >= N. */
-#define ANYCL_API_VERSION 2
+#define ANYCL_API_VERSION 3
 
 /** What every call returns. */
 typedef enum anycl_status {
@@ -197,6 +197,14 @@ typedef struct anycl_train_options {
   double min_delta;           /* plateau: the least decrease that counts as improvement (default 1e-4) */
   size_t cooldown;            /* plateau: epochs after a reduction before counting again (default 0) */
   double min_lr;              /* plateau: the lowest rate, in [0, 10] (default 0) */
+  /* API version 3: continue an earlier run. NULL or "": start at epoch 1. Else a checkpoint file, or
+   * the checkpoint_dir of the run that wrote it: the model takes the checkpoint's weights, and
+   * training goes on from its position (optimizer state, schedule, epoch and step) up to `epochs`
+   * epochs in all, with the losses and weights the run would have reached without the stop. The
+   * model, optimizer, lr, batch, seed, schedule and training data must be the checkpoint's run's
+   * (ANYCL_ERROR_INVALID_ARGUMENT naming the difference; ANYCL_ERROR_DATA for a missing or damaged
+   * file). `history` then starts with the checkpoint's epochs and `*epochs_done` counts them. */
+  const char* resume_from;
 } anycl_train_options;
 
 /** Defaults as `anycl train`: 20 epochs, batch 128, rmsprop, seed 1, no split, no callbacks, a

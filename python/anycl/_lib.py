@@ -14,7 +14,7 @@ import sys
 
 from . import errors
 
-API_VERSION = 2  # ANYCL_API_VERSION of the header this module mirrors
+API_VERSION = 3  # ANYCL_API_VERSION of the header this module mirrors
 
 c_size_p = ctypes.POINTER(ctypes.c_size_t)
 
@@ -90,6 +90,7 @@ class TrainOptions(ctypes.Structure):
         ("min_delta", ctypes.c_double),
         ("cooldown", ctypes.c_size_t),
         ("min_lr", ctypes.c_double),
+        ("resume_from", ctypes.c_char_p),  # API version 3
     ]
 
 

@@ -1,8 +1,10 @@
 """Keras' callbacks over fit()'s callback protocol: the Callback base class, EarlyStopping (with
-restore_best_weights) and ModelCheckpoint (with save_best_only). anycl's callbacks receive 1-based
-epochs (Keras': 0-based); the file names and messages here count from 1, as Keras' do."""
+restore_best_weights), ModelCheckpoint (with save_best_only), ReduceLROnPlateau and BackupAndRestore.
+anycl's callbacks receive 1-based epochs (Keras': 0-based); the file names and messages here count from
+1, as Keras' do."""
 
 import math
+import os
 import warnings
 
 from . import errors
@@ -248,3 +250,52 @@ class ReduceLROnPlateau(Callback):
         options.monitor = self.monitor.encode()
         options.factor, options.patience, options.min_delta = self.factor, self.patience, self.min_delta
         options.cooldown, options.min_lr = self.cooldown, self.min_lr
+
+
+class BackupAndRestore(Callback):
+    """Keras' BackupAndRestore: fit() keeps a training checkpoint in `backup_dir` (at each epoch end
+    and when training stops), and a fit() that finds one there continues that run from where it
+    stopped — weights, optimizer state, learning-rate schedule, epoch and step — with the losses and
+    weights the run would have reached without the interruption (the library's checkpoints, as
+    fit(checkpoint_dir=...) writes them). The History of the continuing fit() holds the epochs it ran.
+    When fit() ends without an exception (training done, or stopped by a callback) the backup is
+    deleted, unless `delete_checkpoint=False`. The continuing run must be the same model, compile()
+    arguments, batch_size, seed and training data; anything else is refused with the difference
+    named. `save_freq` must be "epoch" (a backup is also written at a stop, whatever the step)."""
+
+    _FILE = "checkpoint.anyclckpt"  # what the library writes in a checkpoint folder
+
+    def __init__(self, backup_dir, save_freq="epoch", delete_checkpoint=True, double_checkpoint=False,
+                 save_before_preemption=False):
+        super().__init__()
+        who = "BackupAndRestore"
+        if not isinstance(backup_dir, str) and not hasattr(backup_dir, "__fspath__"):
+            raise errors.InvalidArgumentError(f"{who}: backup_dir must be a folder path (str or os.PathLike), got "
+                                              f"{backup_dir!r}")
+        self.backup_dir = os.fspath(backup_dir)
+        if not self.backup_dir:
+            raise errors.InvalidArgumentError(f"{who}: backup_dir is empty — name the folder for the backup")
+        if save_freq != "epoch":
+            raise errors.InvalidArgumentError(
+                f"{who}: save_freq must be 'epoch', got {save_freq!r} — anycl backs up at each epoch end and "
+                "when training stops (every N batches is not offered)")
+        for name, value in (("double_checkpoint", double_checkpoint),
+                            ("save_before_preemption", save_before_preemption)):
+            if value:
+                raise errors.InvalidArgumentError(f"{who}: {name}=True is not offered — anycl writes each backup "
+                                                  "atomically (the previous one survives a crash while writing)")
+        self.save_freq = save_freq
+        self.delete_checkpoint = bool(delete_checkpoint)
+        self.restored = False  # whether the last fit() continued from a backup (anycl's addition)
+
+    @property
+    def backup_path(self):
+        """The checkpoint file inside backup_dir."""
+        return os.path.join(self.backup_dir, self._FILE)
+
+    def on_train_end(self, logs=None):
+        if self.delete_checkpoint:
+            try:
+                os.remove(self.backup_path)
+            except FileNotFoundError:
+                pass

@@ -17,6 +17,7 @@ from ._callbacks import CallbackGuard
 from .callbacks import Callback  # noqa: F401 — anycl.Callback, kept importable from here
 from ._lib import EPOCH_CALLBACK, PROGRESS_CALLBACK, Epoch, ModelOptions, TrainOptions, check, lib, text
 from ._arguments import _device_spec, _finite, _fit_arguments, _input_shape, _integer, _path
+from ._backup import _backup_and_restore, _backup_words
 from ._progress import ProgressBar, verbosity
 from ._safety import (_handle_from_model_file, _in_flight, _made_here, _model_file_bytes, _predict_in_chunks,
                       _sigint_during_fit)
@@ -381,6 +382,7 @@ class Sequential:
         self._refuse_during_fit("fit()")
         epochs, batch_size, seed, validation_split, checkpoint = _fit_arguments(
             epochs, batch_size, seed, validation_split, validation_data, checkpoint_dir)
+        checkpoint, resume = _backup_and_restore(callbacks, checkpoint)
         bar = ProgressBar(verbosity(verbose), epochs)
         h = self._handle()
         rt = _runtime(runtime)
@@ -434,6 +436,7 @@ class Sequential:
         schedule_arrays, rate_in_logs = _schedule_options(o, getattr(self, "_schedule", None), callbacks,
                                                           validation_split > 0 or val is not None)
         o.checkpoint_dir = checkpoint
+        o.resume_from = resume
         o.progress_interval_s = 0.25  # how soon a Ctrl-C or a callback's stop is seen
         guard = CallbackGuard()  # a callback's exception stops training and is raised below
         epoch_cb, progress_cb = EPOCH_CALLBACK(guard.wrap(on_epoch)), PROGRESS_CALLBACK(guard.wrap(on_progress))
@@ -447,7 +450,7 @@ class Sequential:
         done, stopped = ctypes.c_size_t(), ctypes.c_int()
         self._fitting = True  # compile() and a nested fit() are refused until it returns
         try:
-            with _in_flight.call(stop=lambda: exiting.append(True)):
+            with _in_flight.call(stop=lambda: exiting.append(True)), _backup_words(resume):
                 check(lib.anycl_train(h, rt._h, train.h, val.h if val else None, ctypes.byref(o), None, 0,
                                       ctypes.byref(done), ctypes.byref(stopped)))
         finally:

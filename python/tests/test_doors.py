@@ -73,6 +73,31 @@ def test_every_kind_round_trips_through_python(runtime, tmp_path, name, layers, 
     assert a.shape == (60, outputs)
     assert a.tobytes() == b.tobytes()
 
+    # Resume (Keras' BackupAndRestore): a fit that a crash in a callback ends after epoch 1 leaves its
+    # backup; a new model's fit with the same callback continues that run to epoch 2 (its History holds
+    # that epoch alone), predicts as the uninterrupted model does, bit for bit, and deletes the backup.
+    backup = tmp_path / "backup"
+
+    class Crash(anycl.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            if epoch == 1:
+                raise RuntimeError("simulated crash")
+
+    def fit_with(callbacks):
+        m = anycl.Sequential(layers(), input_shape=input_shape)
+        m.compile(optimizer="adam", loss=loss_name)
+        return m, m.fit(x, y, epochs=2, batch_size=32, validation_data=(xt, yt), callbacks=callbacks,
+                        runtime=runtime)
+
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        fit_with([anycl.callbacks.BackupAndRestore(backup), Crash()])
+    assert (backup / "checkpoint.anyclckpt").is_file()
+    restore = anycl.callbacks.BackupAndRestore(backup)
+    resumed, resumed_history = fit_with([restore])
+    assert restore.restored and len(resumed_history.history["loss"]) == 1
+    assert resumed.predict(xt, runtime=runtime).tobytes() == a.tobytes()
+    assert not (backup / "checkpoint.anyclckpt").exists()
+
     result = loaded.evaluate(xt, yt, runtime=runtime)
     assert isinstance(result, list) and len(result) == 2 and result == model.evaluate(xt, yt, runtime=runtime)
     assert loaded.metrics_names == ["loss", "mae" if regression else "accuracy"]

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import anycl
-from anycl.callbacks import Callback, EarlyStopping, ModelCheckpoint
+from anycl.callbacks import BackupAndRestore, Callback, EarlyStopping, ModelCheckpoint
 
 from test_threads import circle
 
@@ -102,6 +102,10 @@ def test_model_checkpoint_formats_names_and_saves_only_on_improvement():
     (lambda: ModelCheckpoint("m.anycl", mode="best"), "mode"),
     (lambda: ModelCheckpoint("m.anycl", save_freq=100), "save_freq"),
     (lambda: ModelCheckpoint("", save_best_only=True), "filepath"),
+    (lambda: BackupAndRestore(""), "backup_dir"),
+    (lambda: BackupAndRestore(None), "backup_dir"),
+    (lambda: BackupAndRestore("b", save_freq=10), "save_freq"),
+    (lambda: BackupAndRestore("b", double_checkpoint=True), "double_checkpoint"),
 ])
 def test_bad_arguments_name_the_argument(make, names):
     with pytest.raises(anycl.InvalidArgumentError, match=names):
@@ -216,3 +220,44 @@ def test_a_checkpoint_that_cannot_be_written_ends_fit_with_the_error(runtime, tm
     with pytest.raises(anycl.Error, match="missing-folder"):
         model.fit(x, y, epochs=3, batch_size=32, callbacks=[checkpoint], runtime=runtime)
     assert checkpoint.saved == []
+
+
+class CrashAfter(Callback):
+    def __init__(self, epoch):
+        super().__init__()
+        self.epoch = epoch
+
+    def on_epoch_end(self, epoch, logs=None):
+        if epoch == self.epoch:
+            raise RuntimeError("simulated crash")
+
+
+def test_backup_and_restore_refuses_another_run_in_its_own_words(runtime, tmp_path):
+    x, y = circle()
+    backup = BackupAndRestore(tmp_path / "b")
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        compiled().fit(x, y, epochs=3, batch_size=32, callbacks=[backup, CrashAfter(1)], runtime=runtime)
+    # Another batch size: refused before any weight changes, the backup kept for the run that wrote it.
+    model = compiled()
+    with pytest.raises(anycl.InvalidArgumentError, match=r"BackupAndRestore: the backup in .*batch.*delete"):
+        model.fit(x, y, epochs=3, batch_size=16, callbacks=[BackupAndRestore(tmp_path / "b")], runtime=runtime)
+    assert (tmp_path / "b" / "checkpoint.anyclckpt").is_file()
+    with pytest.raises(anycl.InvalidArgumentError, match="checkpoint_dir .* and BackupAndRestore's backup_dir"):
+        model.fit(x, y, epochs=3, batch_size=32, callbacks=[BackupAndRestore(tmp_path / "b")],
+                  checkpoint_dir=str(tmp_path / "other"), runtime=runtime)
+
+
+def test_backup_and_restore_continues_after_an_early_stop_is_deleted(runtime, tmp_path):
+    x, y = circle()
+    # An early stop ends fit normally (as in Keras): the backup goes; keep it with delete_checkpoint=False.
+    kept = BackupAndRestore(tmp_path / "kept", delete_checkpoint=False)
+    history = compiled().fit(x, y, epochs=4, batch_size=32, runtime=runtime,
+                             callbacks=[kept, EarlyStopping(monitor="loss", min_delta=100, patience=1)])
+    assert len(history.epoch) == 2 and (tmp_path / "kept" / "checkpoint.anyclckpt").is_file()
+    gone = BackupAndRestore(tmp_path / "gone")
+    compiled().fit(x, y, epochs=2, batch_size=32, callbacks=[gone], runtime=runtime)
+    assert not gone.restored and not (tmp_path / "gone" / "checkpoint.anyclckpt").exists()
+    # The kept one continues its run to epoch 4: the History holds epochs 3 and 4.
+    again = BackupAndRestore(tmp_path / "kept", delete_checkpoint=False)
+    history = compiled().fit(x, y, epochs=4, batch_size=32, callbacks=[again], runtime=runtime)
+    assert again.restored and history.epoch == [3, 4]

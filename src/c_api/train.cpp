@@ -40,12 +40,14 @@ struct EpochV1 {
   double val_loss, val_accuracy, seconds;
 };
 static_assert(sizeof(TrainOptionsV1) <= offsetof(anycl_train_options, lr_schedule), "version 1 is a prefix");
+// API version 2 ended with the schedule fields; version 3 appended resume_from.
+constexpr size_t kTrainOptionsV2 = offsetof(anycl_train_options, resume_from);
 static_assert(sizeof(EpochV1) <= offsetof(anycl_epoch, learning_rate), "version 1 is a prefix");
 
 // The schedule fields (API version 2) as the Trainer's schedule, checked in the C API's words.
 anycl::LearningRateSchedule schedule_from(const anycl_train_options& o) {
   anycl::LearningRateSchedule s;
-  if (o.struct_size < sizeof(anycl_train_options) || !o.lr_schedule || !*o.lr_schedule) return s;
+  if (o.struct_size < kTrainOptionsV2 || !o.lr_schedule || !*o.lr_schedule) return s;
   const std::string kind = o.lr_schedule;
   if (kind == "exponential")
     s.kind = anycl::ScheduleKind::exponential_decay;
@@ -209,8 +211,8 @@ class TrainingFlag {
 };
 
 anycl::TrainOptions train_options(const anycl_train_options& o) {
-  check_struct_size("anycl_train", o.struct_size, {sizeof(TrainOptionsV1)}, sizeof(anycl_train_options),
-                    "anycl_train_options_init");
+  check_struct_size("anycl_train", o.struct_size, {sizeof(TrainOptionsV1), kTrainOptionsV2},
+                    sizeof(anycl_train_options), "anycl_train_options_init");
   check_finite_option("anycl_train", "options.lr", o.lr);
   check_finite_option("anycl_train", "options.validation_split", o.validation_split);
   check_finite_option("anycl_train", "options.progress_interval_s", o.progress_interval_s);
@@ -236,6 +238,25 @@ anycl::TrainOptions train_options(const anycl_train_options& o) {
   }
   t.schedule = schedule_from(o);
   return t;
+}
+
+// options.resume_from (API version 3) applied to the trainer: its checkpoint file, or the one a run
+// with that checkpoint_dir writes; errors in the C API's words, of the kind the trainer gave.
+void resume(anycl::Trainer& trainer, const anycl_train_options& o) {
+  if (o.struct_size < sizeof(anycl_train_options) || !o.resume_from || !*o.resume_from) return;
+  std::string path = o.resume_from;
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) path += "/checkpoint.anyclckpt";  // as checkpoint_dir writes
+  auto words = [&](const std::exception& e) {
+    return fmt::format("anycl_train: options.resume_from '{}': {}", o.resume_from, e.what());
+  };
+  try {
+    trainer.resume_from(path);
+  } catch (const anycl::ValidationError& e) {
+    throw anycl::ValidationError(words(e));
+  } catch (const anycl::DataError& e) {
+    throw anycl::DataError(words(e));
+  }
 }
 
 }  // namespace
@@ -304,6 +325,7 @@ anycl_status anycl_train(anycl_model* model, anycl_runtime* runtime, const anycl
     t.stop = &stop;
     anycl::Trainer trainer({runtime->rt.get()}, model->saved.spec, optimizer, t);
     if (model->has_weights) trainer.model().upload_weights(model->saved.parameters);
+    resume(trainer, *options);
     if (options->on_progress)
       trainer.on_progress = [&](const anycl::Progress& p) {
         const anycl_progress c{p.epoch, p.epochs, p.step, p.steps, p.loss, p.accuracy, p.seconds};

@@ -33,15 +33,16 @@ PoolWindow parse_pool_args(const std::string& args, const char* name) {
   return {parse_count(size), parse_count(stride)};
 }
 
-bool parse_pool_token(const std::string& token, const std::string& prefix, const char* what, PoolWindow& out) {
+bool parse_pool_token(const std::string& token, const std::string& prefix, const char* what,
+                      PoolWindow& out) {
   if (token.rfind(prefix, 0) != 0) return false;
   const std::string rest = token.substr(prefix.size());
   const size_t s = rest.find('s');
   out.size = parse_count(rest.substr(0, s));
   out.stride = s == std::string::npos ? out.size : parse_count(rest.substr(s + 1));
   if (out.size == 0 || out.stride == 0)
-    throw ValidationError(fmt::format("{0} token is {1}SIZE[sSTRIDE] (e.g. {1}2, {1}3s2), got '{2}'", what,
-                                      prefix, token));
+    throw ValidationError(
+        fmt::format("{0} token is {1}SIZE[sSTRIDE] (e.g. {1}2, {1}3s2), got '{2}'", what, prefix, token));
   return true;
 }
 
@@ -65,8 +66,8 @@ PoolGeometry pool_geometry(const Shape& input, size_t size, size_t stride, const
   return g;
 }
 
-std::string pool_onnx(OnnxGraph& g, const char* op, const std::string& name, const std::string& x, size_t size,
-                      size_t stride) {
+std::string pool_onnx(OnnxGraph& g, const char* op, const std::string& name, const std::string& x,
+                      size_t size, size_t stride) {
   const auto side = int64_t(size), step = int64_t(stride);
   return g.node(op, {x}, name, {}, {{"kernel_shape", {side, side}}, {"strides", {step, step}}});
 }

@@ -14,7 +14,8 @@ namespace anycl::detail {
 /// The largest window side and stride a pooling layer takes.
 inline constexpr size_t kMaxPoolWindow = 64;
 
-/// Throws ValidationError unless size and stride are in [1, kMaxPoolWindow]; `layer` names it ("a MaxPool2D").
+/// Throws ValidationError unless size and stride are in [1, kMaxPoolWindow]; `layer` names it ("a
+/// MaxPool2D").
 void check_pool_window(size_t size, size_t stride, const char* layer);
 
 /// The model file's "SIZE STRIDE" after `name` (e.g. "maxpool2d"); ValidationError naming the form otherwise.
@@ -31,7 +32,7 @@ bool parse_pool_token(const std::string& token, const std::string& prefix, const
 PoolGeometry pool_geometry(const Shape& input, size_t size, size_t stride, const char* keras_name);
 
 /// The ONNX node `op` ("MaxPool", "AveragePool") named `name` over x.
-std::string pool_onnx(OnnxGraph& g, const char* op, const std::string& name, const std::string& x, size_t size,
-                      size_t stride);
+std::string pool_onnx(OnnxGraph& g, const char* op, const std::string& name, const std::string& x,
+                      size_t size, size_t stride);
 
 }  // namespace anycl::detail
