@@ -59,3 +59,14 @@ def test_fashion_bn_cnn_sample_runs_on_a_small_folder(runtime, tmp_path):
     out = run_sample("fashion_bn_cnn.py", str(tmp_path), "--epochs", "1", cwd=tmp_path)
     assert "BatchNormalization" in out and "GlobalAveragePooling2D" in out
     assert "Test accuracy:" in out
+
+
+def test_first_prediction_sample_loads_a_saved_model_and_predicts(runtime, tmp_path):
+    model = anycl.Sequential("8", input_shape=(6,), outputs=3, dropout=0.0)
+    model.compile(optimizer="adam")
+    x = np.random.default_rng(1).uniform(-1, 1, (64, 6)).astype(np.float32)
+    model.fit(x, (x[:, 0] > 0).astype(np.int64) + (x[:, 1] > 0), epochs=1, batch_size=16, runtime=runtime)
+    path = tmp_path / "small.anycl"
+    model.save(str(path))
+    out = run_sample("first_prediction.py", str(path), cwd=tmp_path)
+    assert "first result" in out and "output shape (1, 3)" in out
