@@ -80,6 +80,20 @@ TEST_CASE("a spec from $ANYCL_DEVICE that matches nothing is named as the enviro
   CHECK(flag.output.find("ANYCL_DEVICE") == std::string::npos);  // a flag's spec is not the environment's
 }
 
+TEST_CASE("bytes from the environment or the command line reach the terminal as printable text") {
+  // An escape sequence and a byte that is not UTF-8 in $ANYCL_DEVICE, and a control byte in a command
+  // name: quoted as \xNN, never echoed raw (they could drive the terminal).
+  const auto env = run_command("ANYCL_DEVICE=$(printf 'no\\033[2Jsuch\\377') " + anycl_cli() + " devices");
+  CAPTURE(env.output);
+  CHECK(env.exit_code == 2);
+  CHECK(env.output.find("no\\x1B[2Jsuch\\xFF") != std::string::npos);
+  CHECK(env.output.find('\033') == std::string::npos);
+  const auto command = run_command(anycl_cli() + " $(printf 'train\\007')");
+  CHECK(command.exit_code == 2);
+  CHECK(command.output.find("train\\x07") != std::string::npos);
+  CHECK(command.output.find('\007') == std::string::npos);
+}
+
 TEST_CASE("bad usage exits 2") {
   CHECK(run_command(anycl_cli() + " devices --bogus").exit_code == 2);
   CHECK(run_command(anycl_cli() + " devices --device").exit_code == 2);

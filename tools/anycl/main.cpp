@@ -10,6 +10,7 @@
 #include "anycl/error.hpp"
 #include "args.hpp"
 #include "commands.hpp"
+#include "util/printable_text.hpp"
 
 namespace {
 
@@ -36,6 +37,7 @@ int finish_output(int code) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  using anycl::detail::printable_text;
   if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") ||
       !std::strcmp(argv[1], "help")) {
     print_help(argc < 2 ? stderr : stdout);
@@ -50,16 +52,15 @@ int main(int argc, char** argv) {
     try {
       return finish_output(command.run(argc, argv));
     } catch (const anycl::cli::UsageError& e) {
-      fmt::print(stderr, "anycl {}: {}\nRun `anycl {} --help` for usage.\n", argv[1], e.what(), argv[1]);
+      fmt::print(stderr, "anycl {}: {}\nRun `anycl {} --help` for usage.\n", argv[1],
+                 printable_text(e.what()), argv[1]);
       return 2;
-    } catch (const anycl::DeviceError& e) {
-      fmt::print(stderr, "anycl {}: error: {}\n", argv[1], e.what());
-      return 1;
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "anycl {}: error: {}\n", argv[1], e.what());
+    } catch (const std::exception& e) {  // a message may quote user bytes: shown printable
+      fmt::print(stderr, "anycl {}: error: {}\n", argv[1], printable_text(e.what()));
       return 1;
     }
   }
-  fmt::print(stderr, "anycl: unknown command '{}'. Run `anycl --help` for the list.\n", argv[1]);
+  fmt::print(stderr, "anycl: unknown command '{}'. Run `anycl --help` for the list.\n",
+             printable_text(argv[1]));
   return 2;
 }
