@@ -111,6 +111,15 @@ TEST_CASE("outputs that are devices FIFOs or folders are refused and left as the
   CHECK(r.exit_code == 1);
   CHECK_MESSAGE(contains_all(r.output, {"missing", "does not exist"}), r.output);
   CHECK_MESSAGE(r.output.find("Test loss") == std::string::npos, r.output);
+  // Nor a folder that exists but takes no new files (procfs: a regular file there, but no file can be
+  // created beside it): refused before training, not after it.
+  if (fs::is_regular_file("/proc/version")) {
+    const auto proc =
+        run_cli(fmt::format("train --data {} --layers 8 --epochs 1 --save /proc/version", dir.file("data")));
+    CHECK(proc.exit_code == 1);
+    CHECK_MESSAGE(contains_all(proc.output, {"/proc/version", "takes no new files"}), proc.output);
+    CHECK_MESSAGE(proc.output.find("Test loss") == std::string::npos, proc.output);
+  }
 }
 
 TEST_CASE("plot and export refuse to overwrite their own input") {

@@ -50,6 +50,12 @@ class Temporary {
       std::error_code ec;
       file_ = detail::platform::create_exclusive(path_, ec);
       if (!ec) return;
+      std::error_code folder_ec;
+      if (ec == std::errc::no_such_file_or_directory && fs::is_directory(folder_of(target), folder_ec))
+        throw IoError(
+            fmt::format("cannot write '{}': the folder '{}' takes no new files ({}) — choose a "
+                        "path in a folder you can write to",
+                        target.string(), folder_of(target).string(), ec.message()));
       if (ec != std::errc::file_exists || attempt == 8) fail("create a temporary file for", target, ec);
     }
   }
@@ -107,7 +113,10 @@ size_t remove_stale_temporaries(const fs::path& path) {
   return removed;
 }
 
-void check_output_file(const fs::path& path) {
+namespace {
+
+// What check_output_file checks but the probe: the folder, and what sits at `path`.
+void check_output_kind(const fs::path& path) {
   if (path.empty() || !path.has_filename())
     throw ValidationError(
         fmt::format("'{}' is not a file name — give the path of the file to write", path.string()));
@@ -132,6 +141,15 @@ void check_output_file(const fs::path& path) {
                   path.string(), detail::platform::describe(target.type())));
 }
 
+}  // namespace
+
+void check_output_file(const fs::path& path) {
+  check_output_kind(path);
+  // A folder that exists may still refuse new files (read-only, no permission, /proc): one
+  // temporary, created exclusively as a write would create it, then removed, says so before any work.
+  const Temporary probe(path);
+}
+
 void check_output_is_not_input(const fs::path& input, const fs::path& output) {
   std::error_code ec;
   if (fs::equivalent(input, output, ec) && !ec)
@@ -140,7 +158,7 @@ void check_output_is_not_input(const fs::path& input, const fs::path& output) {
 }
 
 void write_file_atomically(const fs::path& path, const void* data, size_t size) {
-  check_output_file(path);
+  check_output_kind(path);
   remove_stale_temporaries(path);
   Temporary tmp(path);
   std::error_code ec;
@@ -149,7 +167,7 @@ void write_file_atomically(const fs::path& path, const void* data, size_t size) 
   detail::platform::sync(tmp.file(), ec);
   if (ec) fail("write", path, ec);
   if ((ec = tmp.file().close())) fail("write", path, ec);
-  check_output_file(path);  // again: what sits at `path` may have changed while we wrote
+  check_output_kind(path);  // again: what sits at `path` may have changed while we wrote
   detail::platform::rename_replacing(tmp.path(), path, ec);
   if (ec) fail("rename into place", path, ec);
   tmp.release();

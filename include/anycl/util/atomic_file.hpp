@@ -21,8 +21,9 @@ void write_file_atomically(const std::filesystem::path& path, const std::vector<
 /// As above, for text.
 void write_file_atomically(const std::filesystem::path& path, std::string_view text);
 
-/// Checks, before any work, that `path` can be an output: its folder exists and it is absent or a
-/// regular file. Error naming the path and what to do otherwise.
+/// Checks, before any work, that `path` can be an output: its folder exists and takes a new file
+/// (a temporary is created there and removed), and `path` is absent or a regular file. Error naming
+/// the path and what to do otherwise.
 void check_output_file(const std::filesystem::path& path);
 /// Refuses (ValidationError) an `output` that is the same file as `input`, so a failed write can
 /// never cost the input.
