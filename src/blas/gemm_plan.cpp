@@ -21,6 +21,9 @@ constexpr const char* kDwSlices = "DW_SLICES";
 // 128 on AVX-512).
 constexpr size_t kSplitDwTile = 64, kSplitDwMaxTiles = 32;
 
+// Split-K (split_k_slices): tiles counted at 64×64, at most 16 slices of k, each a multiple of 64.
+constexpr size_t kSplitKTile = 64, kSplitKMostSlices = 16, kSplitKStep = 64;
+
 bool flag(const std::map<std::string, size_t>& params, const char* key, bool otherwise) {
   const auto it = params.find(key);
   return it == params.end() ? otherwise : it->second != 0;
@@ -124,6 +127,25 @@ DenseDxForm dense_dx(Runtime& rt, size_t batch, size_t in, size_t units) {
 }
 
 bool dense_keeps_wt(Runtime& rt) { return gemm_state(rt).transposed_dx; }
+
+size_t split_k_slices(Runtime& rt, size_t m, size_t n, size_t k) {
+  // The reference CNN's first Dense layer forward, 128×128×9216: 2 tiles of the AVX-512 entry's
+  // 128×64 indirect kernel for 0.3 GFLOP, each work-group walking all of k (27 GFLOP/s, against
+  // 78 for conv 2's forward beside it).
+  const DeviceInfo& info = rt.info();
+  if (info.type != DeviceType::cpu || m == 0 || n == 0) return 1;
+  const size_t tiles = ((m + kSplitKTile - 1) / kSplitKTile) * ((n + kSplitKTile - 1) / kSplitKTile);
+  const size_t units = std::max<size_t>(info.compute_units, 1);
+  if (tiles >= 4 * units || k <= 16 * std::max(m, n)) return 1;
+  // 16 tiles a core once split: 8 slices of 1,152 on 2 cores cut that forward to about a third
+  // (2 slices: 0.9 of it, 4: 0.6; 16 as 8), docs/dev/performance-log.md.
+  size_t slices = std::min((16 * units + tiles - 1) / tiles, kSplitKMostSlices);
+  while (slices > 1 && (k % slices != 0 || (k / slices) % kSplitKStep != 0)) --slices;
+  // Whole tiles of C where the slices run on the indirect kernel, or its batched routine would
+  // allocate a padded copy of C on every call (a last, smaller batch runs unsplit).
+  const GemmPadding pad = padding(rt, m, n, k / slices);
+  return m % pad.m == 0 && n % pad.n == 0 ? slices : 1;
+}
 
 bool conv_dw_splits(size_t filters, size_t patch) {
   return ((filters + kSplitDwTile - 1) / kSplitDwTile) * ((patch + kSplitDwTile - 1) / kSplitDwTile) <
