@@ -5,10 +5,14 @@
 #include <doctest/doctest.h>
 #include <anycl/nn/sequential.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
+#include "blas/gemm_plan.hpp"
 #include "helpers.hpp"
+#include "indirect_gemm.hpp"
 #include "reference/activation.hpp"
 #include "reference/dropout.hpp"
 
@@ -112,4 +116,34 @@ TEST_CASE(
     model.backward(dy, ctx);
     anycl::test::check_close(model.gradients().download(), fd, 1e-4, 1e-3, "gradients vs finite differences");
   }
+}
+
+// A product of few output tiles and a long inner size (the reference CNN's first Dense layer) runs as
+// slices of k, one strided-batched GEMM and an ordered sum (the GEMM planner's split_k_slices, on a
+// CPU and where Dense asks CLBlast's indirect kernel for a TN product): the host's sums to fp32
+// rounding, and the same bits on a rerun.
+TEST_CASE("Dense forward split over its inner size agrees with the host and reruns bit-identically") {
+  auto& rt = anycl::test::runtime();
+  if (rt.info().type != anycl::DeviceType::cpu) ANYCL_SKIP_TEST(Missing::capability, "split-K is for CPUs");
+  const anycl::test::IndirectGemmScope indirect(rt);
+  const size_t rows = 64, in = 2048, out = 32;
+  REQUIRE(anycl::detail::split_k_slices(rt, rows, out, in) > 1);
+  anycl::Sequential model(in);
+  model.dense(out, Activation::relu);
+  model.build(rt, rows);
+  model.initialize(9);
+  const std::vector<float> p = model.parameters().download();
+  const auto x = anycl::test::random_floats(rows * in, -1.f, 1.f, 43);
+  const anycl::StepContext ctx{true, 1, 0, 0};
+  const auto xt = anycl::Tensor::from_host(rt, {rows, in}, x);
+  const std::vector<float> y = model.forward(xt, ctx).download();
+  CHECK(model.forward(xt, ctx).download() == y);
+  std::vector<float> want(rows * out);
+  for (size_t s = 0; s < rows; ++s)
+    for (size_t j = 0; j < out; ++j) {
+      double z = p[in * out + j];
+      for (size_t i = 0; i < in; ++i) z += double(x[s * in + i]) * p[i * out + j];
+      want[s * out + j] = float(std::max(z, 0.0));
+    }
+  anycl::test::check_close(y, want, 1e-4, 1e-4, "split forward vs host");
 }

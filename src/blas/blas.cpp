@@ -67,6 +67,16 @@ class ProfiledCall {
   cl_event marker_ = nullptr, event_ = nullptr;
 };
 
+// `buffer` from `offset` (elements of T): a sub-buffer that starts there, and `offset` zeroed, where
+// the device's alignment allows one (CLBlast's indirect kernel copies an operand at an offset).
+template <typename T>
+const DeviceBuffer& from_start(const DeviceBuffer& buffer, size_t& offset, DeviceBuffer& view) {
+  if (offset == 0 || !buffer.can_start_at(offset * sizeof(T))) return buffer;
+  view = buffer.sub_buffer(offset * sizeof(T), buffer.bytes() - offset * sizeof(T));
+  offset = 0;
+  return view;
+}
+
 template <typename T>
 void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, T alpha,
                const DeviceBuffer& a, size_t a_off, size_t lda, const DeviceBuffer& b, size_t b_off,
@@ -108,18 +118,11 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
   // convolution's weight gradient per slice of the batch is asked row-major on Intel's runtime,
   // whose tiles make that fewer: 16 slices of conv 2's 64×288×73728, 65 -> 20 ms).
   DeviceBuffer x_view, y_view, c_view;
-  auto from_start = [&](const DeviceBuffer& buffer, size_t& offset,
-                        DeviceBuffer& view) -> const DeviceBuffer& {
-    if (offset == 0 || !buffer.can_start_at(offset * sizeof(T))) return buffer;
-    view = buffer.sub_buffer(offset * sizeof(T), buffer.bytes() - offset * sizeof(T));
-    offset = 0;
-    return view;
-  };
   size_t x_off = swap ? b_off : a_off, y_off = swap ? a_off : b_off;
   const size_t ldx = swap ? ldb : lda, ldy = swap ? lda : ldb;
-  const DeviceBuffer& x = from_start(swap ? b : a, x_off, x_view);
-  const DeviceBuffer& y = from_start(swap ? a : b, y_off, y_view);
-  const DeviceBuffer& out = from_start(c, c_off, c_view);
+  const DeviceBuffer& x = from_start<T>(swap ? b : a, x_off, x_view);
+  const DeviceBuffer& y = from_start<T>(swap ? a : b, y_off, y_view);
+  const DeviceBuffer& out = from_start<T>(c, c_off, c_view);
   cl_command_queue queue = rt.queue();
   size_t temp_bytes = 0;
   auto status = clblast::GemmTempBufferSize<T>(layout, to_clblast(first), to_clblast(second), rows, cols, k,
@@ -189,17 +192,20 @@ void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, s
   const bool swap = detail::column_major_call(rt, m, n, k);  // the GEMM planner (gemm_plan.cpp)
   const auto layout = swap ? clblast::Layout::kColMajor : clblast::Layout::kRowMajor;
   const Trans first = swap ? tb : ta, second = swap ? ta : tb;
-  const DeviceBuffer& x = swap ? b : a;
-  const DeviceBuffer& y = swap ? a : b;
+  // Operands at an offset (a Dense layer's W in the model's parameters) as sub-buffers, as gemm does.
+  DeviceBuffer x_view, y_view, c_view;
+  size_t x_off = swap ? b_offset : a_offset, y_off = swap ? a_offset : b_offset, c_off = c_offset;
+  const DeviceBuffer& x = from_start<float>(swap ? b : a, x_off, x_view);
+  const DeviceBuffer& y = from_start<float>(swap ? a : b, y_off, y_view);
+  const DeviceBuffer& out = from_start<float>(c, c_off, c_view);
   cl_command_queue queue = rt.queue();
   ++rt.counters().gemm_calls;
   // One kernel where the operands are laid out as gemm_padding says (the trainer's case).
   ProfiledCall call(rt, nullptr);
   const auto status = clblast::GemmStridedBatched<float>(
-      layout, to_clblast(first), to_clblast(second), swap ? n : m, swap ? m : n, k, alpha, x.mem(),
-      swap ? b_offset : a_offset, swap ? ldb : lda, swap ? b_stride : a_stride, y.mem(),
-      swap ? a_offset : b_offset, swap ? lda : ldb, swap ? a_stride : b_stride, beta, c.mem(), c_offset, ldc,
-      c_stride, batch, &queue, call.event());
+      layout, to_clblast(first), to_clblast(second), swap ? n : m, swap ? m : n, k, alpha, x.mem(), x_off,
+      swap ? ldb : lda, swap ? b_stride : a_stride, y.mem(), y_off, swap ? lda : ldb,
+      swap ? a_stride : b_stride, beta, out.mem(), c_off, ldc, c_stride, batch, &queue, call.event());
   if (status != clblast::StatusCode::kSuccess)
     throw OpenCLError(int(status), "clblast::GemmStridedBatched",
                       fmt::format("SGEMM {}{} m={} n={} k={} strides={},{},{} batch={} on {}", name(ta),

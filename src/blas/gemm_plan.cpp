@@ -21,6 +21,10 @@ constexpr const char* kDwSlices = "DW_SLICES";
 // 128 on AVX-512).
 constexpr size_t kSplitDwTile = 64, kSplitDwMaxTiles = 32;
 
+// Split-K (split_k_slices): tiles of 64×64 off the indirect kernel, at most 16 slices of k, each a
+// multiple of 64.
+constexpr size_t kSplitKTile = 64, kSplitKMostSlices = 16, kSplitKStep = 64;
+
 bool flag(const std::map<std::string, size_t>& params, const char* key, bool otherwise) {
   const auto it = params.find(key);
   return it == params.end() ? otherwise : it->second != 0;
@@ -124,6 +128,35 @@ DenseDxForm dense_dx(Runtime& rt, size_t batch, size_t in, size_t units) {
 }
 
 bool dense_keeps_wt(Runtime& rt) { return gemm_state(rt).transposed_dx; }
+
+size_t split_k_slices(Runtime& rt, size_t m, size_t n, size_t k) {
+  // The reference CNN's first Dense layer forward, 128×128×9216: 2 tiles of the PoCL AVX-512 entry's
+  // 128×64 indirect kernel for 0.3 GFLOP, each work-group walking all of k (27 GFLOP/s, against
+  // 78 for conv 2's forward beside it). Intel's entry has 64×32 tiles, 8 there: not split (split
+  // anyway, that product took 1.1–1.5x its time).
+  const DeviceInfo& info = rt.info();
+  if (info.type != DeviceType::cpu || m == 0 || n == 0) return 1;
+  // The tiles of the kernel that runs it: the indirect kernel's (C column-major where
+  // column_major_call says so), else 64×64.
+  auto tiles_of = [](size_t rows, size_t cols, size_t mwg, size_t nwg) {
+    return ((rows + mwg - 1) / mwg) * ((cols + nwg - 1) / nwg);
+  };
+  const GemmLayoutParams& layout = layout_params(rt);
+  const bool indirect = uint64_t(m) * n * k >= layout.column_major_from;
+  const size_t tiles = !indirect                        ? tiles_of(m, n, kSplitKTile, kSplitKTile)
+                       : column_major_call(rt, m, n, k) ? tiles_of(n, m, layout.mwg, layout.nwg)
+                                                        : tiles_of(m, n, layout.mwg, layout.nwg);
+  const size_t units = std::max<size_t>(info.compute_units, 1);
+  if (tiles >= 4 * units || k <= 16 * std::max(m, n)) return 1;
+  // 8 work-groups a core once split: 8 slices of 1,152 on 2 cores cut that forward to about a third
+  // (2 slices: 0.9 of it, 4: 0.6; 16 as 8), docs/dev/performance-log.md.
+  size_t slices = std::min((8 * units + tiles - 1) / tiles, kSplitKMostSlices);
+  while (slices > 1 && (k % slices != 0 || (k / slices) % kSplitKStep != 0)) --slices;
+  // Whole tiles of C where the slices run on the indirect kernel, or its batched routine would
+  // allocate a padded copy of C on every call (a last, smaller batch runs unsplit).
+  const GemmPadding pad = padding(rt, m, n, k / slices);
+  return m % pad.m == 0 && n % pad.n == 0 ? slices : 1;
+}
 
 bool conv_dw_splits(size_t filters, size_t patch) {
   return ((filters + kSplitDwTile - 1) / kSplitDwTile) * ((patch + kSplitDwTile - 1) / kSplitDwTile) <

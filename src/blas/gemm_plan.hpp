@@ -86,6 +86,16 @@ DenseDxForm dense_dx(Runtime& rt, size_t batch, size_t in, size_t units);
 /// Whether a Dense layer built now keeps a Wᵀ for its dx.
 bool dense_keeps_wt(Runtime& rt);
 
+// Split-K: a product of few output tiles and a long inner size, as slices of k summed in order.
+
+/// Slices of k that an m×n×k product (C row-major, whole tiles of the indirect kernel) runs as, one
+/// strided-batched GEMM over them and an ordered sum after it, on a CPU: where C has fewer tiles of
+/// the kernel that runs it (the indirect kernel's MWG × NWG, else 64×64) than 4 × the device's
+/// compute units and k > 16·max(m, n) (DLPrimitives' rule); as many slices as give 8 work-groups a
+/// compute unit, at most 16, each slice's k a multiple of 64. 1 where not split. The tuner still
+/// times such a product whole (Dense::gemm_shapes).
+size_t split_k_slices(Runtime& rt, size_t m, size_t n, size_t k);
+
 // Conv2D's weight gradient dW:(filters, patch), inner size the batch's pixels (src/nn/conv2d.cpp).
 
 /// Whether dW has so few 64×64 output tiles that it is split over slices of the batch.

@@ -17,6 +17,7 @@
 #include "anycl/nn/dropout.hpp"
 #include "blas/gemm_plan.hpp"
 #include "ops/activation.hpp"
+#include "ops/conv.hpp"
 #include "ops/init.hpp"
 #include "ops/transpose.hpp"
 
@@ -163,10 +164,16 @@ Tensor Dense::forward(const Tensor& x, const StepContext& ctx) {
   if (x.rows() == 1 && !ctx.training) {
     bias_act_->forward_row(x, w_, b_, y, activation_);
   } else {
-    if (detail::dense_forward_as_tn(x.runtime(), x.rows(), units_, in_)) {  // the GEMM planner decides
-      Tensor xt = scratch_matrix(x.runtime(), xt_, in_ * max_batch_, in_, x.rows());
+    Runtime& rt = x.runtime();
+    if (detail::dense_forward_as_tn(rt, x.rows(), units_, in_)) {  // the GEMM planner decides
+      Tensor xt = scratch_matrix(rt, xt_, in_ * max_batch_, in_, x.rows());
       transposer_->run(x, xt);
-      matmul(xt, Trans::yes, w_, Trans::no, y);
+      const size_t slices = detail::split_k_slices(rt, x.rows(), units_, in_);
+      if (slices > 1) {  // y = Σ_s xt[slice s]ᵀ·W[slice s], the slices summed in order
+        forward_split(xt, y, slices);
+      } else {
+        matmul(xt, Trans::yes, w_, Trans::no, y);
+      }
     } else {
       matmul(x, Trans::no, w_, Trans::no, y);
     }
@@ -179,6 +186,21 @@ Tensor Dense::forward(const Tensor& x, const StepContext& ctx) {
   x_last_ = x;
   y_last_ = y;
   return y;
+}
+
+// y = xtᵀ·W over `slices` slices of the inner size: one strided-batched GEMM TN into parts_ (each
+// slice's rows of xt and W are one contiguous block), then one kernel sums the parts in slice order,
+// so reruns are bit-identical. For a product of few output tiles and a long k (split_k_slices).
+void Dense::forward_split(const Tensor& xt, Tensor& y, size_t slices) {
+  Runtime& rt = y.runtime();
+  const size_t batch = y.rows(), part = in_ / slices, stride = batch * units_;
+  if (parts_.size() < slices * max_batch_ * units_) parts_ = Tensor(rt, {slices * max_batch_ * units_});
+  if (!slice_sum_) slice_sum_ = std::make_unique<ConvOps>(rt);
+  DeviceBuffer pb = parts_.buffer();
+  gemm_strided_batched(rt, Trans::yes, Trans::no, batch, units_, part, 1.f, xt.buffer(), xt.offset(), batch,
+                       part * batch, w_.buffer(), w_.offset(), units_, part * units_, 0.f, pb, 0, units_,
+                       stride, slices);
+  slice_sum_->sum_slices(parts_, slices, stride, units_, y, 1);
 }
 
 // dy:(batch,out) → dz in place; dW:(in,out) = xᵀ·dz; db = Σ dz; dx:(batch,in) = dz·Wᵀ

@@ -12,6 +12,7 @@ namespace anycl {
 class BiasActivation;  // src/ops/activation.hpp
 class Dropout;         // anycl/nn/dropout.hpp
 class BlockTranspose;  // src/ops/transpose.hpp
+class ConvOps;         // src/ops/conv.hpp (its ordered sum of slices, for a forward split over k)
 
 class Dense final : public Layer {
  public:
@@ -40,6 +41,7 @@ class Dense final : public Layer {
 
  private:
   friend class Sequential;  // links a Dropout after it (dropout_after_)
+  void forward_split(const Tensor& xt, Tensor& y, size_t slices);
   size_t units_, in_ = 0, max_batch_ = 0;
   Activation activation_;
   Init init_;
@@ -49,10 +51,12 @@ class Dense final : public Layer {
   Tensor wt_;               // (units, in): Wᵀ for dx = dz·Wᵀ as a GEMM NN or TN
   Tensor xt_, dzt_;  // (in·max_batch), (units·max_batch): xᵀ and dzᵀ where CLBlast reads A transposed
   Tensor x_last_, y_last_;  // what the last forward saw and produced (views)
+  Tensor parts_;            // a forward split over k: each slice's (batch, units), summed in order
   Tensor z_, z_last_;       // gelu only (activation_keeps_input): (max_batch, units) before the activation
   std::unique_ptr<BiasActivation> bias_act_;
   std::unique_ptr<BlockTranspose> transposer_;
-  Dropout* dropout_after_ = nullptr;  // the Dropout right after it, whose mask its output stage runs
+  std::unique_ptr<ConvOps> slice_sum_;  // made on the first split forward
+  Dropout* dropout_after_ = nullptr;    // the Dropout right after it, whose mask its output stage runs
 };
 
 /// The registry entry of Dense: "dense UNITS ACTIVATION INIT"; a `--layers` token of digits is a
