@@ -1,5 +1,5 @@
-// What the benchmarks of `anycl bench` share: their settings (from cmd_bench.cpp's flags), the
-// OpenCL kernels of the bandwidth and latency benchmarks, and the median-of-repeats timer.
+// What the benchmarks of `anycl bench` share: their settings (from cmd_bench.cpp's flags) and the
+// median-of-repeats timer.
 #pragma once
 
 #include <algorithm>
@@ -11,18 +11,10 @@
 
 namespace anycl::cli {
 
-constexpr const char* kBenchKernels = R"CL(
-__kernel void empty_kernel() {}
-__kernel void triad(__global float* a, __global const float* b, __global const float* c, const float s,
-                    const uint n) {
-  const size_t i = get_global_id(0);  // 32-bit, Intel's runtime gathered and scattered: 13 GB/s
-  if (i < n) a[i] = b[i] + s * c[i];
-}
-)CL";
-
 using Clock = std::chrono::steady_clock;
 inline double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
+/// What the flags of `anycl bench` set for the benchmark that runs (cmd_bench.cpp).
 struct BenchSettings {
   int repeats = 5;
   std::vector<size_t> sizes;

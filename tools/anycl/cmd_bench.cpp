@@ -1,7 +1,8 @@
 // `anycl bench`: GEMM, bandwidth, latency and whole-training-step figures for the selected
 // device, each beside the host baseline where one exists (OpenBLAS), measured in the same run.
-// Warm-up runs are excluded; every figure is the median over repeats. The bandwidth and latency
-// micro-benchmarks use Boost.Compute over the runtime's raw OpenCL handles, as an application would.
+// Warm-up runs are excluded; every figure is the median over repeats. This file parses the flags and
+// runs the benchmarks asked for (bench_gemm, bench_bandwidth, bench_latency, bench_mlp, bench_cnn, …);
+// the bandwidth and latency ones use Boost.Compute over the runtime's raw OpenCL handles.
 #include <fmt/format.h>
 
 #include <sstream>
