@@ -110,3 +110,25 @@ TEST_CASE("switch choice: a direct set that serves the switch better") {
   sets = {{other, {1.0, 4.0}}};
   CHECK(anycl::detail::better_direct_set(in, sets, winner, 2, current) == -1);
 }
+
+TEST_CASE("switch choice: a proposed direct set is taken only when its check confirms it") {
+  const SwitchInputs in = inputs(false);
+  const auto current = anycl::detail::choose_switch(in, {1.0, 4.0});  // sw 44, 3.0
+  anycl::CandidateResult checked;
+  checked.exact = true;
+  checked.shape_seconds = {0.5, 5.0};  // the forward faster direct: 0.5 + 2.0
+  auto c = anycl::detail::accept_direct_set(in, checked, 2, current);
+  REQUIRE(c);
+  CHECK(c->total == doctest::Approx(2.5));
+  CHECK(c->sw == 44);
+  // Timed again, it is no faster than the current choice: kept as it was (a tie too).
+  checked.shape_seconds = {1.0, 5.0};
+  CHECK_FALSE(anycl::detail::accept_direct_set(in, checked, 2, current));
+  // Not exact, or timed at fewer shapes (its child process failed part-way): refused.
+  checked.shape_seconds = {0.5, 5.0};
+  checked.exact = false;
+  CHECK_FALSE(anycl::detail::accept_direct_set(in, checked, 2, current));
+  checked.exact = true;
+  checked.shape_seconds = {0.5};
+  CHECK_FALSE(anycl::detail::accept_direct_set(in, checked, 2, current));
+}

@@ -51,4 +51,12 @@ long better_direct_set(const SwitchInputs& in,
   return better;
 }
 
+std::optional<SwitchChoice> accept_direct_set(const SwitchInputs& in, const CandidateResult& checked,
+                                              size_t timed_count, const SwitchChoice& current) {
+  if (!checked.exact || checked.shape_seconds.size() != timed_count) return std::nullopt;
+  const SwitchChoice c = choose_switch(in, checked.shape_seconds);
+  if (!(c.total < current.total)) return std::nullopt;
+  return c;
+}
+
 }  // namespace anycl::detail

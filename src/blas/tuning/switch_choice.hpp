@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -58,5 +59,11 @@ long better_direct_set(const SwitchInputs& in,
                        const std::vector<std::pair<std::map<std::string, size_t>, std::vector<double>>>& sets,
                        const std::map<std::string, size_t>& winner, size_t timed_count,
                        const SwitchChoice& current);
+
+/// The choice with a direct set better_direct_set proposed, once `checked` (that set checked for
+/// exact results and timed again, as every candidate is) confirms it: exact, timed at every one of
+/// `timed_count` shapes and faster than `current`; nothing otherwise.
+std::optional<SwitchChoice> accept_direct_set(const SwitchInputs& in, const CandidateResult& checked,
+                                              size_t timed_count, const SwitchChoice& current);
 
 }  // namespace anycl::detail
