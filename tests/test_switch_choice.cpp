@@ -132,3 +132,21 @@ TEST_CASE("switch choice: a proposed direct set is taken only when its check con
   checked.shape_seconds = {0.5};
   CHECK_FALSE(anycl::detail::accept_direct_set(in, checked, 2, current));
 }
+
+TEST_CASE("switch choice: a pass's seconds at a given switch and layout, as the tuned result is costed") {
+  SwitchInputs in = inputs(true);
+  const std::vector<double> direct = {1.0, 9.0, 4.0, 1.0};
+  // The parameters as they were, all indirect (switch 1): 3 + 2 + 6 (dX as GEMM NT) = 11, or with the
+  // transposed layout 3 + 2 + 0.5 + 5 = 10.5.
+  CHECK(anycl::detail::pass_seconds(in, direct, 1, false) == doctest::Approx(11.0));
+  CHECK(anycl::detail::pass_seconds(in, direct, 1, true) == doctest::Approx(10.5));
+  // All direct: 1 + 9 + 4, or 1 + 9 + 0.5 + 1.
+  CHECK(anycl::detail::pass_seconds(in, direct, anycl::detail::kAlwaysDirect, false) ==
+        doctest::Approx(14.0));
+  CHECK(anycl::detail::pass_seconds(in, direct, anycl::detail::kAlwaysDirect, true) == doctest::Approx(11.5));
+  // choose_switch takes the least of them.
+  const auto c = anycl::detail::choose_switch(in, direct);
+  CHECK(c.total == doctest::Approx(anycl::detail::pass_seconds(in, direct, c.sw, c.transposed)));
+  in.shapes[1].count = 3;  // a dW of three slices counts three times
+  CHECK(anycl::detail::pass_seconds(in, direct, 1, false) == doctest::Approx(15.0));
+}

@@ -47,6 +47,10 @@ struct SwitchChoice {
 /// smallest that sends it direct.
 std::vector<size_t> switch_candidates(const std::vector<GemmShape>& shapes);
 
+/// Seconds of one pass over the shapes as training runs them with switch `sw` and the dx layout
+/// `transposed`, the direct set's seconds per timed shape being `direct` (each shape times its count).
+double pass_seconds(const SwitchInputs& in, const std::vector<double>& direct, size_t sw, bool transposed);
+
 /// The fastest switch and dx layout with a direct set whose seconds per timed shape are `direct`.
 /// Ties keep the earlier: GEMM NT before the transposed layout, then switch_candidates' order.
 SwitchChoice choose_switch(const SwitchInputs& in, const std::vector<double>& direct);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -103,13 +104,23 @@ struct Run {
   Clock::time_point start = Clock::now();
   // The stages' winners' CandidateResult::shape_seconds.
   std::map<std::string, std::vector<double>> winner_times;
-  // Every set the direct stage timed (none where the stage was kept from an earlier run).
-  TimedSets direct_sets;
+  // Every set the direct and the indirect stage timed (none where a stage was kept from an earlier run).
+  TimedSets direct_sets, indirect_sets;
+  // The parameters as they were (the device's entry, say): the kernels' sets, the switch, the dx layout.
+  std::map<std::string, size_t> was_direct, was_indirect;
+  size_t was_switch = 1;
+  bool was_transposed = false;
 
   Run(Runtime& runtime, const TuneOptions& options) : rt(runtime), o(options), t(options.earlier) {
     t.device = rt.info().name;
     t.driver = rt.info().driver_version;
     t.quick = o.quick;
+    std::map<std::string, size_t> routine;
+    detail::clblast_params::retrieve(rt.info().id, "XgemmDirect", was_direct);
+    detail::clblast_params::retrieve(rt.info().id, "Xgemm", was_indirect);
+    detail::clblast_params::retrieve(rt.info().id, kRoutine, routine);
+    if (routine.count(kSwitch)) was_switch = routine.at(kSwitch);
+    was_transposed = detail::gemm_state(rt).transposed_dx;
   }
   bool wanted(const char* stage) const {
     return o.stages.empty() || std::find(o.stages.begin(), o.stages.end(), stage) != o.stages.end();
@@ -146,7 +157,7 @@ void kernel_stage(Run& r, const char* stage, int number, double seconds) {
   const auto t0 = Clock::now();
   detail::SearchResult found = detail::search_kernel(r.rt, stage, seconds, r.o);
   r.t.kernels[stage] = found.params;
-  if (number == 1) r.direct_sets = std::move(found.timed_sets);
+  (number == 1 ? r.direct_sets : r.indirect_sets) = std::move(found.timed_sets);
   r.winner_times[stage] = std::move(found.shape_seconds);
   r.finish_stage(stage, t0);
 }
@@ -165,6 +176,33 @@ std::vector<double> stage_times(Run& r, const std::string& stage) {
                     "--reset` and tune again",
                     stage, r.rt.info().name));
   return times;
+}
+
+// The times per timed shape of `params` of `stage`: as a stage timed them, else measured now as a
+// candidate; nothing when it could not run (or the tuning was stopped).
+std::optional<std::vector<double>> times_of(Run& r, const std::string& stage,
+                                            const std::map<std::string, size_t>& params,
+                                            const TimedSets& sets) {
+  const size_t timed_count = timed_shapes(r.o.shapes).size();
+  for (const auto& [p, times] : sets)
+    if (p == params && times.size() == timed_count) return times;
+  std::vector<double> times;
+  detail::measurer_of(r.rt, r.o)({{stage, params}}, 0, 1e9,
+                                 [&](const CandidateResult& c) { times = c.shape_seconds; });
+  if (times.size() != timed_count) return std::nullopt;
+  return times;
+}
+
+// The parameters as they were, costed as the tuned result is (switch_choice's model of a pass as
+// trained, from candidate timings), so that the two compare like with like: timed through gemm()
+// at the bare shapes, a Dense product on an indirect kernel that reads A transposed pays CLBlast's
+// own transposes, which training does not. Nothing when their sets could not be timed.
+std::optional<double> was_as_trained(Run& r) {
+  const auto direct = times_of(r, "XgemmDirect", r.was_direct, r.direct_sets);
+  const auto indirect = direct ? times_of(r, "Xgemm", r.was_indirect, r.indirect_sets) : std::nullopt;
+  if (!direct || !indirect) return std::nullopt;
+  const detail::SwitchInputs in = switch_inputs(r.rt, r.o.shapes, *indirect, r.was_indirect);
+  return detail::pass_seconds(in, *direct, r.was_switch, r.was_transposed);
 }
 
 // The direct stage's best set is the fastest over every shape, the large ones included, which the
@@ -241,6 +279,12 @@ void switch_stage(Run& r) {
   const detail::SwitchInputs in = switch_inputs(r.rt, r.o.shapes, indirect_all, xgemm);
   detail::SwitchChoice choice = detail::choose_switch(in, direct_all);
   try_better_direct_set(r, in, direct_all, choice);
+  if (const auto was = was_as_trained(r)) {
+    r.t.seconds_before = *was;
+    r.say(fmt::format(
+        "      the parameters as they were, as trained (switch {}, dense dx as {}): {:.3f} ms per pass",
+        r.was_switch, r.was_transposed ? "transpose + GEMM NN" : "GEMM NT", *was * 1e3));
+  }
   apply_choice(r, choice);
   report_shapes(r, in, direct_all);
   r.say(fmt::format("      switch {} = {}; dense dx as {}", kSwitch, choice.sw,
