@@ -110,3 +110,43 @@ TEST_CASE("switch choice: a direct set that serves the switch better") {
   sets = {{other, {1.0, 4.0}}};
   CHECK(anycl::detail::better_direct_set(in, sets, winner, 2, current) == -1);
 }
+
+TEST_CASE("switch choice: a proposed direct set is taken only when its check confirms it") {
+  const SwitchInputs in = inputs(false);
+  const auto current = anycl::detail::choose_switch(in, {1.0, 4.0});  // sw 44, 3.0
+  anycl::CandidateResult checked;
+  checked.exact = true;
+  checked.shape_seconds = {0.5, 5.0};  // the forward faster direct: 0.5 + 2.0
+  auto c = anycl::detail::accept_direct_set(in, checked, 2, current);
+  REQUIRE(c);
+  CHECK(c->total == doctest::Approx(2.5));
+  CHECK(c->sw == 44);
+  // Timed again, it is no faster than the current choice: kept as it was (a tie too).
+  checked.shape_seconds = {1.0, 5.0};
+  CHECK_FALSE(anycl::detail::accept_direct_set(in, checked, 2, current));
+  // Not exact, or timed at fewer shapes (its child process failed part-way): refused.
+  checked.shape_seconds = {0.5, 5.0};
+  checked.exact = false;
+  CHECK_FALSE(anycl::detail::accept_direct_set(in, checked, 2, current));
+  checked.exact = true;
+  checked.shape_seconds = {0.5};
+  CHECK_FALSE(anycl::detail::accept_direct_set(in, checked, 2, current));
+}
+
+TEST_CASE("switch choice: a pass's seconds at a given switch and layout, as the tuned result is costed") {
+  SwitchInputs in = inputs(true);
+  const std::vector<double> direct = {1.0, 9.0, 4.0, 1.0};
+  // The parameters as they were, all indirect (switch 1): 3 + 2 + 6 (dX as GEMM NT) = 11, or with the
+  // transposed layout 3 + 2 + 0.5 + 5 = 10.5.
+  CHECK(anycl::detail::pass_seconds(in, direct, 1, false) == doctest::Approx(11.0));
+  CHECK(anycl::detail::pass_seconds(in, direct, 1, true) == doctest::Approx(10.5));
+  // All direct: 1 + 9 + 4, or 1 + 9 + 0.5 + 1.
+  CHECK(anycl::detail::pass_seconds(in, direct, anycl::detail::kAlwaysDirect, false) ==
+        doctest::Approx(14.0));
+  CHECK(anycl::detail::pass_seconds(in, direct, anycl::detail::kAlwaysDirect, true) == doctest::Approx(11.5));
+  // choose_switch takes the least of them.
+  const auto c = anycl::detail::choose_switch(in, direct);
+  CHECK(c.total == doctest::Approx(anycl::detail::pass_seconds(in, direct, c.sw, c.transposed)));
+  in.shapes[1].count = 3;  // a dW of three slices counts three times
+  CHECK(anycl::detail::pass_seconds(in, direct, 1, false) == doctest::Approx(15.0));
+}

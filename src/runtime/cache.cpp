@@ -17,22 +17,7 @@ namespace anycl {
 namespace fs = std::filesystem;
 namespace {
 
-// The first line of every tuning file (tuning.cpp writes it).
-constexpr const char* kTuningMagic = "anycl-clblast-tuning 1";
-
 bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-bool is_tuning_name(const std::string& name) {
-  // "clblast-tuning-<16 lowercase hex>.txt", as tuning_file_path() names it.
-  const std::string head = "clblast-tuning-", tail = ".txt";
-  if (name.size() != head.size() + 16 + tail.size() || !starts_with(name, head) || !ends_with(name, tail))
-    return false;
-  return std::all_of(name.begin() + long(head.size()), name.end() - long(tail.size()),
-                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
-}
 
 // A temporary that anycl's atomic writer left for a cache entry or tuning file, and whose writer
 // no longer runs.
@@ -41,7 +26,7 @@ bool is_stale_temporary(const std::string& name) {
   if (at == std::string::npos) return false;
   const std::string target = name.substr(0, at);
   long long pid = 0;
-  return (detail::is_cache_entry_name(target) || is_tuning_name(target)) &&
+  return (detail::is_cache_entry_name(target) || detail::is_tuning_file_name(target)) &&
          is_temporary_name(name, target, &pid) && !detail::platform::process_exists(pid);
 }
 
@@ -59,7 +44,7 @@ CacheEntry classify(const fs::path& path, uint64_t bytes) {
   e.path = path.string();
   e.bytes = bytes;
   const std::string name = path.filename().string();
-  if (is_tuning_name(name)) {
+  if (detail::is_tuning_file_name(name)) {
     e.kind = CacheEntry::Kind::tuning;
   } else if (detail::is_cache_entry_name(name)) {
     e.kind = CacheEntry::Kind::kernel;
@@ -105,9 +90,10 @@ size_t clear_cache(bool tuning) {
   size_t removed = 0;
   for (const CacheEntry& e : cache_info().entries) {
     const std::string name = fs::path(e.path).filename().string();
-    const bool ours = e.kind == CacheEntry::Kind::kernel   ? detail::has_cache_entry_magic(e.path)
-                      : e.kind == CacheEntry::Kind::tuning ? tuning && starts_with_line(e.path, kTuningMagic)
-                                                           : is_stale_temporary(name);
+    const bool ours = e.kind == CacheEntry::Kind::kernel ? detail::has_cache_entry_magic(e.path)
+                      : e.kind == CacheEntry::Kind::tuning
+                          ? tuning && starts_with_line(e.path, detail::kTuningFileMagic)
+                          : is_stale_temporary(name);
     if (!ours) continue;
     std::error_code ec;
     fs::remove(e.path, ec);

@@ -3,6 +3,8 @@
 #include "runtime/disk_cache.hpp"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
@@ -124,6 +126,19 @@ bool has_cache_entry_magic(const std::string& file) {
   } catch (const DataError&) {
     return false;
   }
+}
+
+std::string tuning_file_name(uint64_t device_key) {
+  return fmt::format("clblast-tuning-{:016x}.txt", device_key);
+}
+
+bool is_tuning_file_name(const std::string& name) {
+  const std::string head = "clblast-tuning-", tail = ".txt";
+  if (name.size() != head.size() + 16 + tail.size() || name.compare(0, head.size(), head) != 0 ||
+      name.compare(name.size() - tail.size(), tail.size(), tail) != 0)
+    return false;
+  return std::all_of(name.begin() + long(head.size()), name.end() - long(tail.size()),
+                     [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
 }  // namespace anycl::detail

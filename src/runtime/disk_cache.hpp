@@ -42,4 +42,13 @@ bool is_cache_entry_name(const std::string& name);
 /// True when `file` is a regular file that starts like a cache entry ("ANYCLBIN").
 bool has_cache_entry_magic(const std::string& file);
 
+/// The first line of every tuning file (src/blas/tuning/tuning_file.cpp writes the rest of its
+/// format); `anycl cache` recognises tuning files by it.
+inline constexpr const char* kTuningFileMagic = "anycl-clblast-tuning 1";
+/// The name of a device's tuning file in the cache folder, from device_hash: "clblast-tuning-<16
+/// lowercase hex>.txt".
+std::string tuning_file_name(uint64_t device_key);
+/// True for the names tuning_file_name gives.
+bool is_tuning_file_name(const std::string& name);
+
 }  // namespace anycl::detail

@@ -46,12 +46,17 @@ int tune_here(const DeviceInfo& device, const std::string& path, TuneSettings se
     return stop_exit_code();
   }
   const GemmTuning& t = report.tuning;
-  fmt::print(
-      "tuned in {:.0f} s: the model's GEMMs take {:.3f} ms per pass instead of {:.3f} ms with {} ({:.2f}x); "
-      "stored in {} (`anycl tune --show` lists it, `--reset` removes it)\n",
-      t.seconds, t.seconds_after * 1e3, t.seconds_before * 1e3,
-      report.baseline.rfind("anycl's", 0) == 0 ? "the database entry" : "CLBlast's own parameters",
-      t.seconds_before / t.seconds_after, path);
+  if (report.kept_entry)
+    fmt::print(
+        "tuned in {:.0f} s: nothing beat {} by 5 % ({:.3f} ms per pass), so they are kept; stored in {} "
+        "(`anycl tune --show` lists it, `--reset` removes it)\n",
+        t.seconds, report.against, t.seconds_before * 1e3, path);
+  else
+    fmt::print(
+        "tuned in {:.0f} s: the model's GEMMs take {:.3f} → {:.3f} ms per pass against {} ({:.2f}x); stored "
+        "in {} (`anycl tune --show` lists it, `--reset` removes it)\n",
+        t.seconds, t.seconds_before * 1e3, t.seconds_after * 1e3, report.against,
+        t.seconds_before / t.seconds_after, path);
   return 0;
 }
 

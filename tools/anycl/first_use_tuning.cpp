@@ -46,11 +46,17 @@ void run_first_use_tuning(const std::vector<Runtime*>& runtimes, const std::vect
     for (Runtime* other : runtimes)
       if (other != rt && other->info().index == device.index) apply_tuning(*other, report->tuning);
     const GemmTuning& t = report->tuning;
-    if (!quiet)
+    if (quiet) continue;
+    if (report->kept_entry)
       fmt::print(
-          "first-use tuning: the model's GEMMs take {:.3f} ms per pass instead of {:.3f} ms with {} "
-          "({:.2f}x), found in {:.0f} s; stored for this device and driver\n",
-          t.seconds_after * 1e3, t.seconds_before * 1e3, report->baseline, t.seconds_before / t.seconds_after,
+          "first-use tuning: the model's GEMMs take {:.3f} ms per pass with {}, and no shortlist set beat "
+          "them by 5 %: kept, decided in {:.0f} s; stored for this device and driver\n",
+          t.seconds_before * 1e3, report->against, t.seconds);
+    else
+      fmt::print(
+          "first-use tuning: the model's GEMMs take {:.3f} → {:.3f} ms per pass against {} ({:.2f}x), found "
+          "in {:.0f} s; stored for this device and driver\n",
+          t.seconds_before * 1e3, t.seconds_after * 1e3, report->against, t.seconds_before / t.seconds_after,
           t.seconds);
   }
 }

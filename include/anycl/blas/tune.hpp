@@ -33,7 +33,7 @@ struct TuneProgress {
 
 /// How tune() searches (TuneOptions is the search itself; this is the call around it).
 struct TuneSettings {
-  bool quick = false;  // the shortlists only, as first-use tuning (about 95 s on a 2-core CPU)
+  bool quick = false;  // the shortlists only, as first-use tuning (at most about 95 s on a 2-core CPU)
   double minutes = 0;  // the time for the search; 0: 1.6 quick, else 8 (16 when a GEMM is large)
   std::vector<GemmShape> shapes = reference_model_gemm_shapes();  // the model's GEMMs (model_gemm_shapes)
   /// Called with every progress line; returning false stops the tuning after the candidate being
@@ -51,12 +51,18 @@ struct TuneReport {
       baseline;  // what it measured against: "anycl's tuning database entry X" or "CLBlast's own parameters"
   bool stopped = false;    // stopped early (progress returned false, or *stop): the best found so far is kept
   bool continued = false;  // continued an interrupted earlier tuning stored in `path`
-  bool kept_entry = false;  // quick, and no set beat the database entry by 5 %: the entry is stored instead
+  /// What it measured against, for messages: "the <entry> parameters" (the database entry's file)
+  /// or "CLBlast's own parameters".
+  std::string against;
+  bool kept_entry = false;  // no set beat the database entry by 5 %: the entry is stored instead
 };
 
 /// Tunes CLBlast's GEMM for `rt`'s device at `settings.shapes`: each stage's candidates run in
 /// child processes of the worker program, measured against the device's database entry (applied to
-/// `rt` first) or else CLBlast's own parameters. The result is stored atomically in
+/// `rt` first, with its `large` sets for large GEMMs) or else CLBlast's own parameters; a result
+/// that does not beat the entry by 5 % keeps the entry (TuneReport::kept_entry), and a quick tune
+/// stops a stage early when the first third of its shortlist holds nothing that beats the set the
+/// device runs by 5 %. The result is stored atomically in
 /// tuning_file_path(rt.info()) (after each stage while no complete tuning is there; a complete
 /// earlier one stays until the new one is complete; an interrupted one is continued) and applied to
 /// `rt`. Throws Error when the cache is off (nowhere to store it), when the worker is not found

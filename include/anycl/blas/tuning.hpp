@@ -109,7 +109,7 @@ std::vector<TuningCandidate> tuning_shortlist(Runtime& rt, const std::string& ke
 /// search from the best exact set: its neighbours one step away, moving to a faster one until none
 /// is faster or the stage's time is spent.
 struct TuneOptions {
-  bool quick = false;             // the shortlist only (first-use tuning: a minute or two on a CPU)
+  bool quick = false;  // the shortlist only, its rest only when its first third beats the current set by 5 %
   double direct_seconds = 240;    // time for the XgemmDirect stage (shortlist and search)
   double indirect_seconds = 180;  // time for the Xgemm stage
   std::vector<GemmShape> shapes = reference_model_gemm_shapes();
@@ -191,8 +191,9 @@ std::string tuning_mismatch(Runtime& rt, const GemmTuning& tuning,
 /// shapes, the large ones the switch sends to the indirect kernel included). Stages
 /// found in `options.earlier` are kept; `options.stage_done` sees the result after each stage, so
 /// an interrupted run loses only the stage in progress. Applies the result to `rt`, and records in
-/// `seconds_before`/`seconds_after` one pass over the shapes with CLBlast's parameters as they were
-/// and as tuned.
+/// `seconds_before`/`seconds_after` one pass over the shapes as trained with the parameters as they
+/// were (their sets timed as candidates, at their switch and dx layout; else timed in this process
+/// at the bare shapes) and as tuned.
 GemmTuning tune_gemm(Runtime& rt, const TuneOptions& options);
 
 }  // namespace anycl

@@ -17,6 +17,7 @@
 #include "blas/gemm_plan.hpp"
 #include "blas/tuning/gemm_timing.hpp"
 #include "blas/tuning/parameter_space.hpp"
+#include "blas/tuning/tuning_margin.hpp"
 
 namespace anycl {
 namespace {
@@ -165,10 +166,13 @@ SearchResult search_kernel(Runtime& rt, const std::string& kernel, double second
   std::set<std::map<std::string, size_t>> tried;
   std::map<std::map<std::string, size_t>, double> timed;  // every set that ran, and its time
   std::string last_error;
-  // One round: measure `list`, report each, keep the fastest exact set.
-  auto round = [&](const std::vector<TuningCandidate>& list, const char* what) {
+  // One round: measure `list`, report each, keep the fastest exact set. The progress bar counts
+  // `total` sets, `done` of them measured before this round (a quick search's shortlist in two rounds).
+  auto round = [&](const std::vector<TuningCandidate>& list, const char* what, size_t done = 0,
+                   size_t total = 0) {
+    if (total == 0) total = list.size();
+    const size_t end = done + list.size();
     for (const auto& c : list) tried.insert(c.params);
-    size_t done = 0;
     measure(list, best.seconds, seconds - since(start), [&](const CandidateResult& r) {
       if (r.index >= list.size()) return;
       ++done;
@@ -185,19 +189,38 @@ SearchResult search_kernel(Runtime& rt, const std::string& kernel, double second
         verdict += "  refused: " + r.error;
         last_error = r.error;
       }
-      say(fmt::format("      {} {} {}:{}", progress_bar(done, list.size(), since(start), seconds), what,
-                      verdict, describe(list[r.index].params)));
+      say(fmt::format("      {} {} {}:{}", progress_bar(done, total, since(start), seconds), what, verdict,
+                      describe(list[r.index].params)));
     });
-    if (done < list.size())
-      say(fmt::format("      {} of {} {} sets not measured: the stage's {:.0f} s are spent{}",
-                      list.size() - done, list.size(), what, seconds,
-                      o.stop && *o.stop ? " or it was stopped" : ""));
+    if (done < end)
+      say(fmt::format("      {} of {} {} sets not measured: the stage's {:.0f} s are spent{}", total - done,
+                      total, what, seconds, o.stop && *o.stop ? " or it was stopped" : ""));
+    return done;
   };
   const auto shortlist = tuning_shortlist(rt, kernel);
   say(fmt::format(
       "      shortlist: {} known-good {} sets (CLBlast's current first, then anycl's tuning database)",
       shortlist.size(), kernel));
-  round(shortlist, "shortlist");
+  if (!o.quick) {
+    round(shortlist, "shortlist");
+  } else {
+    // A quick search (first use) measures the rest of its shortlist only when its first part shows
+    // a set that beats the parameters the device runs now (the shortlist's first) by the margin.
+    const size_t probe = shortlist_probe(shortlist.size());
+    const size_t done =
+        round({shortlist.begin(), shortlist.begin() + long(probe)}, "shortlist", 0, shortlist.size());
+    const auto current = timed.find(current_parameters(rt, kernel));
+    const double current_seconds = current == timed.end() ? 0 : current->second;
+    if (done == probe && probe < shortlist.size()) {
+      if (shortlist_pays(current_seconds, best.seconds))
+        round({shortlist.begin() + long(probe), shortlist.end()}, "shortlist", probe, shortlist.size());
+      else
+        say(fmt::format(
+            "      none of the first {} shortlist sets beat the current parameters ({:.3f} ms) by {:.0f} %: "
+            "the other {} are not measured",
+            probe, current_seconds * 1e3, (kReplaceMargin - 1) * 100, shortlist.size() - probe));
+    }
+  }
   // The search expands the fastest set not expanded yet (the best first; when its neighbours hold
   // nothing faster, the runner-ups within 25 % of the best), so a stage does not stop at the first
   // local optimum while it has time left.

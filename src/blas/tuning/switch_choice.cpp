@@ -15,25 +15,28 @@ std::vector<size_t> switch_candidates(const std::vector<GemmShape>& shapes) {
   return candidates;
 }
 
+double pass_seconds(const SwitchInputs& in, const std::vector<double>& d, size_t sw, bool transposed) {
+  double total = 0;
+  for (size_t i = 0; i < in.shapes.size(); ++i) {
+    const GemmShape& s = in.shapes[i];
+    const bool go_direct = s.m * s.n * s.k < sw * sw * sw;
+    // Where the indirect kernel reads A transposed, Dense runs its products as TN over its own
+    // transposes, whatever the dx layout.
+    const bool over_tn = !go_direct && in.as_tn[i];
+    total +=
+        double(s.count) * (in.dense_dx[i] && transposed && !over_tn
+                               ? in.transpose_w[i] + (go_direct ? d[in.nn_position[i]] : in.nn_indirect[i])
+                               : (go_direct ? d[i] : in.indirect[i]));
+  }
+  return total;
+}
+
 SwitchChoice choose_switch(const SwitchInputs& in, const std::vector<double>& d) {
-  const size_t n = in.shapes.size();
   SwitchChoice best;
   for (bool transposed : {false, true})
-    for (size_t sw : switch_candidates(in.shapes)) {
-      double total = 0;
-      for (size_t i = 0; i < n; ++i) {
-        const GemmShape& s = in.shapes[i];
-        const bool go_direct = s.m * s.n * s.k < sw * sw * sw;
-        // Where the indirect kernel reads A transposed, Dense runs its products as TN over its own
-        // transposes, whatever the dx layout.
-        const bool over_tn = !go_direct && in.as_tn[i];
-        total += double(s.count) *
-                 (in.dense_dx[i] && transposed && !over_tn
-                      ? in.transpose_w[i] + (go_direct ? d[in.nn_position[i]] : in.nn_indirect[i])
-                      : (go_direct ? d[i] : in.indirect[i]));
-      }
-      if (total < best.total) best = {total, sw, transposed};
-    }
+    for (size_t sw : switch_candidates(in.shapes))
+      if (const double total = pass_seconds(in, d, sw, transposed); total < best.total)
+        best = {total, sw, transposed};
   return best;
 }
 
@@ -49,6 +52,14 @@ long better_direct_set(const SwitchInputs& in,
     if (const SwitchChoice c = choose_switch(in, times); c.total < best.total) better = long(i), best = c;
   }
   return better;
+}
+
+std::optional<SwitchChoice> accept_direct_set(const SwitchInputs& in, const CandidateResult& checked,
+                                              size_t timed_count, const SwitchChoice& current) {
+  if (!checked.exact || checked.shape_seconds.size() != timed_count) return std::nullopt;
+  const SwitchChoice c = choose_switch(in, checked.shape_seconds);
+  if (!(c.total < current.total)) return std::nullopt;
+  return c;
 }
 
 }  // namespace anycl::detail

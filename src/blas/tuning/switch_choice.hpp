@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,6 +47,10 @@ struct SwitchChoice {
 /// smallest that sends it direct.
 std::vector<size_t> switch_candidates(const std::vector<GemmShape>& shapes);
 
+/// Seconds of one pass over the shapes as training runs them with switch `sw` and the dx layout
+/// `transposed`, the direct set's seconds per timed shape being `direct` (each shape times its count).
+double pass_seconds(const SwitchInputs& in, const std::vector<double>& direct, size_t sw, bool transposed);
+
 /// The fastest switch and dx layout with a direct set whose seconds per timed shape are `direct`.
 /// Ties keep the earlier: GEMM NT before the transposed layout, then switch_candidates' order.
 SwitchChoice choose_switch(const SwitchInputs& in, const std::vector<double>& direct);
@@ -58,5 +63,11 @@ long better_direct_set(const SwitchInputs& in,
                        const std::vector<std::pair<std::map<std::string, size_t>, std::vector<double>>>& sets,
                        const std::map<std::string, size_t>& winner, size_t timed_count,
                        const SwitchChoice& current);
+
+/// The choice with a direct set better_direct_set proposed, once `checked` (that set checked for
+/// exact results and timed again, as every candidate is) confirms it: exact, timed at every one of
+/// `timed_count` shapes and faster than `current`; nothing otherwise.
+std::optional<SwitchChoice> accept_direct_set(const SwitchInputs& in, const CandidateResult& checked,
+                                              size_t timed_count, const SwitchChoice& current);
 
 }  // namespace anycl::detail

@@ -14,6 +14,7 @@
 #include "blas/gemm_plan.hpp"
 #include "blas/tuning/contained_check.hpp"
 #include "blas/tuning/tune_worker.hpp"
+#include "blas/tuning/tuning_margin.hpp"
 #include "util/platform.hpp"
 #include "util/process.hpp"
 
@@ -23,8 +24,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr const char* kWorkerName = "anycl-tune-worker";
-// A first-use (quick) tuning must beat the device's database entry by this factor to replace it.
-constexpr double kFirstUseMargin = 1.05;
 
 double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -135,11 +134,13 @@ TuneReport tune(Runtime& rt, const TuneSettings& settings) {
   // Measured against what the device runs without a tuning of its own: its database entry (the
   // generic one included), else CLBlast's own parameters. Candidates run in child processes on
   // CLBlast's own parameters plus the candidate, so only this process's baseline timing sees it.
+  // The entry as this model would run it: with its `large` sets where the model's GEMMs are large.
   std::string entry;
-  const std::optional<GemmTuning> baseline = database_tuning(device, &entry);
+  const std::optional<GemmTuning> baseline = database_tuning(device, &entry, nullptr, &settings.shapes);
   if (baseline) apply_tuning(rt, *baseline);
   report.baseline =
       baseline ? "anycl's tuning database entry " + entry : std::string("CLBlast's own parameters");
+  report.against = baseline ? "the " + entry + " parameters" : std::string("CLBlast's own parameters");
   say("measured against " + report.baseline);
 
   options.stop = &halt;
@@ -177,19 +178,23 @@ TuneReport tune(Runtime& rt, const TuneSettings& settings) {
     }
     return report;
   }
-  if (settings.quick && baseline && tuning_complete(*baseline) &&
-      t.seconds_after * kFirstUseMargin > t.seconds_before) {
-    // A first-use tuning that does not clearly beat the device's entry keeps the entry: a few
+  if (baseline && tuning_complete(*baseline) && !detail::beats_by_margin(t.seconds_after, t.seconds_before)) {
+    // A tuning (quick or full) that does not clearly beat the device's entry keeps the entry: a few
     // per cent measured once on a CPU is noise, and the entry was measured as training runs.
-    say(fmt::format("no shortlist set beat {} by {:.0f} % ({:.3f} vs {:.3f} ms per pass): keeping it", entry,
-                    (kFirstUseMargin - 1) * 100, t.seconds_after * 1e3, t.seconds_before * 1e3));
+    say(fmt::format("no {} beat {} by {:.0f} % ({:.3f} vs {:.3f} ms per pass): keeping it",
+                    settings.quick ? "shortlist set" : "set found", entry, (detail::kReplaceMargin - 1) * 100,
+                    t.seconds_after * 1e3, t.seconds_before * 1e3));
     const double seconds = t.seconds, before = t.seconds_before;
     t = *baseline;
-    t.device = device.name, t.driver = device.driver_version, t.quick = true;
+    t.device = device.name, t.driver = device.driver_version, t.quick = settings.quick;
     t.seconds = seconds, t.seconds_before = t.seconds_after = before;
     save_tuning(report.path, t);
     apply_tuning(rt, t);
     report.kept_entry = true;
+  } else {
+    say(fmt::format("the model's GEMMs: {:.3f} → {:.3f} ms per pass against {} ({:.2f}x)",
+                    t.seconds_before * 1e3, t.seconds_after * 1e3, report.against,
+                    t.seconds_before / t.seconds_after));
   }
   detail::gemm_state(rt).tuned_here = true;
   report.tuning = t;

@@ -15,7 +15,7 @@
 namespace anycl {
 namespace {
 
-constexpr const char* kMagic = "anycl-clblast-tuning 1";
+constexpr const char* kMagic = detail::kTuningFileMagic;  // the file's first line
 constexpr const char* kEnd = "end";
 
 }  // namespace
@@ -23,7 +23,7 @@ constexpr const char* kEnd = "end";
 std::string tuning_file_path(const DeviceInfo& device) {
   const std::string dir = detail::DiskCache::default_dir();
   if (dir.empty()) return "";
-  return fmt::format("{}/clblast-tuning-{:016x}.txt", dir, detail::device_hash(device));
+  return dir + "/" + detail::tuning_file_name(detail::device_hash(device));
 }
 
 std::optional<GemmTuning> load_tuning(const std::string& path, std::string* why) {
