@@ -1,57 +1,93 @@
 // Batch normalisation over (batch, channels, plane) activations: plane = 1 after Dense (per
-// feature), H·W after Conv2D (per channel of NCHW). Statistics and gradient sums run one
-// work-group per channel, each lane over a fixed stride, then a fixed-order tree: no atomics, so
-// every run on a device gives the same bits. Variance is the biased (population) one, as Keras.
+// feature), H·W after Conv2D (per channel of NCHW), with the layer's activation fused:
+// y = act(γ·x̂ + β). Statistics and gradient sums run one work-group per channel, each lane over a
+// fixed share, then a fixed-order tree: no atomics, so every run on a device gives the same bits.
+// Variance is the biased (population) one, as Keras'. BN_ACT (-D, default 0: linear) is the
+// activation's code (common.cl's activate()), a constant per program so a CPU compiler vectorises
+// the element loops; the layer's op compiles its own variant.
 
 #ifndef WG
 #define WG 256
 #endif
+#ifndef BN_ACT
+#define BN_ACT 0
+#endif
 
-// The tree over `part` (WG floats, a power of two); part[0] holds the sum. Ends with a barrier.
-static inline void bn_tree(__local float* part, const uint lane) {
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint span = WG / 2; span > 0; span /= 2) {
-    if (lane < span) part[lane] += part[lane + span];
-    barrier(CLK_LOCAL_MEM_FENCE);
+// Each lane's share of channel c, always in the same order, as K (the element's index): a plane
+// at least WG wide lane by lane along each sample's row (contiguous, no division); a narrower one
+// (after Dense, or a small image) over the channel's flat index j = n·plane + p.
+#define BN_EACH(K, ...)                                                                           \
+  if (plane >= WG) {                                                                              \
+    for (uint n = 0; n < batch; ++n) {                                                            \
+      const size_t row_ = ((size_t)n * channels + c) * plane;                                     \
+      for (size_t p_ = lane; p_ < plane; p_ += WG) {                                              \
+        const size_t K = row_ + p_;                                                               \
+        __VA_ARGS__                                                                               \
+      }                                                                                           \
+    }                                                                                             \
+  } else {                                                                                        \
+    for (uint j_ = lane; j_ < batch * plane; j_ += WG) {                                          \
+      const uint n_ = j_ / plane;                                                                 \
+      const size_t K = ((size_t)n_ * channels + c) * plane + (j_ - n_ * plane);                   \
+      __VA_ARGS__                                                                                 \
+    }                                                                                             \
   }
+
+// act(z), and dy·act'(z) from z = (x − mean)·scale + β recomputed (every activation's derivative
+// from its output, gelu's from z: common.cl's activate_grad), so the layer keeps no output.
+static inline float bn_act(const float z) {
+#if BN_ACT == 0
+  return z;
+#else
+  return activate(z, BN_ACT);
+#endif
+}
+static inline float bn_act_grad(const float dy, const float z) {
+#if BN_ACT == 0
+  return dy;
+#elif BN_ACT == ACT_GELU
+  return dy * activate_grad(z, BN_ACT);
+#else
+  return dy * activate_grad(activate(z, BN_ACT), BN_ACT);
+#endif
 }
 
-static inline size_t bn_index(const uint j, const uint c, const uint channels, const uint plane) {
-  const uint n = j / plane;
-  return ((size_t)n * channels + c) * plane + (j - n * plane);
-}
-
-// Group c: mean and biased variance of channel c over batch·plane values (two passes: the mean,
-// then the squared deviations), into stats[c] and stats[channels + c]; with `update`, folded into
-// the moving statistics: moving = moving·momentum + batch·(1 − momentum).
+// Group c: mean and biased variance of channel c over batch·plane values into stats[c] and
+// stats[channels + c]: one pass of the sums of d = x − x₀ and d² (x₀ the channel's first value,
+// which keeps E[d²] − E[d]² from cancelling), var = E[d²] − E[d]². With `update`, folded into the
+// moving statistics: moving = moving·momentum + batch·(1 − momentum). With `normalise`, the group
+// then writes its channel's y = act((x − mean)·γ/sqrt(var + ε) + β) (training: one launch a step;
+// the channel's values come back from cache) — as batchnorm_forward computes it, bit for bit.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_stats(
     __global const float* x, const uint x_off, const uint batch, const uint channels, const uint plane,
-    __global float* stats, __global float* moving, const uint moving_off, const float momentum, const uint update) {
+    __global float* stats, __global float* moving, const uint moving_off, const float momentum, const uint update,
+    const uint normalise, __global float* y, const uint y_off, __global const float* params, const uint p_off,
+    const float epsilon) {
   __local float part[WG];
+  __local float part_sq[WG];
   const uint c = get_group_id(0), lane = get_local_id(0);
-  const uint m = batch * plane;
+  const float fm = (float)(batch * plane);
   x += x_off;
-  float sum = 0.0f;
-  for (uint j0 = 0; j0 < m; j0 += WG) {
-    const uint j = j0 + lane;
-    if (j < m) sum += x[bn_index(j, c, channels, plane)];
-  }
+  const float shift = x[(size_t)c * plane];
+  float sum = 0.0f, squares = 0.0f;
+  BN_EACH(k, {
+    const float d = x[k] - shift;
+    sum += d;
+    squares += d * d;
+  })
   part[lane] = sum;
-  bn_tree(part, lane);
-  const float mean = part[0] / (float)m;
-  barrier(CLK_LOCAL_MEM_FENCE);  // every lane has read part[0] before it is reused
-  float squares = 0.0f;
-  for (uint j0 = 0; j0 < m; j0 += WG) {
-    const uint j = j0 + lane;
-    if (j < m) {
-      const float d = x[bn_index(j, c, channels, plane)] - mean;
-      squares += d * d;
+  part_sq[lane] = squares;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint span = WG / 2; span > 0; span /= 2) {
+    if (lane < span) {
+      part[lane] += part[lane + span];
+      part_sq[lane] += part_sq[lane + span];
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
-  part[lane] = squares;
-  bn_tree(part, lane);
+  const float mean_d = part[0] / fm;
+  const float mean = shift + mean_d, var = fmax(part_sq[0] / fm - mean_d * mean_d, 0.0f);
   if (lane == 0) {
-    const float var = part[0] / (float)m;
     stats[c] = mean;
     stats[channels + c] = var;
     if (update) {
@@ -60,43 +96,53 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_stats(
       mm[channels + c] = mm[channels + c] * momentum + var * (1.0f - momentum);
     }
   }
+  if (!normalise) return;
+  const float scale = params[p_off + c] / sqrt(var + epsilon), beta = params[p_off + channels + c];
+  y += y_off;
+  BN_EACH(k, { y[k] = bn_act((x[k] - mean) * scale + beta); })
 }
 
-// y = (x − mean)·(γ / sqrt(var + ε)) + β, element-wise; mean at stats[s_off + c], var at
+// y = act((x − mean)·(γ / sqrt(var + ε)) + β), element-wise; mean at stats[s_off + c], var at
 // stats[s_off + channels + c] (the batch's in training, the moving ones at inference); γ, β at
-// params[p_off + c], params[p_off + channels + c].
+// params[p_off + c], params[p_off + channels + c]. A 2-D range of (column q, row r) over
+// (plane, batch·channels) — or (channels, batch) when plane is 1 — so no lane divides an index.
 __kernel void batchnorm_forward(__global const float* x, const uint x_off, __global float* y, const uint y_off,
-                                const uint n, const uint channels, const uint plane, __global const float* stats,
-                                const uint s_off, __global const float* params, const uint p_off,
-                                const float epsilon) {
-  const uint i = get_global_id(0);
-  if (i >= n) return;
-  const uint c = (i / plane) % channels;
+                                const uint cols, const uint rows, const uint channels, const uint flat,
+                                __global const float* stats, const uint s_off, __global const float* params,
+                                const uint p_off, const float epsilon) {
+  const size_t q = get_global_id(0);
+  const uint r = get_global_id(1);
+  if (q >= cols || r >= rows) return;
+  const uint c = flat ? (uint)q : r % channels;
+  const size_t i = (size_t)r * cols + q;
   const float scale = params[p_off + c] / sqrt(stats[s_off + channels + c] + epsilon);
-  y[y_off + i] = (x[x_off + i] - stats[s_off + c]) * scale + params[p_off + channels + c];
+  y[y_off + i] = bn_act((x[x_off + i] - stats[s_off + c]) * scale + params[p_off + channels + c]);
 }
 
-// Group c: dβ = Σ dy and dγ = Σ dy·x̂ (x̂ = (x − mean)/sqrt(var + ε)) over the channel, into
-// grads[g_off + channels + c] and grads[g_off + c].
+// Group c: with g = dy·act'(z), dβ = Σ g and dγ = Σ g·x̂ (x̂ = (x − mean)/sqrt(var + ε)) over the
+// channel, into grads[g_off + channels + c] and grads[g_off + c]. With `write_dx`, the group then
+// writes its channel's dx = γ·inv/m · (m·g − dβ − x̂·dγ) (dx may be dy: each element is read and
+// written by the same lane), as batchnorm_backward_dx computes it.
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_backward_sums(
     __global const float* x, const uint x_off, __global const float* dy, const uint dy_off, const uint batch,
     const uint channels, const uint plane, __global const float* stats, const float epsilon,
-    __global float* grads, const uint g_off) {
+    __global const float* params, const uint p_off, __global float* grads, const uint g_off, const uint write_dx,
+    __global float* dx, const uint dx_off) {
   __local float part_dy[WG];
   __local float part_dyx[WG];
   const uint c = get_group_id(0), lane = get_local_id(0);
-  const uint m = batch * plane;
-  const float mean = stats[c], inv = 1.0f / sqrt(stats[channels + c] + epsilon);
+  const float mean = stats[c], var = stats[channels + c];
+  const float inv = 1.0f / sqrt(var + epsilon);
+  const float gamma = params[p_off + c], scale = gamma / sqrt(var + epsilon), beta = params[p_off + channels + c];
+  x += x_off;
+  dy += dy_off;
   float s_dy = 0.0f, s_dyx = 0.0f;
-  for (uint j0 = 0; j0 < m; j0 += WG) {
-    const uint j = j0 + lane;
-    if (j < m) {
-      const size_t k = bn_index(j, c, channels, plane);
-      const float g = dy[dy_off + k];
-      s_dy += g;
-      s_dyx += g * ((x[x_off + k] - mean) * inv);
-    }
-  }
+  BN_EACH(k, {
+    const float xk = x[k];
+    const float g = bn_act_grad(dy[k], (xk - mean) * scale + beta);
+    s_dy += g;
+    s_dyx += g * ((xk - mean) * inv);
+  })
   part_dy[lane] = s_dy;
   part_dyx[lane] = s_dyx;
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -107,25 +153,39 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_backward
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
+  const float d_beta = part_dy[0], d_gamma = part_dyx[0];
   if (lane == 0) {
-    grads[g_off + c] = part_dyx[0];
-    grads[g_off + channels + c] = part_dy[0];
+    grads[g_off + c] = d_gamma;
+    grads[g_off + channels + c] = d_beta;
   }
+  if (!write_dx) return;
+  const float fm = (float)(batch * plane);
+  dx += dx_off;
+  BN_EACH(k, {
+    const float xk = x[k];
+    const float g = bn_act_grad(dy[k], (xk - mean) * scale + beta);
+    dx[k] = gamma * inv / fm * (fm * g - d_beta - ((xk - mean) * inv) * d_gamma);
+  })
 }
 
-// dx = γ·inv/m · (m·dy − dβ − x̂·dγ), element-wise, m = batch·plane; dx may be dy itself.
+// dx = γ·inv/m · (m·g − dβ − x̂·dγ), element-wise over the range of batchnorm_forward, m =
+// batch·plane, g = dy·act'(z); dx may be dy.
 __kernel void batchnorm_backward_dx(__global const float* x, const uint x_off, __global const float* dy,
-                                    const uint dy_off, __global float* dx, const uint dx_off, const uint n,
-                                    const uint channels, const uint plane, const uint m,
+                                    const uint dy_off, __global float* dx, const uint dx_off, const uint cols,
+                                    const uint rows, const uint channels, const uint flat, const uint m,
                                     __global const float* stats, const float epsilon,
                                     __global const float* params, const uint p_off, __global const float* grads,
                                     const uint g_off) {
-  const uint i = get_global_id(0);
-  if (i >= n) return;
-  const uint c = (i / plane) % channels;
-  const float inv = 1.0f / sqrt(stats[channels + c] + epsilon);
-  const float xhat = (x[x_off + i] - stats[c]) * inv;
+  const size_t q = get_global_id(0);
+  const uint r = get_global_id(1);
+  if (q >= cols || r >= rows) return;
+  const uint c = flat ? (uint)q : r % channels;
+  const size_t i = (size_t)r * cols + q;
+  const float mean = stats[c], var = stats[channels + c];
+  const float inv = 1.0f / sqrt(var + epsilon);
+  const float gamma = params[p_off + c], scale = gamma / sqrt(var + epsilon);
+  const float xk = x[x_off + i];
+  const float g = bn_act_grad(dy[dy_off + i], (xk - mean) * scale + params[p_off + channels + c]);
   const float fm = (float)m;
-  dx[dx_off + i] = params[p_off + c] * inv / fm *
-                   (fm * dy[dy_off + i] - grads[g_off + channels + c] - xhat * grads[g_off + c]);
+  dx[dx_off + i] = gamma * inv / fm * (fm * g - grads[g_off + channels + c] - ((xk - mean) * inv) * grads[g_off + c]);
 }

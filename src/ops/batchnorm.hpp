@@ -1,7 +1,9 @@
 // Batch normalisation's launchers (cl_kernels/batchnorm.cl) over (batch, channels, plane)
-// activations: per feature after Dense (plane 1), per channel of NCHW after Conv2D.
+// activations: per feature after Dense (plane 1), per channel of NCHW after Conv2D; the layer's
+// activation fused into the normalisation (forward) and its gradient into the backward.
 #pragma once
 
+#include "anycl/nn/activation.hpp"
 #include "anycl/tensor.hpp"
 #include "runtime/runtime_impl.hpp"
 
@@ -16,20 +18,31 @@ struct BatchNormShape {
 
 class BatchNormOp {
  public:
-  /// Fetches the kernels once (the reductions' work-group size fitted to the device).
-  explicit BatchNormOp(Runtime& rt);
-  /// Batch mean and biased variance of x into stats (2C floats); with `moving` (2C floats), also
-  /// moving = moving·momentum + batch·(1 − momentum).
-  void stats(const Tensor& x, const BatchNormShape& s, Tensor& stats, Tensor* moving, float momentum);
-  /// y = (x − mean)·γ/sqrt(var + ε) + β with mean/var from `stats` (2C) and γ/β from `params` (2C).
+  /// Fetches the kernels once, compiled for `act` (the reductions' work-group size fitted to the
+  /// device). On a CPU device a training step runs one launch a direction (each channel's work-group
+  /// also normalises, or writes dx, from cache); elsewhere two (the element pass over the whole range).
+  BatchNormOp(Runtime& rt, Activation act);
+  /// Whether the reductions' work-groups also do the element pass (see the constructor); tests set both.
+  bool fused() const noexcept { return fused_; }
+  void set_fused(bool on) noexcept { fused_ = on; }
+
+  /// Training: batch mean and biased variance of x into stats (2C floats); with `moving` (2C), also
+  /// moving = moving·momentum + batch·(1 − momentum); then y = act((x − mean)·γ/sqrt(var + ε) + β).
+  void train_forward(const Tensor& x, Tensor& y, const BatchNormShape& s, Tensor& stats, Tensor* moving,
+                     float momentum, const Tensor& params, float epsilon);
+  /// y = act((x − mean)·γ/sqrt(var + ε) + β) with mean/var from `stats` (2C) and γ/β from `params` (2C).
   void forward(const Tensor& x, Tensor& y, const BatchNormShape& s, const Tensor& stats, const Tensor& params,
                float epsilon);
-  /// The training-mode backward: grads (2C) ← (dγ, dβ); with dx, dx ← the input gradient (dx may be dy).
+  /// The training-mode backward (act' from z recomputed from x): grads (2C) ← (dγ, dβ); with dx,
+  /// dx ← the input gradient (dx may be dy).
   void backward(const Tensor& x, const Tensor& dy, const BatchNormShape& s, const Tensor& stats,
                 const Tensor& params, float epsilon, Tensor& grads, Tensor* dx);
 
  private:
+  void launch_elements(compute::kernel& k, const BatchNormShape& s);
+
   Runtime& rt_;
+  bool fused_ = false;
   size_t group_ = 0, group_sums_ = 0;
   compute::kernel stats_, forward_, sums_, dx_;
 };
