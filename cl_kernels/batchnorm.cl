@@ -13,23 +13,29 @@
 #define BN_ACT 0
 #endif
 
-// Each lane's share of channel c, always in the same order, as K (the element's index): a plane
-// at least WG wide lane by lane along each sample's row (contiguous, no division); a narrower one
-// (after Dense, or a small image) over the channel's flat index j = n·plane + p.
+// Each lane's share of channel c, always in the same order, as K (the element's index), in ONE
+// loop whose trip count is the same for every lane (PoCL then runs the lanes as the inner, vector
+// loop; nested loops or per-lane division kept it scalar): a plane at least WG wide in chunks of
+// WG along each sample's row; a narrower one (after Dense, or a small image) as WG / plane whole
+// samples an iteration, each lane at a fixed (sample, position) of the chunk.
 #define BN_EACH(K, ...)                                                                           \
-  if (plane >= WG) {                                                                              \
-    for (uint n = 0; n < batch; ++n) {                                                            \
-      const size_t row_ = ((size_t)n * channels + c) * plane;                                     \
-      for (size_t p_ = lane; p_ < plane; p_ += WG) {                                              \
-        const size_t K = row_ + p_;                                                               \
+  {                                                                                               \
+    const uint wide_ = plane >= WG, per_ = wide_ ? 1 : WG / plane;                                \
+    const uint lane_n_ = wide_ ? 0 : lane / plane, lane_p_ = wide_ ? lane : lane - lane_n_ * plane; \
+    const uint step_ = wide_ ? WG : plane;                                                        \
+    const uint steps_ = wide_ ? batch * ((plane + WG - 1) / WG) : (batch + per_ - 1) / per_;      \
+    uint n0_ = 0, p0_ = 0;                                                                        \
+    for (uint t_ = 0; t_ < steps_; ++t_) {                                                        \
+      const uint n_ = n0_ + lane_n_, p_ = p0_ + lane_p_;                                          \
+      if (p_ < plane && lane_n_ < per_ && n_ < batch) {                                           \
+        const size_t K = ((size_t)n_ * channels + c) * plane + p_;                                \
         __VA_ARGS__                                                                               \
       }                                                                                           \
-    }                                                                                             \
-  } else {                                                                                        \
-    for (uint j_ = lane; j_ < batch * plane; j_ += WG) {                                          \
-      const uint n_ = j_ / plane;                                                                 \
-      const size_t K = ((size_t)n_ * channels + c) * plane + (j_ - n_ * plane);                   \
-      __VA_ARGS__                                                                                 \
+      p0_ += step_;                                                                               \
+      if (p0_ >= plane) {                                                                         \
+        p0_ = 0;                                                                                  \
+        n0_ += per_;                                                                              \
+      }                                                                                           \
     }                                                                                             \
   }
 
@@ -55,14 +61,13 @@ static inline float bn_act_grad(const float dy, const float z) {
 // Group c: mean and biased variance of channel c over batch·plane values into stats[c] and
 // stats[channels + c]: one pass of the sums of d = x − x₀ and d² (x₀ the channel's first value,
 // which keeps E[d²] − E[d]² from cancelling), var = E[d²] − E[d]². With `update`, folded into the
-// moving statistics: moving = moving·momentum + batch·(1 − momentum). With `normalise`, the group
-// then writes its channel's y = act((x − mean)·γ/sqrt(var + ε) + β) (training: one launch a step;
-// the channel's values come back from cache) — as batchnorm_forward computes it, bit for bit.
+// moving statistics: moving = moving·momentum + batch·(1 − momentum). (The group also normalising
+// its channel from cache, one launch a direction, was slower on PoCL: its element loops ran
+// scalar, 50 ms against 26 for both launches on the reference shapes.)
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_stats(
     __global const float* x, const uint x_off, const uint batch, const uint channels, const uint plane,
-    __global float* stats, __global float* moving, const uint moving_off, const float momentum, const uint update,
-    const uint normalise, __global float* y, const uint y_off, __global const float* params, const uint p_off,
-    const float epsilon) {
+    __global float* stats, __global float* moving, const uint moving_off, const float momentum,
+    const uint update) {
   __local float part[WG];
   __local float part_sq[WG];
   const uint c = get_group_id(0), lane = get_local_id(0);
@@ -96,44 +101,38 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_stats(
       mm[channels + c] = mm[channels + c] * momentum + var * (1.0f - momentum);
     }
   }
-  if (!normalise) return;
-  const float scale = params[p_off + c] / sqrt(var + epsilon), beta = params[p_off + channels + c];
-  y += y_off;
-  BN_EACH(k, { y[k] = bn_act((x[k] - mean) * scale + beta); })
 }
 
 // y = act((x − mean)·(γ / sqrt(var + ε)) + β), element-wise; mean at stats[s_off + c], var at
 // stats[s_off + channels + c] (the batch's in training, the moving ones at inference); γ, β at
-// params[p_off + c], params[p_off + channels + c]. A 2-D range of (column q, row r) over
-// (plane, batch·channels) — or (channels, batch) when plane is 1 — so no lane divides an index.
+// params[p_off + c], params[p_off + channels + c]. A 3-D range over (plane, channels, batch), or
+// (channels, 1, batch) when plane is 1 (`flat`), so no lane divides an index (a lane's `r % channels`
+// made PoCL's vectoriser divide in every lane).
 __kernel void batchnorm_forward(__global const float* x, const uint x_off, __global float* y, const uint y_off,
-                                const uint cols, const uint rows, const uint channels, const uint flat,
+                                const uint cols, const uint channels, const uint batch, const uint flat,
                                 __global const float* stats, const uint s_off, __global const float* params,
                                 const uint p_off, const float epsilon) {
   const size_t q = get_global_id(0);
-  const uint r = get_global_id(1);
-  if (q >= cols || r >= rows) return;
-  const uint c = flat ? (uint)q : r % channels;
-  const size_t i = (size_t)r * cols + q;
+  const uint g1 = get_global_id(1), n = get_global_id(2);
+  if (q >= cols || g1 >= (flat ? 1 : channels) || n >= batch) return;
+  const uint c = flat ? (uint)q : g1;
+  const size_t i = ((size_t)n * (flat ? 1 : channels) + g1) * cols + q;
   const float scale = params[p_off + c] / sqrt(stats[s_off + channels + c] + epsilon);
   y[y_off + i] = bn_act((x[x_off + i] - stats[s_off + c]) * scale + params[p_off + channels + c]);
 }
 
 // Group c: with g = dy·act'(z), dβ = Σ g and dγ = Σ g·x̂ (x̂ = (x − mean)/sqrt(var + ε)) over the
-// channel, into grads[g_off + channels + c] and grads[g_off + c]. With `write_dx`, the group then
-// writes its channel's dx = γ·inv/m · (m·g − dβ − x̂·dγ) (dx may be dy: each element is read and
-// written by the same lane), as batchnorm_backward_dx computes it.
+// channel, into grads[g_off + channels + c] and grads[g_off + c].
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_backward_sums(
     __global const float* x, const uint x_off, __global const float* dy, const uint dy_off, const uint batch,
     const uint channels, const uint plane, __global const float* stats, const float epsilon,
-    __global const float* params, const uint p_off, __global float* grads, const uint g_off, const uint write_dx,
-    __global float* dx, const uint dx_off) {
+    __global const float* params, const uint p_off, __global float* grads, const uint g_off) {
   __local float part_dy[WG];
   __local float part_dyx[WG];
   const uint c = get_group_id(0), lane = get_local_id(0);
   const float mean = stats[c], var = stats[channels + c];
   const float inv = 1.0f / sqrt(var + epsilon);
-  const float gamma = params[p_off + c], scale = gamma / sqrt(var + epsilon), beta = params[p_off + channels + c];
+  const float scale = params[p_off + c] / sqrt(var + epsilon), beta = params[p_off + channels + c];
   x += x_off;
   dy += dy_off;
   float s_dy = 0.0f, s_dyx = 0.0f;
@@ -153,34 +152,25 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_backward
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  const float d_beta = part_dy[0], d_gamma = part_dyx[0];
   if (lane == 0) {
-    grads[g_off + c] = d_gamma;
-    grads[g_off + channels + c] = d_beta;
+    grads[g_off + c] = part_dyx[0];
+    grads[g_off + channels + c] = part_dy[0];
   }
-  if (!write_dx) return;
-  const float fm = (float)(batch * plane);
-  dx += dx_off;
-  BN_EACH(k, {
-    const float xk = x[k];
-    const float g = bn_act_grad(dy[k], (xk - mean) * scale + beta);
-    dx[k] = gamma * inv / fm * (fm * g - d_beta - ((xk - mean) * inv) * d_gamma);
-  })
 }
 
 // dx = γ·inv/m · (m·g − dβ − x̂·dγ), element-wise over the range of batchnorm_forward, m =
 // batch·plane, g = dy·act'(z); dx may be dy.
 __kernel void batchnorm_backward_dx(__global const float* x, const uint x_off, __global const float* dy,
                                     const uint dy_off, __global float* dx, const uint dx_off, const uint cols,
-                                    const uint rows, const uint channels, const uint flat, const uint m,
+                                    const uint channels, const uint batch, const uint flat, const uint m,
                                     __global const float* stats, const float epsilon,
                                     __global const float* params, const uint p_off, __global const float* grads,
                                     const uint g_off) {
   const size_t q = get_global_id(0);
-  const uint r = get_global_id(1);
-  if (q >= cols || r >= rows) return;
-  const uint c = flat ? (uint)q : r % channels;
-  const size_t i = (size_t)r * cols + q;
+  const uint g1 = get_global_id(1), n = get_global_id(2);
+  if (q >= cols || g1 >= (flat ? 1 : channels) || n >= batch) return;
+  const uint c = flat ? (uint)q : g1;
+  const size_t i = ((size_t)n * (flat ? 1 : channels) + g1) * cols + q;
   const float mean = stats[c], var = stats[channels + c];
   const float inv = 1.0f / sqrt(var + epsilon);
   const float gamma = params[p_off + c], scale = gamma / sqrt(var + epsilon);

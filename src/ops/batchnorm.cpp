@@ -6,7 +6,6 @@
 
 #include <string>
 
-#include "anycl/device.hpp"
 #include "anycl/error.hpp"
 #include "kernel_call.hpp"
 
@@ -44,7 +43,7 @@ compute::kernel group_kernel(Runtime& rt, const char* name, const std::string& a
 
 }  // namespace
 
-BatchNormOp::BatchNormOp(Runtime& rt, Activation act) : rt_(rt), fused_(rt.info().type == DeviceType::cpu) {
+BatchNormOp::BatchNormOp(Runtime& rt, Activation act) : rt_(rt) {
   const std::string option = fmt::format("-DBN_ACT={}", int(act));
   stats_ = group_kernel(rt, "batchnorm_stats", option, group_);
   sums_ = group_kernel(rt, "batchnorm_backward_sums", option, group_sums_);
@@ -54,9 +53,9 @@ BatchNormOp::BatchNormOp(Runtime& rt, Activation act) : rt_(rt), fused_(rt.info(
 
 void BatchNormOp::launch_elements(compute::kernel& k, const BatchNormShape& s) {
   if (s.plane == 1)
-    detail::launch_row_blocks(rt_, k, s.channels, s.batch);
+    detail::launch_planes(rt_, k, s.channels, 1, s.batch);
   else
-    detail::launch_row_blocks(rt_, k, s.plane, s.batch * s.channels);
+    detail::launch_planes(rt_, k, s.plane, s.channels, s.batch);
 }
 
 void BatchNormOp::train_forward(const Tensor& x, Tensor& y, const BatchNormShape& s, Tensor& stats,
@@ -71,14 +70,12 @@ void BatchNormOp::train_forward(const Tensor& x, Tensor& y, const BatchNormShape
   Tensor& m = moving ? *moving : stats;
   detail::set_args(stats_, x.mem(), u32(x.offset(), "offset"), u32(s.batch, "batch"),
                    u32(s.channels, "channels"), u32(s.plane, "plane"), stats.mem(), m.mem(),
-                   u32(m.offset(), "offset"), cl_float(momentum), cl_uint(moving ? 1 : 0), cl_uint(fused_ ? 1 : 0),
-                   y.mem(), u32(y.offset(), "offset"), params.mem(), u32(params.offset(), "offset"),
-                   cl_float(epsilon));
+                   u32(m.offset(), "offset"), cl_float(momentum), cl_uint(moving ? 1 : 0));
   const size_t global = s.channels * group_, local = group_;
   detail::enqueue_range(rt_, stats_, 1, &global, &local, [&] {
-    return fmt::format("batchnorm_stats{} {}x{}x{}", fused_ ? "+normalise" : "", s.batch, s.channels, s.plane);
+    return fmt::format("batchnorm_stats {}x{}x{}", s.batch, s.channels, s.plane);
   });
-  if (!fused_) forward(x, y, s, stats, params, epsilon);
+  forward(x, y, s, stats, params, epsilon);
 }
 
 void BatchNormOp::forward(const Tensor& x, Tensor& y, const BatchNormShape& s, const Tensor& stats,
@@ -90,8 +87,8 @@ void BatchNormOp::forward(const Tensor& x, Tensor& y, const BatchNormShape& s, c
   check("batchnorm_forward: params", params, 2 * s.channels);
   const bool flat = s.plane == 1;
   detail::set_args(forward_, x.mem(), u32(x.offset(), "offset"), y.mem(), u32(y.offset(), "offset"),
-                   u32(flat ? s.channels : s.plane, "columns"), u32(flat ? s.batch : s.batch * s.channels, "rows"),
-                   u32(s.channels, "channels"), cl_uint(flat ? 1 : 0), stats.mem(), u32(stats.offset(), "offset"),
+                   u32(flat ? s.channels : s.plane, "columns"), u32(s.channels, "channels"),
+                   u32(s.batch, "batch"), cl_uint(flat ? 1 : 0), stats.mem(), u32(stats.offset(), "offset"),
                    params.mem(), u32(params.offset(), "offset"), cl_float(epsilon));
   launch_elements(forward_, s);
 }
@@ -107,22 +104,19 @@ void BatchNormOp::backward(const Tensor& x, const Tensor& dy, const BatchNormSha
   if (dx) check_activations("batchnorm_backward: dx", *dx, s);
   if (stats.offset() != 0)
     throw ValidationError("batchnorm_backward: the stats tensor must start its buffer");
-  const bool in_group = dx && fused_;
-  const Tensor& out = dx ? *dx : dy;  // not written without dx
   detail::set_args(sums_, x.mem(), u32(x.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"),
                    u32(s.batch, "batch"), u32(s.channels, "channels"), u32(s.plane, "plane"), stats.mem(),
                    cl_float(epsilon), params.mem(), u32(params.offset(), "offset"), grads.mem(),
-                   u32(grads.offset(), "offset"), cl_uint(in_group ? 1 : 0), out.mem(), u32(out.offset(), "offset"));
+                   u32(grads.offset(), "offset"));
   const size_t global = s.channels * group_sums_, local = group_sums_;
   detail::enqueue_range(rt_, sums_, 1, &global, &local, [&] {
-    return fmt::format("batchnorm_backward_sums{} {}x{}x{}", in_group ? "+dx" : "", s.batch, s.channels,
-                       s.plane);
+    return fmt::format("batchnorm_backward_sums {}x{}x{}", s.batch, s.channels, s.plane);
   });
-  if (!dx || in_group) return;
+  if (!dx) return;
   const bool flat = s.plane == 1;
   detail::set_args(dx_, x.mem(), u32(x.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dx->mem(),
                    u32(dx->offset(), "offset"), u32(flat ? s.channels : s.plane, "columns"),
-                   u32(flat ? s.batch : s.batch * s.channels, "rows"), u32(s.channels, "channels"),
+                   u32(s.channels, "channels"), u32(s.batch, "batch"),
                    cl_uint(flat ? 1 : 0), u32(s.batch * s.plane, "count"), stats.mem(), cl_float(epsilon),
                    params.mem(), u32(params.offset(), "offset"), grads.mem(), u32(grads.offset(), "offset"));
   launch_elements(dx_, s);

@@ -19,12 +19,9 @@ struct BatchNormShape {
 class BatchNormOp {
  public:
   /// Fetches the kernels once, compiled for `act` (the reductions' work-group size fitted to the
-  /// device). On a CPU device a training step runs one launch a direction (each channel's work-group
-  /// also normalises, or writes dx, from cache); elsewhere two (the element pass over the whole range).
+  /// device). A training step runs two launches a direction: the per-channel reduction, then the
+  /// element pass.
   BatchNormOp(Runtime& rt, Activation act);
-  /// Whether the reductions' work-groups also do the element pass (see the constructor); tests set both.
-  bool fused() const noexcept { return fused_; }
-  void set_fused(bool on) noexcept { fused_ = on; }
 
   /// Training: batch mean and biased variance of x into stats (2C floats); with `moving` (2C), also
   /// moving = moving·momentum + batch·(1 − momentum); then y = act((x − mean)·γ/sqrt(var + ε) + β).
@@ -42,7 +39,6 @@ class BatchNormOp {
   void launch_elements(compute::kernel& k, const BatchNormShape& s);
 
   Runtime& rt_;
-  bool fused_ = false;
   size_t group_ = 0, group_sums_ = 0;
   compute::kernel stats_, forward_, sums_, dx_;
 };
