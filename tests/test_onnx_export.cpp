@@ -134,6 +134,11 @@ TEST_CASE("ONNX export of BatchNormalization after Conv2D and Dense matches onnx
   check_round_trip("--layers conv4x3,bn,pool2,flatten,16,bn0.9 --dropout 0 --optimizer adam");
 }
 
+TEST_CASE("ONNX export of Conv2D then BatchNormalization with its own activation matches onnxruntime") {
+  // Keras' block Conv2D (linear) -> BatchNormalization -> ReLU: BatchNormalization then Relu nodes.
+  check_round_trip("--layers conv4x3:linear,bn0.9:relu,pool2,flatten,16:linear,bn:elu --dropout 0 --optimizer adam");
+}
+
 TEST_CASE("ONNX export of a small CNN (Reshape, Conv, MaxPool, Flatten) matches onnxruntime") {
   check_round_trip(
       "--layers conv4x3,conv3x3s2same,pool2,dropout0.25,flatten,16 --dropout 0 --optimizer adam");
