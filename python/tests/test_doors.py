@@ -169,9 +169,9 @@ def test_keras_activation_layers_join_the_layer_before(runtime):
     keras_style.compile(optimizer="adam", loss="binary_crossentropy").fit(x, y, epochs=1, runtime=runtime)
     with pytest.raises(anycl.InvalidArgumentError, match="slope 0.2"):
         LeakyReLU(negative_slope=0.3)
-    with pytest.raises(anycl.InvalidArgumentError, match="must follow a Dense or Conv2D"):
+    with pytest.raises(anycl.InvalidArgumentError, match="must follow a Dense, Conv2D or BatchNormalization"):
         anycl.Sequential([Dense(8), Dropout(0.1), LeakyReLU(), Dense(2)], input_shape=(4,))
-    with pytest.raises(anycl.InvalidArgumentError, match="must follow a Dense or Conv2D"):
+    with pytest.raises(anycl.InvalidArgumentError, match="must follow a Dense, Conv2D or BatchNormalization"):
         anycl.Sequential([Dense(8, activation="tanh"), LeakyReLU(), Dense(2)], input_shape=(4,))
 
 
