@@ -62,8 +62,8 @@ TEST_CASE("BatchNormalization with an activation matches the host reference - tr
       const anycl::reference::BatchNormStats st = anycl::reference::batchnorm_stats(x, batch, c, plane);
       anycl::test::check_close(
           y.download(),
-          anycl::reference::batchnorm_forward(p.data(), x, batch, c, plane, st.mean, st.var, 1e-3f, act), 2e-4,
-          2e-4, "training forward");
+          anycl::reference::batchnorm_forward(p.data(), x, batch, c, plane, st.mean, st.var, 1e-3f, act),
+          2e-4, 2e-4, "training forward");
       const auto dy = anycl::test::random_floats(n, -1.f, 1.f, seed++);
       anycl::Tensor dyt = anycl::Tensor::from_host(rt, shape, dy);
       b.grads.fill(std::nanf(""));
@@ -166,7 +166,8 @@ TEST_CASE("bn:ACT tokens - the model-file form and the summary of a BatchNormali
   // Plain bn stays linear (and its line unchanged) whatever --activation says; bn:ACT adds the word.
   anycl::LayerListDefaults tanh_default;
   tanh_default.activation = Activation::tanh;
-  const auto list = anycl::parse_layer_list("conv8x3:linear,bn:relu,bn0.9_1e-05:gelu,bn,bn:linear", tanh_default);
+  const auto list =
+      anycl::parse_layer_list("conv8x3:linear,bn:relu,bn0.9_1e-05:gelu,bn,bn:linear", tanh_default);
   REQUIRE(list.size() == 5);
   CHECK(list[0].args.find(" linear ") != std::string::npos);
   CHECK(list[1] == anycl::LayerSpec{"batchnorm", "0.99 0.001 relu"});

@@ -136,7 +136,8 @@ TEST_CASE("ONNX export of BatchNormalization after Conv2D and Dense matches onnx
 
 TEST_CASE("ONNX export of Conv2D then BatchNormalization with its own activation matches onnxruntime") {
   // Keras' block Conv2D (linear) -> BatchNormalization -> ReLU: BatchNormalization then Relu nodes.
-  check_round_trip("--layers conv4x3:linear,bn0.9:relu,pool2,flatten,16:linear,bn:elu --dropout 0 --optimizer adam");
+  check_round_trip(
+      "--layers conv4x3:linear,bn0.9:relu,pool2,flatten,16:linear,bn:elu --dropout 0 --optimizer adam");
 }
 
 TEST_CASE("ONNX export of a small CNN (Reshape, Conv, MaxPool, Flatten) matches onnxruntime") {

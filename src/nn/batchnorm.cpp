@@ -40,10 +40,12 @@ std::unique_ptr<Layer> parse_batchnorm(const std::string& args) {
   const size_t second = space == std::string::npos ? space : args.find(' ', space + 1);
   float momentum = 0.f, epsilon = 0.f;
   if (space == std::string::npos || !read_float(args.substr(0, space), momentum) ||
-      !read_float(args.substr(space + 1, second == std::string::npos ? second : second - space - 1), epsilon) ||
+      !read_float(args.substr(space + 1, second == std::string::npos ? second : second - space - 1),
+                  epsilon) ||
       (second != std::string::npos && args.find(' ', second + 1) != std::string::npos))
     throw ValidationError(fmt::format(
-        "expected 'batchnorm MOMENTUM EPSILON [ACTIVATION]' (e.g. 0.99 0.001, or 0.9 0.001 relu), got '{}'", args));
+        "expected 'batchnorm MOMENTUM EPSILON [ACTIVATION]' (e.g. 0.99 0.001, or 0.9 0.001 relu), got '{}'",
+        args));
   const Activation act =
       second == std::string::npos ? Activation::linear : parse_activation(args.substr(second + 1));
   return std::make_unique<BatchNormalization>(momentum, epsilon, act);
@@ -74,11 +76,11 @@ std::string batchnorm_onnx(const Layer& layer, OnnxGraph& graph, const std::stri
   const std::vector<int64_t> dims{int64_t(c)};
   const std::string name = fmt::format("batchnorm{}", index);
   const std::string y = graph.node("BatchNormalization",
-                    {x, graph.initializer(name + "_gamma", dims, params),
-                     graph.initializer(name + "_beta", dims, params + c),
-                     graph.initializer(name + "_moving_mean", dims, params + 2 * c),
-                     graph.initializer(name + "_moving_variance", dims, params + 3 * c)},
-                    name, {}, {}, {{"epsilon", bn.epsilon()}});
+                                   {x, graph.initializer(name + "_gamma", dims, params),
+                                    graph.initializer(name + "_beta", dims, params + c),
+                                    graph.initializer(name + "_moving_mean", dims, params + 2 * c),
+                                    graph.initializer(name + "_moving_variance", dims, params + 3 * c)},
+                                   name, {}, {}, {{"epsilon", bn.epsilon()}});
   return detail::activation_onnx(graph, bn.activation(), y);
 }
 

@@ -54,9 +54,10 @@ std::vector<LayerSpec> parse_layer_list(const std::string& text, const LayerList
     const bool batchnorm = out.size() > before && out[before].type == "batchnorm";
     if (!own.empty() &&
         (out.size() == before || (out[before].type != "dense" && out[before].type != "conv2d" && !batchnorm)))
-      throw bad(fmt::format(
-          "'{}:{}': only Dense (a size), Conv2D (convFxK) and BatchNormalization (bn) tokens take an activation",
-          token, own));
+      throw bad(
+          fmt::format("'{}:{}': only Dense (a size), Conv2D (convFxK) and BatchNormalization (bn) tokens "
+                      "take an activation",
+                      token, own));
     // bn:ACT: the activation fused into the normalisation ("batchnorm M E ACT"; plain bn is linear).
     if (batchnorm && !own.empty() && these.activation != Activation::linear)
       out[before].args += std::string(" ") + to_string(these.activation);

@@ -29,12 +29,12 @@ void check_activations(const char* what, const Tensor& x, const BatchNormShape& 
 compute::kernel group_kernel(Runtime& rt, const char* name, const std::string& act, size_t& work_group) {
   const DeviceInfo& info = rt.info();
   work_group = 256;
-  while (work_group > 1 && (work_group > info.max_work_group_size ||
-                            2 * work_group * sizeof(float) > info.local_mem_bytes))
+  while (work_group > 1 &&
+         (work_group > info.max_work_group_size || 2 * work_group * sizeof(float) > info.local_mem_bytes))
     work_group /= 2;
   for (;;) {
-    compute::kernel k = detail::kernel_with_options(rt, "batchnorm", name,
-                                                    fmt::format("{} -DWG={}", act, work_group));
+    compute::kernel k =
+        detail::kernel_with_options(rt, "batchnorm", name, fmt::format("{} -DWG={}", act, work_group));
     const size_t fits = detail::kernel_work_group_size(rt, k);
     if (work_group <= fits || work_group == 1) return k;
     while (work_group > fits && work_group > 1) work_group /= 2;
@@ -116,9 +116,9 @@ void BatchNormOp::backward(const Tensor& x, const Tensor& dy, const BatchNormSha
   const bool flat = s.plane == 1;
   detail::set_args(dx_, x.mem(), u32(x.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dx->mem(),
                    u32(dx->offset(), "offset"), u32(flat ? s.channels : s.plane, "columns"),
-                   u32(s.channels, "channels"), u32(s.batch, "batch"),
-                   cl_uint(flat ? 1 : 0), u32(s.batch * s.plane, "count"), stats.mem(), cl_float(epsilon),
-                   params.mem(), u32(params.offset(), "offset"), grads.mem(), u32(grads.offset(), "offset"));
+                   u32(s.channels, "channels"), u32(s.batch, "batch"), cl_uint(flat ? 1 : 0),
+                   u32(s.batch * s.plane, "count"), stats.mem(), cl_float(epsilon), params.mem(),
+                   u32(params.offset(), "offset"), grads.mem(), u32(grads.offset(), "offset"));
   launch_elements(dx_, s);
 }
 

@@ -78,7 +78,8 @@ inline std::vector<float> batchnorm_backward(const float* params, const std::vec
       for (size_t n = 0; n < batch; ++n)
         for (size_t s = 0; s < plane; ++s) {
           const size_t i = bn_at(n, c, s, channels, plane);
-          dy[i] = float(dy[i] * activate_derivative((x[i] - double(st.mean[c])) * scale + params[channels + c], act));
+          dy[i] = float(dy[i] *
+                        activate_derivative((x[i] - double(st.mean[c])) * scale + params[channels + c], act));
         }
     }
   std::vector<float> dx(x.size());

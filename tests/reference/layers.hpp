@@ -211,7 +211,9 @@ class HostFlatten final : public HostLayer {
 class HostBatchNorm final : public HostLayer {
  public:
   HostBatchNorm(const BatchNormalization& b, const Shape& input)
-      : channels_(input.at(0)), plane_(shape_size(input) / input.at(0)), epsilon_(b.epsilon()),
+      : channels_(input.at(0)),
+        plane_(shape_size(input) / input.at(0)),
+        epsilon_(b.epsilon()),
         act_(b.activation()) {
     in = out = shape_size(input);
   }
