@@ -73,8 +73,15 @@ class Conv2D(Layer):
 
 
 class MaxPool2D(Layer):
-    def __init__(self, pool_size=2):
-        self.token = f"pool{_square('MaxPool2D', 'pool_size', pool_size)}"
+    """The maximum of each pool_size² window (valid padding), moved by `strides` (None: pool_size, as Keras)."""
+
+    def __init__(self, pool_size=2, strides=None, padding="valid"):
+        if padding != "valid":
+            raise errors.InvalidArgumentError(
+                f"MaxPool2D: anycl's pooling has valid padding only, got padding={padding!r}")
+        size = _square("MaxPool2D", "pool_size", pool_size)
+        stride = size if strides is None else _square("MaxPool2D", "strides", strides)
+        self.token = f"pool{size}" + (f"s{stride}" if stride != size else "")
 
 
 class AveragePooling2D(Layer):
