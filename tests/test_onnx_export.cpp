@@ -92,7 +92,9 @@ TEST_CASE("ONNX export of tanh and sigmoid MLPs matches onnxruntime") {
   check_round_trip("--layers 24,12 --activation sigmoid");
 }
 
-TEST_CASE("ONNX export of gelu, leaky_relu and elu layers (Erf subgraph, LeakyRelu alpha 0.2, Elu) matches onnxruntime") {
+TEST_CASE(
+    "ONNX export of gelu, leaky_relu and elu layers (Erf subgraph, LeakyRelu alpha 0.2, Elu) matches "
+    "onnxruntime") {
   check_round_trip("--layers 32:gelu,24:leaky_relu,16:elu --dropout 0");
   check_round_trip("--layers conv4x3:gelu,conv3x3s2same:elu,pool2,flatten,16:leaky_relu --dropout 0");
 }
