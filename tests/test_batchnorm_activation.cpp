@@ -40,8 +40,13 @@ TEST_CASE("BatchNormalization with an activation matches the host reference - tr
   auto& rt = anycl::test::runtime();
   unsigned seed = 4700;
   size_t k = 0;
+  const bool rows_before = rt.row_kernels();
+  // Both forms of the reductions (batchnorm.cl's BN_ROWS, PoCL's CPU driver) on every device.
   for (const anycl::Shape& in : {anycl::Shape{6}, anycl::Shape{3, 4, 5}, anycl::Shape{2, 17, 17}}) {
     for (const Activation act : kActivations) {
+      const bool rows = k % 2 == 1;
+      rt.set_row_kernels(rows);
+      CAPTURE(rows);
       const size_t batch = 1 + (k++ % 3) * 5;
       CAPTURE(anycl::shape_string(in));
       CAPTURE(anycl::to_string(act));
@@ -83,6 +88,7 @@ TEST_CASE("BatchNormalization with an activation matches the host reference - tr
           2e-4, 2e-4, "inference forward");
     }
   }
+  rt.set_row_kernels(rows_before);
 }
 
 TEST_CASE("BatchNormalization's backward through its activation agrees with finite differences") {
@@ -90,8 +96,10 @@ TEST_CASE("BatchNormalization's backward through its activation agrees with fini
   const anycl::Shape in{2, 3, 2};
   const size_t batch = 3, c = 2, plane = 6, n = batch * c * plane;
   const double eps = 1e-3;
+  const bool rows_before = rt.row_kernels();
   for (const Activation act : kActivations) {
     CAPTURE(anycl::to_string(act));
+    rt.set_row_kernels(act == Activation::relu || act == Activation::elu || act == Activation::gelu);
     Built b(rt, in, batch, act);
     const auto p = anycl::test::random_floats(2 * c, 0.5f, 1.5f, 51);
     b.params.upload(p);
@@ -135,31 +143,39 @@ TEST_CASE("BatchNormalization's backward through its activation agrees with fini
       CHECK(g[i] == doctest::Approx((loss(xd, plus) - loss(xd, minus)) / (2 * h)).epsilon(2e-3).scale(1.0));
     }
   }
+  rt.set_row_kernels(rows_before);
 }
 
 TEST_CASE("BatchNormalization with relu - runs are bit-identical on wide and narrow planes") {
   auto& rt = anycl::test::runtime();
+  const bool rows_before = rt.row_kernels();
   for (const anycl::Shape& in : {anycl::Shape{4, 20, 20}, anycl::Shape{8, 6, 6}, anycl::Shape{40}}) {
-    CAPTURE(anycl::shape_string(in));
-    const size_t batch = 9, n = batch * anycl::shape_size(in);
-    anycl::Shape shape{batch};
-    shape.insert(shape.end(), in.begin(), in.end());
-    const auto x = anycl::test::random_floats(n, -1.f, 1.f, 61);
-    const auto dy = anycl::test::random_floats(n, -1.f, 1.f, 62);
-    std::vector<std::vector<float>> outputs;
-    for (int run = 0; run < 2; ++run) {
-      Built b(rt, in, batch, Activation::relu);
-      anycl::StepContext train;
-      train.training = true;
-      const std::vector<float> y = b.layer.forward(anycl::Tensor::from_host(rt, shape, x), train).download();
-      anycl::Tensor dyt = anycl::Tensor::from_host(rt, shape, dy);
-      std::vector<float> all = b.layer.backward(dyt, train, true).download();
-      for (const auto& part : {y, b.grads.download(), b.state.download()})
-        all.insert(all.end(), part.begin(), part.end());
-      outputs.push_back(all);
+    for (const bool rows : {false, true}) {
+      CAPTURE(anycl::shape_string(in));
+      CAPTURE(rows);
+      rt.set_row_kernels(rows);
+      const size_t batch = 9, n = batch * anycl::shape_size(in);
+      anycl::Shape shape{batch};
+      shape.insert(shape.end(), in.begin(), in.end());
+      const auto x = anycl::test::random_floats(n, -1.f, 1.f, 61);
+      const auto dy = anycl::test::random_floats(n, -1.f, 1.f, 62);
+      std::vector<std::vector<float>> outputs;
+      for (int run = 0; run < 2; ++run) {
+        Built b(rt, in, batch, Activation::relu);
+        anycl::StepContext train;
+        train.training = true;
+        const std::vector<float> y =
+            b.layer.forward(anycl::Tensor::from_host(rt, shape, x), train).download();
+        anycl::Tensor dyt = anycl::Tensor::from_host(rt, shape, dy);
+        std::vector<float> all = b.layer.backward(dyt, train, true).download();
+        for (const auto& part : {y, b.grads.download(), b.state.download()})
+          all.insert(all.end(), part.begin(), part.end());
+        outputs.push_back(all);
+      }
+      CHECK(outputs[0] == outputs[1]);
     }
-    CHECK(outputs[0] == outputs[1]);
   }
+  rt.set_row_kernels(rows_before);
 }
 
 TEST_CASE("bn:ACT tokens - the model-file form and the summary of a BatchNormalization with an activation") {

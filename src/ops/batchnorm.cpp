@@ -44,7 +44,8 @@ compute::kernel group_kernel(Runtime& rt, const char* name, const std::string& a
 }  // namespace
 
 BatchNormOp::BatchNormOp(Runtime& rt, Activation act) : rt_(rt) {
-  const std::string option = fmt::format("-DBN_ACT={}", int(act));
+  // PoCL's CPU driver: the reductions walk whole rows, eight values at a time (batchnorm.cl's BN_ROWS).
+  const std::string option = fmt::format("-DBN_ACT={} -DBN_ROWS={}", int(act), rt.row_kernels() ? 1 : 0);
   stats_ = group_kernel(rt, "batchnorm_stats", option, group_);
   sums_ = group_kernel(rt, "batchnorm_backward_sums", option, group_sums_);
   forward_ = detail::kernel_with_options(rt, "batchnorm", "batchnorm_forward", option);

@@ -18,9 +18,9 @@ struct BatchNormShape {
 
 class BatchNormOp {
  public:
-  /// Fetches the kernels once, compiled for `act` (the reductions' work-group size fitted to the
-  /// device). A training step runs two launches a direction: the per-channel reduction, then the
-  /// element pass.
+  /// Fetches the kernels once, compiled for `act` and the runtime's row_kernels() (the reductions'
+  /// work-group size fitted to the device). A training step runs two launches a direction: the per-channel
+  /// reduction, then the element pass.
   BatchNormOp(Runtime& rt, Activation act);
 
   /// Training: batch mean and biased variance of x into stats (2C floats); with `moving` (2C), also
