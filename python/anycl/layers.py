@@ -201,7 +201,9 @@ class BatchNormalization(Layer):
     channels-first, so the channel axis is 1; axis=-1, Keras' default, is read as that same channel
     axis, which is what Keras' channels_last means by it). Training normalises with the batch's mean
     and biased variance and updates moving = moving·momentum + batch·(1 − momentum); evaluate and
-    predict use the moving statistics. get_weights() gives gamma, beta, moving_mean, moving_variance."""
+    predict use the moving statistics. get_weights() gives gamma, beta, moving_mean, moving_variance.
+    An Activation/ReLU/LeakyReLU/ELU right after it is applied in its normalisation pass (Keras'
+    `Conv2D(32, 3), BatchNormalization(), ReLU()`; see fuse_activations)."""
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=0.001):
         if axis not in (-1, 1):
