@@ -1,5 +1,5 @@
 // Launchers for cl_kernels/batchnorm.cl: the reductions run one work-group per channel; the
-// element passes over (plane, batch·channels), or (channels, batch) for a flat input.
+// element passes over a 3-D range (plane, channels, batch), or (channels, 1, batch) for a flat input.
 #include "batchnorm.hpp"
 
 #include <fmt/format.h>
