@@ -1,57 +1,143 @@
 // Batch normalisation over (batch, channels, plane) activations: plane = 1 after Dense (per
-// feature), H·W after Conv2D (per channel of NCHW). Statistics and gradient sums run one
-// work-group per channel, each lane over a fixed stride, then a fixed-order tree: no atomics, so
-// every run on a device gives the same bits. Variance is the biased (population) one, as Keras.
+// feature), H·W after Conv2D (per channel of NCHW), with the layer's activation fused:
+// y = act(γ·x̂ + β). Statistics and gradient sums run one work-group per channel, each lane over a
+// fixed share, then a fixed-order tree: no atomics, so every run on a device gives the same bits.
+// Variance is the biased (population) one, as Keras'. BN_ACT (-D, default 0: linear) is the
+// activation's code (common.cl's activate()), a constant per program so a CPU compiler vectorises
+// the element loops; the layer's op compiles its own variant.
 
 #ifndef WG
 #define WG 256
 #endif
+#ifndef BN_ACT
+#define BN_ACT 0
+#endif
 
-// The tree over `part` (WG floats, a power of two); part[0] holds the sum. Ends with a barrier.
-static inline void bn_tree(__local float* part, const uint lane) {
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint span = WG / 2; span > 0; span /= 2) {
-    if (lane < span) part[lane] += part[lane + span];
-    barrier(CLK_LOCAL_MEM_FENCE);
+// Each lane's share of channel c, always in the same order, as K (the element's index), in ONE
+// loop whose trip count is the same for every lane (PoCL then runs the lanes as the inner, vector
+// loop; nested loops or per-lane division kept it scalar): a plane at least WG wide in chunks of
+// WG along each sample's row; a narrower one (after Dense, or a small image) as WG / plane whole
+// samples an iteration, each lane at a fixed (sample, position) of the chunk.
+#define BN_EACH(K, ...)                                                                           \
+  {                                                                                               \
+    const uint wide_ = plane >= WG, per_ = wide_ ? 1 : WG / plane;                                \
+    const uint lane_n_ = wide_ ? 0 : lane / plane, lane_p_ = wide_ ? lane : lane - lane_n_ * plane; \
+    const uint step_ = wide_ ? WG : plane;                                                        \
+    const uint steps_ = wide_ ? batch * ((plane + WG - 1) / WG) : (batch + per_ - 1) / per_;      \
+    uint n0_ = 0, p0_ = 0;                                                                        \
+    for (uint t_ = 0; t_ < steps_; ++t_) {                                                        \
+      const uint n_ = n0_ + lane_n_, p_ = p0_ + lane_p_;                                          \
+      if (p_ < plane && lane_n_ < per_ && n_ < batch) {                                           \
+        const size_t K = ((size_t)n_ * channels + c) * plane + p_;                                \
+        __VA_ARGS__                                                                               \
+      }                                                                                           \
+      p0_ += step_;                                                                               \
+      if (p0_ >= plane) {                                                                         \
+        p0_ = 0;                                                                                  \
+        n0_ += per_;                                                                              \
+      }                                                                                           \
+    }                                                                                             \
   }
+
+// act(z), and dy·act'(z) from z = (x − mean)·scale + β recomputed (every activation's derivative
+// from its output, gelu's from z: common.cl's activate_grad), so the layer keeps no output.
+static inline float bn_act(const float z) {
+#if BN_ACT == 0
+  return z;
+#else
+  return activate(z, BN_ACT);
+#endif
+}
+static inline float bn_act_grad(const float dy, const float z) {
+#if BN_ACT == 0
+  return dy;
+#elif BN_ACT == ACT_GELU
+  return dy * activate_grad(z, BN_ACT);
+#else
+  return dy * activate_grad(activate(z, BN_ACT), BN_ACT);
+#endif
 }
 
-static inline size_t bn_index(const uint j, const uint c, const uint channels, const uint plane) {
-  const uint n = j / plane;
-  return ((size_t)n * channels + c) * plane + (j - n * plane);
+// BN_ROWS (-D, Runtime::row_kernels: PoCL's CPU driver): the reductions give each lane whole rows
+// (a sample's plane of the channel) and walk them eight values at a time, so the work-item's own
+// loop is vector code. PoCL ran the lane-strided form below scalar: on the reference CNN's second
+// BatchNormalization (128 × 64 × 576) `batchnorm_stats` took 3.8× and `batchnorm_backward_sums` 6.3×
+// a `conv_output_forward` pass over the same values; in rows 0.6× and 0.8× (load 8–9, 2 vCPUs).
+#ifndef BN_ROWS
+#define BN_ROWS 0
+#endif
+// The eight lanes of a float8 added in a fixed order.
+static inline float bn_sum8(const float8 v) {
+  return ((v.s0 + v.s1) + (v.s2 + v.s3)) + ((v.s4 + v.s5) + (v.s6 + v.s7));
+}
+// bn_act_grad over eight values: relu and linear as vector selects, the others value by value.
+static inline float8 bn_act_grad8(const float8 dy, const float8 z) {
+#if BN_ACT == 0
+  return dy;
+#elif BN_ACT == 1
+  return select((float8)(0.0f), dy, z > (float8)(0.0f));
+#else
+  return (float8)(bn_act_grad(dy.s0, z.s0), bn_act_grad(dy.s1, z.s1), bn_act_grad(dy.s2, z.s2),
+                  bn_act_grad(dy.s3, z.s3), bn_act_grad(dy.s4, z.s4), bn_act_grad(dy.s5, z.s5),
+                  bn_act_grad(dy.s6, z.s6), bn_act_grad(dy.s7, z.s7));
+#endif
 }
 
-// Group c: mean and biased variance of channel c over batch·plane values (two passes: the mean,
-// then the squared deviations), into stats[c] and stats[channels + c]; with `update`, folded into
-// the moving statistics: moving = moving·momentum + batch·(1 − momentum).
+// Group c: mean and biased variance of channel c over batch·plane values into stats[c] and
+// stats[channels + c]: one pass of the sums of d = x − x₀ and d² (x₀ the channel's first value,
+// which keeps E[d²] − E[d]² from cancelling), var = E[d²] − E[d]². With `update`, folded into the
+// moving statistics: moving = moving·momentum + batch·(1 − momentum). (The group also normalising
+// its channel from cache, one launch a direction, was slower on PoCL: its element loops ran
+// scalar, 50 ms against 26 for both launches on the reference shapes.)
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_stats(
     __global const float* x, const uint x_off, const uint batch, const uint channels, const uint plane,
-    __global float* stats, __global float* moving, const uint moving_off, const float momentum, const uint update) {
+    __global float* stats, __global float* moving, const uint moving_off, const float momentum,
+    const uint update) {
   __local float part[WG];
+  __local float part_sq[WG];
   const uint c = get_group_id(0), lane = get_local_id(0);
-  const uint m = batch * plane;
+  const float fm = (float)(batch * plane);
   x += x_off;
-  float sum = 0.0f;
-  for (uint j0 = 0; j0 < m; j0 += WG) {
-    const uint j = j0 + lane;
-    if (j < m) sum += x[bn_index(j, c, channels, plane)];
+  const float shift = x[(size_t)c * plane];
+  float sum = 0.0f, squares = 0.0f;
+  if (BN_ROWS && plane >= 8) {
+    float8 s8 = (float8)(0.0f), q8 = (float8)(0.0f);
+    for (uint n = lane; n < batch; n += WG) {
+      __global const float* row = x + ((size_t)n * channels + c) * plane;
+      uint p = 0;
+      for (; p + 8 <= plane; p += 8) {
+        const float8 d = vload8(0, row + p) - shift;
+        s8 += d;
+        q8 += d * d;
+      }
+      for (; p < plane; ++p) {
+        const float d = row[p] - shift;
+        sum += d;
+        squares += d * d;
+      }
+    }
+    sum += bn_sum8(s8);
+    squares += bn_sum8(q8);
+  } else {
+    BN_EACH(k, {
+      const float d = x[k] - shift;
+      sum += d;
+      squares += d * d;
+    })
   }
   part[lane] = sum;
-  bn_tree(part, lane);
-  const float mean = part[0] / (float)m;
-  barrier(CLK_LOCAL_MEM_FENCE);  // every lane has read part[0] before it is reused
-  float squares = 0.0f;
-  for (uint j0 = 0; j0 < m; j0 += WG) {
-    const uint j = j0 + lane;
-    if (j < m) {
-      const float d = x[bn_index(j, c, channels, plane)] - mean;
-      squares += d * d;
+  part_sq[lane] = squares;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint span = WG / 2; span > 0; span /= 2) {
+    if (lane < span) {
+      part[lane] += part[lane + span];
+      part_sq[lane] += part_sq[lane + span];
     }
+    barrier(CLK_LOCAL_MEM_FENCE);
   }
-  part[lane] = squares;
-  bn_tree(part, lane);
+  const float mean_d = part[0] / fm;
+  const float mean = shift + mean_d, var = fmax(part_sq[0] / fm - mean_d * mean_d, 0.0f);
   if (lane == 0) {
-    const float var = part[0] / (float)m;
     stats[c] = mean;
     stats[channels + c] = var;
     if (update) {
@@ -62,40 +148,66 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_stats(
   }
 }
 
-// y = (x − mean)·(γ / sqrt(var + ε)) + β, element-wise; mean at stats[s_off + c], var at
+// y = act((x − mean)·(γ / sqrt(var + ε)) + β), element-wise; mean at stats[s_off + c], var at
 // stats[s_off + channels + c] (the batch's in training, the moving ones at inference); γ, β at
-// params[p_off + c], params[p_off + channels + c].
+// params[p_off + c], params[p_off + channels + c]. A 3-D range over (plane, channels, batch), or
+// (channels, 1, batch) when plane is 1 (`flat`), so no lane divides an index (a lane's `r % channels`
+// made PoCL's vectoriser divide in every lane).
 __kernel void batchnorm_forward(__global const float* x, const uint x_off, __global float* y, const uint y_off,
-                                const uint n, const uint channels, const uint plane, __global const float* stats,
-                                const uint s_off, __global const float* params, const uint p_off,
-                                const float epsilon) {
-  const uint i = get_global_id(0);
-  if (i >= n) return;
-  const uint c = (i / plane) % channels;
+                                const uint cols, const uint channels, const uint batch, const uint flat,
+                                __global const float* stats, const uint s_off, __global const float* params,
+                                const uint p_off, const float epsilon) {
+  const size_t q = get_global_id(0);
+  const uint g1 = get_global_id(1), n = get_global_id(2);
+  if (q >= cols || g1 >= (flat ? 1 : channels) || n >= batch) return;
+  const uint c = flat ? (uint)q : g1;
+  const size_t i = ((size_t)n * (flat ? 1 : channels) + g1) * cols + q;
   const float scale = params[p_off + c] / sqrt(stats[s_off + channels + c] + epsilon);
-  y[y_off + i] = (x[x_off + i] - stats[s_off + c]) * scale + params[p_off + channels + c];
+  y[y_off + i] = bn_act((x[x_off + i] - stats[s_off + c]) * scale + params[p_off + channels + c]);
 }
 
-// Group c: dβ = Σ dy and dγ = Σ dy·x̂ (x̂ = (x − mean)/sqrt(var + ε)) over the channel, into
-// grads[g_off + channels + c] and grads[g_off + c].
+// Group c: with g = dy·act'(z), dβ = Σ g and dγ = Σ g·x̂ (x̂ = (x − mean)/sqrt(var + ε)) over the
+// channel, into grads[g_off + channels + c] and grads[g_off + c].
 __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_backward_sums(
     __global const float* x, const uint x_off, __global const float* dy, const uint dy_off, const uint batch,
     const uint channels, const uint plane, __global const float* stats, const float epsilon,
-    __global float* grads, const uint g_off) {
+    __global const float* params, const uint p_off, __global float* grads, const uint g_off) {
   __local float part_dy[WG];
   __local float part_dyx[WG];
   const uint c = get_group_id(0), lane = get_local_id(0);
-  const uint m = batch * plane;
-  const float mean = stats[c], inv = 1.0f / sqrt(stats[channels + c] + epsilon);
+  const float mean = stats[c], var = stats[channels + c];
+  const float inv = 1.0f / sqrt(var + epsilon);
+  const float scale = params[p_off + c] / sqrt(var + epsilon), beta = params[p_off + channels + c];
+  x += x_off;
+  dy += dy_off;
   float s_dy = 0.0f, s_dyx = 0.0f;
-  for (uint j0 = 0; j0 < m; j0 += WG) {
-    const uint j = j0 + lane;
-    if (j < m) {
-      const size_t k = bn_index(j, c, channels, plane);
-      const float g = dy[dy_off + k];
-      s_dy += g;
-      s_dyx += g * ((x[x_off + k] - mean) * inv);
+  if (BN_ROWS && plane >= 8) {
+    float8 a8 = (float8)(0.0f), b8 = (float8)(0.0f);
+    for (uint n = lane; n < batch; n += WG) {
+      const size_t base = ((size_t)n * channels + c) * plane;
+      uint p = 0;
+      for (; p + 8 <= plane; p += 8) {
+        const float8 xh = (vload8(0, x + base + p) - mean);
+        const float8 g = bn_act_grad8(vload8(0, dy + base + p), xh * scale + beta);
+        a8 += g;
+        b8 += g * (xh * inv);
+      }
+      for (; p < plane; ++p) {
+        const float xk = x[base + p];
+        const float g = bn_act_grad(dy[base + p], (xk - mean) * scale + beta);
+        s_dy += g;
+        s_dyx += g * ((xk - mean) * inv);
+      }
     }
+    s_dy += bn_sum8(a8);
+    s_dyx += bn_sum8(b8);
+  } else {
+    BN_EACH(k, {
+      const float xk = x[k];
+      const float g = bn_act_grad(dy[k], (xk - mean) * scale + beta);
+      s_dy += g;
+      s_dyx += g * ((xk - mean) * inv);
+    })
   }
   part_dy[lane] = s_dy;
   part_dyx[lane] = s_dyx;
@@ -113,19 +225,24 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_backward
   }
 }
 
-// dx = γ·inv/m · (m·dy − dβ − x̂·dγ), element-wise, m = batch·plane; dx may be dy itself.
+// dx = γ·inv/m · (m·g − dβ − x̂·dγ), element-wise over the range of batchnorm_forward, m =
+// batch·plane, g = dy·act'(z); dx may be dy.
 __kernel void batchnorm_backward_dx(__global const float* x, const uint x_off, __global const float* dy,
-                                    const uint dy_off, __global float* dx, const uint dx_off, const uint n,
-                                    const uint channels, const uint plane, const uint m,
+                                    const uint dy_off, __global float* dx, const uint dx_off, const uint cols,
+                                    const uint channels, const uint batch, const uint flat, const uint m,
                                     __global const float* stats, const float epsilon,
                                     __global const float* params, const uint p_off, __global const float* grads,
                                     const uint g_off) {
-  const uint i = get_global_id(0);
-  if (i >= n) return;
-  const uint c = (i / plane) % channels;
-  const float inv = 1.0f / sqrt(stats[channels + c] + epsilon);
-  const float xhat = (x[x_off + i] - stats[c]) * inv;
+  const size_t q = get_global_id(0);
+  const uint g1 = get_global_id(1), n = get_global_id(2);
+  if (q >= cols || g1 >= (flat ? 1 : channels) || n >= batch) return;
+  const uint c = flat ? (uint)q : g1;
+  const size_t i = ((size_t)n * (flat ? 1 : channels) + g1) * cols + q;
+  const float mean = stats[c], var = stats[channels + c];
+  const float inv = 1.0f / sqrt(var + epsilon);
+  const float gamma = params[p_off + c], scale = gamma / sqrt(var + epsilon);
+  const float xk = x[x_off + i];
+  const float g = bn_act_grad(dy[dy_off + i], (xk - mean) * scale + params[p_off + channels + c]);
   const float fm = (float)m;
-  dx[dx_off + i] = params[p_off + c] * inv / fm *
-                   (fm * dy[dy_off + i] - grads[g_off + channels + c] - xhat * grads[g_off + c]);
+  dx[dx_off + i] = gamma * inv / fm * (fm * g - grads[g_off + channels + c] - ((xk - mean) * inv) * grads[g_off + c]);
 }

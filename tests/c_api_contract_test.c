@@ -120,6 +120,16 @@ static anycl_status pool_with_activation(void) {
   o.layers = "4:tanh,pool2:relu";
   return create(o);
 }
+static anycl_status batchnorm_with_softmax(void) {
+  anycl_model_options o = options();
+  o.layers = "4:linear,bn:softmax";
+  return create(o);
+}
+static anycl_status batchnorm_with_relu(void) {
+  anycl_model_options o = options();
+  o.layers = "4:linear,bn0.9:relu";
+  return create(o);
+}
 static anycl_status unknown_loss(void) {
   anycl_model_options o = options();
   o.loss = "hinge";
@@ -571,6 +581,12 @@ static const Row rows[] = {
      ANYCL_ERROR_INVALID_ARGUMENT,
      {"options.layers", "pool2:relu", "only Dense"},
      0},
+    {"batchnorm with softmax",
+     batchnorm_with_softmax,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"options.layers", "bn:softmax", ""},
+     0},
+    {"batchnorm with its own relu", batchnorm_with_relu, ANYCL_OK, {"", "", ""}, 0},
     {"unknown loss", unknown_loss, ANYCL_ERROR_INVALID_ARGUMENT, {"options.loss", "hinge", ""}, 0},
     {"data set of one class",
      dataset_one_class,

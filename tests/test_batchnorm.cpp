@@ -34,8 +34,8 @@ struct Built {
 TEST_CASE("BatchNormalization matches the host reference per feature and per channel") {
   auto& rt = anycl::test::runtime();
   unsigned seed = 4600;
-  for (const anycl::Shape& in :
-       {anycl::Shape{5}, anycl::Shape{3, 4, 5}, anycl::Shape{2, 1, 1}, anycl::Shape{300}}) {
+  for (const anycl::Shape& in : {anycl::Shape{5}, anycl::Shape{3, 4, 5}, anycl::Shape{2, 1, 1},
+                                 anycl::Shape{300}, anycl::Shape{2, 20, 20}}) {
     for (size_t batch : {size_t(1), size_t(7), size_t(64)}) {
       CAPTURE(anycl::shape_string(in));
       CAPTURE(batch);
@@ -51,7 +51,7 @@ TEST_CASE("BatchNormalization matches the host reference per feature and per cha
       b.params.upload(p);
       auto moving = anycl::test::random_floats(2 * c, 0.1f, 2.f, seed++);
       b.state.upload(moving);
-      // Shifted, scaled inputs: the two-pass variance must not lose them.
+      // Shifted, scaled inputs: the shifted sums' variance must not lose them.
       auto x = anycl::test::random_floats(n, -2.f, 2.f, seed++);
       for (float& v : x) v = v * 3.f + 10.f;
       anycl::Shape shape{batch};
@@ -168,7 +168,8 @@ TEST_CASE("BatchNormalization runs are bit-identical (fixed-order reductions)") 
 TEST_CASE("BatchNormalization in a model: arguments, tokens, summary, model file and Keras weights") {
   CHECK(anycl::make_layer({"batchnorm", "0.99 0.001"})->spec() ==
         anycl::LayerSpec{"batchnorm", "0.99 0.001"});
-  for (const char* bad : {"", "0.99", "1.5 0.001", "0.9 0", "0.9 -1", "0.9 0.001 3", "x y", "0.9 nan"})
+  for (const char* bad : {"", "0.99", "1.5 0.001", "0.9 0", "0.9 -1", "0.9 0.001 3", "x y", "0.9 nan",
+                          "0.9 0.001 relu x", "0.9 0.001 softmax", "0.9 0.001 "})
     CHECK_THROWS_AS(anycl::make_layer({"batchnorm", bad}), anycl::ValidationError);
   const auto list = anycl::parse_layer_list("16,bn,bn0.9,bn0.5_1e-05", {});
   REQUIRE(list.size() == 4);

@@ -57,6 +57,8 @@ const std::vector<Kind>& kinds() {
        8, "softmax_cross_entropy", 3},
       {"conv binary classifier (global max pooling)", "conv4x3,globalmaxpool", 1, 8, 8, "binary_crossentropy",
        1},
+      {"conv classifier (Conv2D, BatchNormalization, ReLU)", "conv4x3:linear,bn0.9:relu,pool2,flatten,8", 1,
+       8, 8, "softmax_cross_entropy", 3},
   };
   return list;
 }

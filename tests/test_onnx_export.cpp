@@ -92,7 +92,9 @@ TEST_CASE("ONNX export of tanh and sigmoid MLPs matches onnxruntime") {
   check_round_trip("--layers 24,12 --activation sigmoid");
 }
 
-TEST_CASE("ONNX export of gelu, leaky_relu and elu layers (Erf subgraph, PRelu, Elu) matches onnxruntime") {
+TEST_CASE(
+    "ONNX export of gelu, leaky_relu and elu layers (Erf subgraph, LeakyRelu alpha 0.2, Elu) matches "
+    "onnxruntime") {
   check_round_trip("--layers 32:gelu,24:leaky_relu,16:elu --dropout 0");
   check_round_trip("--layers conv4x3:gelu,conv3x3s2same:elu,pool2,flatten,16:leaky_relu --dropout 0");
 }
@@ -132,6 +134,12 @@ TEST_CASE("ONNX export of a binary cross-entropy model ends in Sigmoid and match
 
 TEST_CASE("ONNX export of BatchNormalization after Conv2D and Dense matches onnxruntime") {
   check_round_trip("--layers conv4x3,bn,pool2,flatten,16,bn0.9 --dropout 0 --optimizer adam");
+}
+
+TEST_CASE("ONNX export of Conv2D then BatchNormalization with its own activation matches onnxruntime") {
+  // Keras' block Conv2D (linear) -> BatchNormalization -> ReLU: BatchNormalization then Relu nodes.
+  check_round_trip(
+      "--layers conv4x3:linear,bn0.9:relu,pool2,flatten,16:linear,bn:elu --dropout 0 --optimizer adam");
 }
 
 TEST_CASE("ONNX export of a small CNN (Reshape, Conv, MaxPool, Flatten) matches onnxruntime") {

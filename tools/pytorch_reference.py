@@ -3,10 +3,11 @@
 settings), on the CPU for `tools/compare-pytorch.sh` or on a CUDA GPU (--device cuda, for
 tools/gpu-check.sh): Keras' mnist_mlp (784-512-512-10, ReLU, dropout 0.2, RMSprop lr 0.001, rho
 0.9, eps 1e-7) or mnist_cnn (conv 32 3x3, conv 64 3x3, max-pool 2, dropout 0.25, dense 128,
-dropout 0.5, dense 10; Adam lr 0.001, eps 1e-7) or the BatchNorm CNN (`anycl train --model bncnn`:
-conv 32 3x3 relu → BatchNorm, conv 64 3x3 relu → BatchNorm → max-pool 2, conv 64 3x3 relu →
-BatchNorm, global average pooling, dense 10; BatchNorm momentum 0.9 in Keras' terms (PyTorch's
-default 0.1) and Keras' epsilon 1e-3; Adam as the CNN's), batch 128.
+dropout 0.5, dense 10; Adam lr 0.001, eps 1e-7) or the BatchNorm CNN (`anycl train --model bncnn`,
+Keras' block conv → BatchNorm → ReLU: conv 32 3x3 → BatchNorm → relu, conv 64 3x3 → BatchNorm →
+relu → max-pool 2, conv 64 3x3 → BatchNorm → relu, global average pooling, dense 10; BatchNorm
+momentum 0.9 in Keras' terms (PyTorch's default 0.1) and Keras' epsilon 1e-3; Adam as the CNN's),
+batch 128.
 PyTorch's own initialisers (anycl's are Keras' glorot_uniform). Prints one JSON line per epoch:
 training seconds (the training steps only, as anycl's samples/s), samples/s, the same plus the test
 evaluation, train loss/accuracy and test accuracy."""
@@ -59,8 +60,8 @@ def main():
         def bn(c):
             return nn.BatchNorm2d(c, eps=1e-3, momentum=0.1)
 
-        model = nn.Sequential(nn.Conv2d(1, 32, 3), nn.ReLU(), bn(32), nn.Conv2d(32, 64, 3), nn.ReLU(), bn(64),
-                              nn.MaxPool2d(2), nn.Conv2d(64, 64, 3), nn.ReLU(), bn(64), nn.AdaptiveAvgPool2d(1),
+        model = nn.Sequential(nn.Conv2d(1, 32, 3), bn(32), nn.ReLU(), nn.Conv2d(32, 64, 3), bn(64), nn.ReLU(),
+                              nn.MaxPool2d(2), nn.Conv2d(64, 64, 3), bn(64), nn.ReLU(), nn.AdaptiveAvgPool2d(1),
                               nn.Flatten(), nn.Linear(64, 10))
         opt = torch.optim.Adam(model.parameters(), lr=0.001, eps=1e-7)
     else:

@@ -73,8 +73,15 @@ class Conv2D(Layer):
 
 
 class MaxPool2D(Layer):
-    def __init__(self, pool_size=2):
-        self.token = f"pool{_square('MaxPool2D', 'pool_size', pool_size)}"
+    """The maximum of each pool_size² window (valid padding), moved by `strides` (None: pool_size, as Keras)."""
+
+    def __init__(self, pool_size=2, strides=None, padding="valid"):
+        if padding != "valid":
+            raise errors.InvalidArgumentError(
+                f"MaxPool2D: anycl's pooling has valid padding only, got padding={padding!r}")
+        size = _square("MaxPool2D", "pool_size", pool_size)
+        stride = size if strides is None else _square("MaxPool2D", "strides", strides)
+        self.token = f"pool{size}" + (f"s{stride}" if stride != size else "")
 
 
 class AveragePooling2D(Layer):
@@ -108,9 +115,11 @@ class Flatten(Layer):
 
 
 class Activation(Layer):
-    """Keras' Activation(name) layer. anycl fuses an activation into its bias pass, so this one joins
-    the Dense or Conv2D right before it, which must name no activation of its own (as in Keras, where
-    that layer is then linear): `Dense(64), Activation("gelu")` is `Dense(64, activation="gelu")`."""
+    """Keras' Activation(name) layer. anycl fuses an activation into the layer before it, so this one
+    joins the Dense, Conv2D or BatchNormalization right before it, which must name no activation of its
+    own (as in Keras, where that layer is then linear): `Dense(64), Activation("gelu")` is
+    `Dense(64, activation="gelu")`; after a BatchNormalization it is applied in the normalisation
+    (`Conv2D(32, 3), BatchNormalization(), ReLU()`, with that Conv2D linear as in Keras)."""
 
     def __init__(self, activation):
         if activation not in ACTIVATIONS + ("softmax",):
@@ -145,15 +154,36 @@ class ELU(Activation):
         super().__init__("elu")
 
 
+def _linear(layer):
+    """A Dense or Conv2D that names no activation as Keras reads it (linear); any other layer as is."""
+    if isinstance(layer, Dense) and layer.activation is None:
+        return Dense(layer.units, "linear")
+    if isinstance(layer, Conv2D) and ":" not in layer.token:
+        linear = Conv2D.__new__(Conv2D)
+        linear.token = layer.token + ":linear"
+        return linear
+    return layer
+
+
 def fuse_activations(layers):
-    """The layers with each Activation layer joined to the Dense or Conv2D before it."""
+    """The layers with each Activation layer joined to the Dense, Conv2D or BatchNormalization before
+    it. Keras' block `Conv2D(32, 3), BatchNormalization(), ReLU()` becomes a linear Conv2D (Keras'
+    default, which the ReLU after the normalisation says the script means) and a BatchNormalization
+    with the ReLU fused into it."""
     out = []
     for l in layers:
         if not isinstance(l, Activation):
             out.append(l)
             continue
         before = out[-1] if out else None
-        if isinstance(before, Dense) and before.activation in (None, "linear"):
+        if isinstance(before, BatchNormalization) and ":" not in before.token and l.activation != "softmax":
+            fused = BatchNormalization.__new__(BatchNormalization)
+            fused.__dict__.update(before.__dict__)
+            fused.token = before.token + _activation("BatchNormalization", l.activation)
+            out[-1] = fused
+            if len(out) > 1:
+                out[-2] = _linear(out[-2])
+        elif isinstance(before, Dense) and before.activation in (None, "linear"):
             out[-1] = Dense(before.units, l.activation)
         elif isinstance(before, Conv2D) and ":" not in before.token and l.activation != "softmax":
             fused = Conv2D.__new__(Conv2D)
@@ -161,8 +191,8 @@ def fuse_activations(layers):
             out[-1] = fused
         else:
             raise errors.InvalidArgumentError(
-                f"{type(l).__name__}({l.activation!r}) must follow a Dense or Conv2D that names no activation of "
-                "its own: anycl applies activations in that layer's bias pass")
+                f"{type(l).__name__}({l.activation!r}) must follow a Dense, Conv2D or BatchNormalization that names "
+                "no activation of its own: anycl applies activations in that layer's bias or normalisation pass")
     return out
 
 
@@ -171,7 +201,9 @@ class BatchNormalization(Layer):
     channels-first, so the channel axis is 1; axis=-1, Keras' default, is read as that same channel
     axis, which is what Keras' channels_last means by it). Training normalises with the batch's mean
     and biased variance and updates moving = moving·momentum + batch·(1 − momentum); evaluate and
-    predict use the moving statistics. get_weights() gives gamma, beta, moving_mean, moving_variance."""
+    predict use the moving statistics. get_weights() gives gamma, beta, moving_mean, moving_variance.
+    An Activation/ReLU/LeakyReLU/ELU right after it is applied in its normalisation pass (Keras'
+    `Conv2D(32, 3), BatchNormalization(), ReLU()`; see fuse_activations)."""
 
     def __init__(self, axis=-1, momentum=0.99, epsilon=0.001):
         if axis not in (-1, 1):

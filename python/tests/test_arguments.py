@@ -121,10 +121,14 @@ def test_non_square_kernels_pools_and_strides_are_refused_not_squared():
     # Conv2D(4, kernel_size=(3, 5)) once built a 3x3 kernel and MaxPool2D((2, 3)) a 2x2 pool, silently.
     from anycl.layers import Conv2D, MaxPool2D
     assert Conv2D(4, (3, 3)).token == Conv2D(4, 3).token == "conv4x3"
-    assert MaxPool2D((2, 2)).token == MaxPool2D(2).token == "pool2"
+    assert MaxPool2D((2, 2)).token == MaxPool2D(2).token == MaxPool2D(2, strides=2).token == "pool2"
+    assert MaxPool2D(3, strides=2).token == MaxPool2D(pool_size=(3, 3), strides=(2, 2)).token == "pool3s2"
+    with pytest.raises(anycl.InvalidArgumentError, match="valid padding only"):
+        MaxPool2D(2, padding="same")
     for make, argument in ((lambda: Conv2D(4, kernel_size=(3, 5)), "kernel_size"),
                            (lambda: Conv2D(4, 3, strides=(1, 2)), "strides"),
-                           (lambda: MaxPool2D((2, 3)), "pool_size")):
+                           (lambda: MaxPool2D((2, 3)), "pool_size"),
+                           (lambda: MaxPool2D(2, strides=(1, 2)), "strides")):
         with pytest.raises(anycl.InvalidArgumentError, match=f"{argument}=.* is not square"):
             make()
     for bad in (0, -3, 2.5, True, (3, 3, 3), "3"):

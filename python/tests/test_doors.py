@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import anycl
-from anycl.layers import (AveragePooling2D, Conv2D, Dense, Flatten, GlobalAveragePooling2D, GlobalMaxPooling2D,
-                          MaxPool2D)
+from anycl.layers import (AveragePooling2D, BatchNormalization, Conv2D, Dense, Flatten, GlobalAveragePooling2D,
+                          GlobalMaxPooling2D, MaxPool2D, ReLU)
 
 # (name, layers, input_shape, loss as a Keras script names it): the same kinds as tests/test_doors.cpp.
 KINDS = [
@@ -32,6 +32,9 @@ KINDS = [
               Dense(3)], (1, 8, 8), "sparse_categorical_crossentropy"),
     ("conv binary classifier (global max pooling)",
      lambda: [Conv2D(4, 3), GlobalMaxPooling2D(), Dense(1, activation="sigmoid")], (1, 8, 8), "binary_crossentropy"),
+    ("conv classifier (Conv2D, BatchNormalization, ReLU)",
+     lambda: [Conv2D(4, 3), BatchNormalization(momentum=0.9), ReLU(), MaxPool2D(2), Flatten(), Dense(8), Dense(3)],
+     (1, 8, 8), "sparse_categorical_crossentropy"),
 ]
 ANYCL_LOSS = {"sparse_categorical_crossentropy": "softmax_cross_entropy", "mean_absolute_error": "mae"}
 REGRESSION = ("mse", "mean_absolute_error", "huber")
@@ -194,9 +197,9 @@ def test_keras_activation_layers_join_the_layer_before(runtime):
     keras_style.compile(optimizer="adam", loss="binary_crossentropy").fit(x, y, epochs=1, runtime=runtime)
     with pytest.raises(anycl.InvalidArgumentError, match="slope 0.2"):
         LeakyReLU(negative_slope=0.3)
-    with pytest.raises(anycl.InvalidArgumentError, match="must follow a Dense or Conv2D"):
+    with pytest.raises(anycl.InvalidArgumentError, match="must follow a Dense, Conv2D or BatchNormalization"):
         anycl.Sequential([Dense(8), Dropout(0.1), LeakyReLU(), Dense(2)], input_shape=(4,))
-    with pytest.raises(anycl.InvalidArgumentError, match="must follow a Dense or Conv2D"):
+    with pytest.raises(anycl.InvalidArgumentError, match="must follow a Dense, Conv2D or BatchNormalization"):
         anycl.Sequential([Dense(8, activation="tanh"), LeakyReLU(), Dense(2)], input_shape=(4,))
 
 

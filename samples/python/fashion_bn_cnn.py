@@ -2,10 +2,9 @@
 BatchNormalization, GlobalAveragePooling2D instead of Flatten + a large Dense, Adam, batch 128.
 Same model as `anycl train --model bncnn` (docs/training.md, "The BatchNorm CNN").
 
-Keras' usual block is Conv2D (linear) → BatchNormalization → ReLU. anycl applies an activation in
-the bias pass of the Dense or Conv2D before it, and BatchNormalization has none of its own, so
-`Conv2D(32, 3), BatchNormalization(), ReLU()` is refused; the closest model anycl expresses is
-Conv2D(relu) → BatchNormalization, used here (and in tools/pytorch_reference.py --model bncnn).
+Keras' usual block, Conv2D (linear) → BatchNormalization → ReLU, written as Keras writes it: the
+ReLU joins the BatchNormalization before it (applied in its normalisation pass), and the Conv2D
+before that is linear, as in Keras (tools/pytorch_reference.py --model bncnn has the same order).
 
     python3 samples/python/fashion_bn_cnn.py [DATA_DIR] [--epochs N] [--limit N]
 
@@ -15,7 +14,7 @@ steps of --limit 2560 --epochs 1, whose test accuracy is then near chance)."""
 import argparse
 
 import anycl
-from anycl.layers import BatchNormalization, Conv2D, Dense, GlobalAveragePooling2D, MaxPooling2D
+from anycl.layers import BatchNormalization, Conv2D, Dense, GlobalAveragePooling2D, MaxPooling2D, ReLU
 
 p = argparse.ArgumentParser()
 p.add_argument("data", nargs="?", default=None, help="an MNIST-format folder (default: Fashion-MNIST)")
@@ -32,17 +31,20 @@ x_train = x_train.reshape(-1, 1, 28, 28)
 x_test = x_test.reshape(-1, 1, 28, 28)
 
 model = anycl.Sequential([
-    Conv2D(32, 3, activation="relu"),
+    Conv2D(32, 3),
     # per channel: the batch's statistics in fit, the moving ones in evaluate/predict. momentum 0.9
     # (PyTorch's default; Keras' is 0.99): the moving variance starts at 1 and forgets it as
-    # momentum^steps, slower than a few epochs of a small data set at 0.99, which shows after a ReLU
-    # whose channels vary by 1e-4 (docs/training.md, "The BatchNorm CNN")
+    # momentum^steps, slower than a few epochs of a small data set at 0.99 (docs/training.md,
+    # "The BatchNorm CNN")
     BatchNormalization(momentum=0.9),
-    Conv2D(64, 3, activation="relu"),
+    ReLU(),
+    Conv2D(64, 3),
     BatchNormalization(momentum=0.9),
+    ReLU(),
     MaxPooling2D(2),
-    Conv2D(64, 3, activation="relu"),
+    Conv2D(64, 3),
     BatchNormalization(momentum=0.9),
+    ReLU(),
     GlobalAveragePooling2D(),  # (64, 10, 10) → (64,): no Flatten
     Dense(10),  # linear: the softmax is in the loss
 ], input_shape=(1, 28, 28))

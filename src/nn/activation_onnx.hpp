@@ -1,6 +1,6 @@
-// The ONNX nodes of a layer's activation (Dense and Conv2D), in opset 13: Relu, Tanh, Sigmoid; Elu
-// (its default alpha 1); leaky_relu as PRelu with a slope initializer 0.2 (LeakyRelu's alpha is a
-// float attribute, which OnnxGraph does not write); gelu as z·(1 + Erf(z·(1/√2)))·0.5 (ONNX's Gelu
+// The ONNX nodes of a layer's activation (Dense, Conv2D, BatchNormalization), in opset 13: Relu,
+// Tanh, Sigmoid; Elu (its default alpha 1); leaky_relu as LeakyRelu with alpha 0.2 (Keras' slope;
+// ONNX's default alpha is 0.01, so it is written); gelu as z·(1 + Erf(z·(1/√2)))·0.5 (ONNX's Gelu
 // needs opset 20).
 #pragma once
 
@@ -29,7 +29,7 @@ inline std::string activation_onnx(OnnxGraph& g, Activation act, const std::stri
     case Activation::elu:
       return g.node("Elu", {z}, out);
     case Activation::leaky_relu:
-      return g.node("PRelu", {z, scalar("slope", 0.2f)}, out);
+      return g.node("LeakyRelu", {z}, out, {}, {}, {{"alpha", 0.2f}});
     case Activation::gelu: {
       const std::string scaled =
           g.node("Mul", {z, scalar("inv_sqrt2", 0.70710678118654752f)}, out + ".scaled");

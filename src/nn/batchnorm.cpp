@@ -1,6 +1,7 @@
 // BatchNormalization over BatchNormOp: the batch's statistics in training (and the moving ones
 // updated in the same launch), the moving ones at inference; its own output buffer keeps the
-// previous layer's output intact for both backward passes.
+// previous layer's output intact for both backward passes. The activation's gradient is taken from
+// the output recomputed from the kept input, so the layer keeps nothing more.
 #include "anycl/nn/batchnorm.hpp"
 
 #include <fmt/format.h>
@@ -8,13 +9,14 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "activation_onnx.hpp"
 #include "anycl/error.hpp"
 #include "ops/batchnorm.hpp"
 
 namespace anycl {
 
-BatchNormalization::BatchNormalization(float momentum, float epsilon)
-    : momentum_(momentum), epsilon_(epsilon) {
+BatchNormalization::BatchNormalization(float momentum, float epsilon, Activation activation)
+    : momentum_(momentum), epsilon_(epsilon), activation_(activation) {
   if (!(momentum >= 0.f && momentum <= 1.f))
     throw ValidationError(fmt::format("batch normalisation's momentum must be in [0, 1], got {}", momentum));
   if (!(epsilon > 0.f) || !std::isfinite(epsilon))
@@ -35,14 +37,22 @@ bool read_float(const std::string& text, float& out) {
 
 std::unique_ptr<Layer> parse_batchnorm(const std::string& args) {
   const size_t space = args.find(' ');
+  const size_t second = space == std::string::npos ? space : args.find(' ', space + 1);
   float momentum = 0.f, epsilon = 0.f;
   if (space == std::string::npos || !read_float(args.substr(0, space), momentum) ||
-      !read_float(args.substr(space + 1), epsilon))
-    throw ValidationError(
-        fmt::format("expected 'batchnorm MOMENTUM EPSILON' (e.g. 0.99 0.001), got '{}'", args));
-  return std::make_unique<BatchNormalization>(momentum, epsilon);
+      !read_float(args.substr(space + 1, second == std::string::npos ? second : second - space - 1),
+                  epsilon) ||
+      (second != std::string::npos && args.find(' ', second + 1) != std::string::npos))
+    throw ValidationError(fmt::format(
+        "expected 'batchnorm MOMENTUM EPSILON [ACTIVATION]' (e.g. 0.99 0.001, or 0.9 0.001 relu), got '{}'",
+        args));
+  const Activation act =
+      second == std::string::npos ? Activation::linear : parse_activation(args.substr(second + 1));
+  return std::make_unique<BatchNormalization>(momentum, epsilon, act);
 }
 
+// The activation of a `bn:ACT` token is added by parse_layer_list (model_from_flags.cpp): plain bn is
+// linear, whatever --activation says (that flag is for Dense and Conv2D).
 bool batchnorm_token(const std::string& token, const LayerListDefaults&, std::vector<LayerSpec>& out) {
   if (token.rfind("bn", 0) != 0) return false;
   const std::string rest = token.substr(2);
@@ -65,12 +75,13 @@ std::string batchnorm_onnx(const Layer& layer, OnnxGraph& graph, const std::stri
   const size_t c = BatchNormalization::channels(input);
   const std::vector<int64_t> dims{int64_t(c)};
   const std::string name = fmt::format("batchnorm{}", index);
-  return graph.node("BatchNormalization",
-                    {x, graph.initializer(name + "_gamma", dims, params),
-                     graph.initializer(name + "_beta", dims, params + c),
-                     graph.initializer(name + "_moving_mean", dims, params + 2 * c),
-                     graph.initializer(name + "_moving_variance", dims, params + 3 * c)},
-                    name, {}, {}, {{"epsilon", bn.epsilon()}});
+  const std::string y = graph.node("BatchNormalization",
+                                   {x, graph.initializer(name + "_gamma", dims, params),
+                                    graph.initializer(name + "_beta", dims, params + c),
+                                    graph.initializer(name + "_moving_mean", dims, params + 2 * c),
+                                    graph.initializer(name + "_moving_variance", dims, params + 3 * c)},
+                                   name, {}, {}, {{"epsilon", bn.epsilon()}});
+  return detail::activation_onnx(graph, bn.activation(), y);
 }
 
 }  // namespace
@@ -83,7 +94,14 @@ const LayerType& batchnorm_layer_type() {
 
 const LayerType& BatchNormalization::type() const { return batchnorm_layer_type(); }
 
-std::string BatchNormalization::args() const { return fmt::format("{} {}", momentum_, epsilon_); }
+std::string BatchNormalization::args() const {
+  if (activation_ == Activation::linear) return fmt::format("{} {}", momentum_, epsilon_);
+  return fmt::format("{} {} {}", momentum_, epsilon_, to_string(activation_));
+}
+
+std::string BatchNormalization::summary_note() const {
+  return activation_ == Activation::linear ? std::string() : to_string(activation_);
+}
 
 size_t BatchNormalization::channels(const Shape& input) {
   if (input.empty()) throw ValidationError("batch normalisation needs a non-empty input shape");
@@ -111,7 +129,7 @@ void BatchNormalization::build(Runtime& rt, const Shape& input, size_t max_batch
   shape.insert(shape.end(), input.begin(), input.end());
   y_ = Tensor(rt, shape);
   x_ = Tensor();
-  op_ = std::make_unique<BatchNormOp>(rt);
+  op_ = std::make_unique<BatchNormOp>(rt, activation_);
 }
 
 void BatchNormalization::initialize(uint64_t) {
@@ -130,8 +148,7 @@ Tensor BatchNormalization::forward(const Tensor& x, const StepContext& ctx) {
   const BatchNormShape s{x.rows(), channels_, plane_};
   Tensor y = y_.rows(0, x.rows());
   if (ctx.training) {
-    op_->stats(x, s, stats_, &state_, momentum_);
-    op_->forward(x, y, s, stats_, params_, epsilon_);
+    op_->train_forward(x, y, s, stats_, &state_, momentum_, params_, epsilon_);
     x_ = x;
   } else {
     op_->forward(x, y, s, state_, params_, epsilon_);

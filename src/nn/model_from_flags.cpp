@@ -9,6 +9,7 @@
 
 #include "anycl/error.hpp"
 #include "anycl/losses/loss.hpp"
+#include "anycl/nn/activation.hpp"
 #include "anycl/nn/dense.hpp"
 
 namespace anycl {
@@ -50,10 +51,16 @@ std::vector<LayerSpec> parse_layer_list(const std::string& text, const LayerList
       throw bad(e.what());
     }
     if (!claimed) throw bad(fmt::format("'{}' is not a layer token", token));
+    const bool batchnorm = out.size() > before && out[before].type == "batchnorm";
     if (!own.empty() &&
-        (out.size() == before || (out[before].type != "dense" && out[before].type != "conv2d")))
-      throw bad(fmt::format("'{}:{}': only Dense (a size) and Conv2D (convFxK) tokens take an activation",
-                            token, own));
+        (out.size() == before || (out[before].type != "dense" && out[before].type != "conv2d" && !batchnorm)))
+      throw bad(
+          fmt::format("'{}:{}': only Dense (a size), Conv2D (convFxK) and BatchNormalization (bn) tokens "
+                      "take an activation",
+                      token, own));
+    // bn:ACT: the activation fused into the normalisation ("batchnorm M E ACT"; plain bn is linear).
+    if (batchnorm && !own.empty() && these.activation != Activation::linear)
+      out[before].args += std::string(" ") + to_string(these.activation);
   }
   return out;
 }

@@ -1,5 +1,10 @@
-// Launchers for cl_kernels/batchnorm.cl: the reductions run one work-group per channel.
+// Launchers for cl_kernels/batchnorm.cl: the reductions run one work-group per channel; the
+// element passes over a 3-D range (plane, channels, batch), or (channels, 1, batch) for a flat input.
 #include "batchnorm.hpp"
+
+#include <fmt/format.h>
+
+#include <string>
 
 #include "anycl/error.hpp"
 #include "kernel_call.hpp"
@@ -20,20 +25,47 @@ void check_activations(const char* what, const Tensor& x, const BatchNormShape& 
   detail::u32(s.size(), "batch-norm elements");
 }
 
+// detail::single_group_kernel with the activation's -DBN_ACT beside -DWG.
+compute::kernel group_kernel(Runtime& rt, const char* name, const std::string& act, size_t& work_group) {
+  const DeviceInfo& info = rt.info();
+  work_group = 256;
+  while (work_group > 1 &&
+         (work_group > info.max_work_group_size || 2 * work_group * sizeof(float) > info.local_mem_bytes))
+    work_group /= 2;
+  for (;;) {
+    compute::kernel k =
+        detail::kernel_with_options(rt, "batchnorm", name, fmt::format("{} -DWG={}", act, work_group));
+    const size_t fits = detail::kernel_work_group_size(rt, k);
+    if (work_group <= fits || work_group == 1) return k;
+    while (work_group > fits && work_group > 1) work_group /= 2;
+  }
+}
+
 }  // namespace
 
-BatchNormOp::BatchNormOp(Runtime& rt)
-    : rt_(rt),
-      stats_(detail::single_group_kernel(rt, "batchnorm", "batchnorm_stats", 1, group_)),
-      forward_(detail::kernel(rt, "batchnorm", "batchnorm_forward")),
-      sums_(detail::single_group_kernel(rt, "batchnorm", "batchnorm_backward_sums", 2, group_sums_)),
-      dx_(detail::kernel(rt, "batchnorm", "batchnorm_backward_dx")) {}
+BatchNormOp::BatchNormOp(Runtime& rt, Activation act) : rt_(rt) {
+  // PoCL's CPU driver: the reductions walk whole rows, eight values at a time (batchnorm.cl's BN_ROWS).
+  const std::string option = fmt::format("-DBN_ACT={} -DBN_ROWS={}", int(act), rt.row_kernels() ? 1 : 0);
+  stats_ = group_kernel(rt, "batchnorm_stats", option, group_);
+  sums_ = group_kernel(rt, "batchnorm_backward_sums", option, group_sums_);
+  forward_ = detail::kernel_with_options(rt, "batchnorm", "batchnorm_forward", option);
+  dx_ = detail::kernel_with_options(rt, "batchnorm", "batchnorm_backward_dx", option);
+}
 
-void BatchNormOp::stats(const Tensor& x, const BatchNormShape& s, Tensor& stats, Tensor* moving,
-                        float momentum) {
+void BatchNormOp::launch_elements(compute::kernel& k, const BatchNormShape& s) {
+  if (s.plane == 1)
+    detail::launch_planes(rt_, k, s.channels, 1, s.batch);
+  else
+    detail::launch_planes(rt_, k, s.plane, s.channels, s.batch);
+}
+
+void BatchNormOp::train_forward(const Tensor& x, Tensor& y, const BatchNormShape& s, Tensor& stats,
+                                Tensor* moving, float momentum, const Tensor& params, float epsilon) {
   using detail::u32;
   check_activations("batchnorm_stats", x, s);
+  check_activations("batchnorm_stats: y", y, s);
   check("batchnorm_stats: stats", stats, 2 * s.channels);
+  check("batchnorm_stats: params", params, 2 * s.channels);
   if (moving) check("batchnorm_stats: moving statistics", *moving, 2 * s.channels);
   if (stats.offset() != 0) throw ValidationError("batchnorm_stats: the stats tensor must start its buffer");
   Tensor& m = moving ? *moving : stats;
@@ -44,6 +76,7 @@ void BatchNormOp::stats(const Tensor& x, const BatchNormShape& s, Tensor& stats,
   detail::enqueue_range(rt_, stats_, 1, &global, &local, [&] {
     return fmt::format("batchnorm_stats {}x{}x{}", s.batch, s.channels, s.plane);
   });
+  forward(x, y, s, stats, params, epsilon);
 }
 
 void BatchNormOp::forward(const Tensor& x, Tensor& y, const BatchNormShape& s, const Tensor& stats,
@@ -53,11 +86,12 @@ void BatchNormOp::forward(const Tensor& x, Tensor& y, const BatchNormShape& s, c
   check_activations("batchnorm_forward: y", y, s);
   check("batchnorm_forward: stats", stats, 2 * s.channels);
   check("batchnorm_forward: params", params, 2 * s.channels);
+  const bool flat = s.plane == 1;
   detail::set_args(forward_, x.mem(), u32(x.offset(), "offset"), y.mem(), u32(y.offset(), "offset"),
-                   u32(s.size(), "size"), u32(s.channels, "channels"), u32(s.plane, "plane"), stats.mem(),
-                   u32(stats.offset(), "offset"), params.mem(), u32(params.offset(), "offset"),
-                   cl_float(epsilon));
-  detail::launch_1d(rt_, forward_, s.size(), 64);
+                   u32(flat ? s.channels : s.plane, "columns"), u32(s.channels, "channels"),
+                   u32(s.batch, "batch"), cl_uint(flat ? 1 : 0), stats.mem(), u32(stats.offset(), "offset"),
+                   params.mem(), u32(params.offset(), "offset"), cl_float(epsilon));
+  launch_elements(forward_, s);
 }
 
 void BatchNormOp::backward(const Tensor& x, const Tensor& dy, const BatchNormShape& s, const Tensor& stats,
@@ -68,22 +102,25 @@ void BatchNormOp::backward(const Tensor& x, const Tensor& dy, const BatchNormSha
   check("batchnorm_backward: stats", stats, 2 * s.channels);
   check("batchnorm_backward: params", params, 2 * s.channels);
   check("batchnorm_backward: grads", grads, 2 * s.channels);
+  if (dx) check_activations("batchnorm_backward: dx", *dx, s);
   if (stats.offset() != 0)
     throw ValidationError("batchnorm_backward: the stats tensor must start its buffer");
   detail::set_args(sums_, x.mem(), u32(x.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"),
                    u32(s.batch, "batch"), u32(s.channels, "channels"), u32(s.plane, "plane"), stats.mem(),
-                   cl_float(epsilon), grads.mem(), u32(grads.offset(), "offset"));
+                   cl_float(epsilon), params.mem(), u32(params.offset(), "offset"), grads.mem(),
+                   u32(grads.offset(), "offset"));
   const size_t global = s.channels * group_sums_, local = group_sums_;
   detail::enqueue_range(rt_, sums_, 1, &global, &local, [&] {
     return fmt::format("batchnorm_backward_sums {}x{}x{}", s.batch, s.channels, s.plane);
   });
   if (!dx) return;
-  check_activations("batchnorm_backward: dx", *dx, s);
+  const bool flat = s.plane == 1;
   detail::set_args(dx_, x.mem(), u32(x.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dx->mem(),
-                   u32(dx->offset(), "offset"), u32(s.size(), "size"), u32(s.channels, "channels"),
-                   u32(s.plane, "plane"), u32(s.batch * s.plane, "count"), stats.mem(), cl_float(epsilon),
-                   params.mem(), u32(params.offset(), "offset"), grads.mem(), u32(grads.offset(), "offset"));
-  detail::launch_1d(rt_, dx_, s.size(), 64);
+                   u32(dx->offset(), "offset"), u32(flat ? s.channels : s.plane, "columns"),
+                   u32(s.channels, "channels"), u32(s.batch, "batch"), cl_uint(flat ? 1 : 0),
+                   u32(s.batch * s.plane, "count"), stats.mem(), cl_float(epsilon), params.mem(),
+                   u32(params.offset(), "offset"), grads.mem(), u32(grads.offset(), "offset"));
+  launch_elements(dx_, s);
 }
 
 }  // namespace anycl

@@ -1,11 +1,14 @@
 // Host reference of batch normalisation over (batch, channels, plane) row-major floats (plane 1
 // after Dense, H·W after Conv2D): the batch's mean and biased variance, the moving statistics'
-// update, normalisation, and the training-mode backward through the batch statistics. Sums in double.
+// update, normalisation, and the training-mode backward through the batch statistics, with the
+// layer's activation after the normalisation (its textbook derivative from z). Sums in double.
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <vector>
+
+#include "reference/activation.hpp"
 
 namespace anycl::reference {
 
@@ -46,27 +49,39 @@ inline void batchnorm_update_moving(std::vector<float>& moving, const BatchNormS
   }
 }
 
-/// y = (x − mean)·γ/sqrt(var + ε) + β; params = γ then β.
+/// y = act((x − mean)·γ/sqrt(var + ε) + β); params = γ then β.
 inline std::vector<float> batchnorm_forward(const float* params, const std::vector<float>& x, size_t batch,
                                             size_t channels, size_t plane, const std::vector<float>& mean,
-                                            const std::vector<float>& var, float epsilon) {
+                                            const std::vector<float>& var, float epsilon,
+                                            Activation act = Activation::linear) {
   std::vector<float> y(x.size());
   for (size_t n = 0; n < batch; ++n)
     for (size_t c = 0; c < channels; ++c) {
       const double scale = params[c] / std::sqrt(double(var[c]) + epsilon);
       for (size_t s = 0; s < plane; ++s) {
         const size_t i = bn_at(n, c, s, channels, plane);
-        y[i] = float((x[i] - double(mean[c])) * scale + params[channels + c]);
+        y[i] = float(activate((x[i] - double(mean[c])) * scale + params[channels + c], act));
       }
     }
   return y;
 }
 
-/// The training-mode backward: grads ← (dγ, dβ), returns dx.
+/// The training-mode backward: grads ← (dγ, dβ), returns dx; dy is first taken through act'(z).
 inline std::vector<float> batchnorm_backward(const float* params, const std::vector<float>& x,
-                                             const std::vector<float>& dy, size_t batch, size_t channels,
-                                             size_t plane, float epsilon, float* grads) {
+                                             std::vector<float> dy, size_t batch, size_t channels,
+                                             size_t plane, float epsilon, float* grads,
+                                             Activation act = Activation::linear) {
   const BatchNormStats st = batchnorm_stats(x, batch, channels, plane);
+  if (act != Activation::linear)
+    for (size_t c = 0; c < channels; ++c) {
+      const double scale = params[c] / std::sqrt(double(st.var[c]) + epsilon);
+      for (size_t n = 0; n < batch; ++n)
+        for (size_t s = 0; s < plane; ++s) {
+          const size_t i = bn_at(n, c, s, channels, plane);
+          dy[i] = float(dy[i] *
+                        activate_derivative((x[i] - double(st.mean[c])) * scale + params[channels + c], act));
+        }
+    }
   std::vector<float> dx(x.size());
   const double m = double(batch * plane);
   for (size_t c = 0; c < channels; ++c) {

@@ -211,7 +211,10 @@ class HostFlatten final : public HostLayer {
 class HostBatchNorm final : public HostLayer {
  public:
   HostBatchNorm(const BatchNormalization& b, const Shape& input)
-      : channels_(input.at(0)), plane_(shape_size(input) / input.at(0)), epsilon_(b.epsilon()) {
+      : channels_(input.at(0)),
+        plane_(shape_size(input) / input.at(0)),
+        epsilon_(b.epsilon()),
+        act_(b.activation()) {
     in = out = shape_size(input);
   }
   size_t parameter_count() const override { return 2 * channels_; }
@@ -221,16 +224,17 @@ class HostBatchNorm final : public HostLayer {
   std::vector<float> forward(const float* p, const std::vector<float>& x, size_t rows,
                              const HostStep&) const override {
     const BatchNormStats st = batchnorm_stats(x, rows, channels_, plane_);
-    return batchnorm_forward(p, x, rows, channels_, plane_, st.mean, st.var, epsilon_);
+    return batchnorm_forward(p, x, rows, channels_, plane_, st.mean, st.var, epsilon_, act_);
   }
   std::vector<float> backward(const float* p, const std::vector<float>& x, const std::vector<float>&,
                               std::vector<float> dy, size_t rows, const HostStep&, float* g) const override {
-    return batchnorm_backward(p, x, dy, rows, channels_, plane_, epsilon_, g);
+    return batchnorm_backward(p, x, dy, rows, channels_, plane_, epsilon_, g, act_);
   }
 
  private:
   size_t channels_, plane_;
   float epsilon_;
+  Activation act_;
 };
 
 /// A host layer for a library layer with per-sample input shape `input`.

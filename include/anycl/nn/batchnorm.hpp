@@ -1,11 +1,13 @@
 // BatchNormalization (Keras' layer): per feature after Dense, per channel of NCHW after Conv2D.
 // Training normalises with the batch's mean and biased variance and folds them into the moving
 // statistics; evaluation and prediction use the moving ones. γ, β are trainable parameters; the
-// moving mean and variance are the layer's non-trainable state (Layer::state_count).
+// moving mean and variance are the layer's non-trainable state (Layer::state_count). An activation
+// of its own (Keras' Conv2D → BatchNormalization → ReLU) is fused into the normalisation.
 #pragma once
 
 #include <memory>
 
+#include "anycl/nn/activation.hpp"
 #include "anycl/nn/layer.hpp"
 #include "anycl/nn/registry.hpp"
 
@@ -15,11 +17,14 @@ class BatchNormOp;  // src/ops/batchnorm.hpp
 
 class BatchNormalization final : public Layer {
  public:
-  /// Keras' defaults: momentum 0.99 in [0, 1], epsilon 0.001 > 0.
-  explicit BatchNormalization(float momentum = 0.99f, float epsilon = 0.001f);
+  /// Keras' defaults: momentum 0.99 in [0, 1], epsilon 0.001 > 0; `activation` applied after the
+  /// normalisation, y = act(γ·x̂ + β) (linear: none, as Keras' layer).
+  explicit BatchNormalization(float momentum = 0.99f, float epsilon = 0.001f,
+                              Activation activation = Activation::linear);
   ~BatchNormalization() override;
   float momentum() const noexcept { return momentum_; }
   float epsilon() const noexcept { return epsilon_; }
+  Activation activation() const noexcept { return activation_; }
   /// Channels (C of (C, H, W), or the features of a flat input) of an input shape.
   static size_t channels(const Shape& input);
 
@@ -27,6 +32,7 @@ class BatchNormalization final : public Layer {
   /// variance (C each) as state.
   const LayerType& type() const override;
   std::string args() const override;
+  std::string summary_note() const override;
   Shape output_shape(const Shape& input) const override;
   using Layer::parameter_count;
   size_t parameter_count(const Shape& input) const override { return 2 * channels(input); }
@@ -41,14 +47,17 @@ class BatchNormalization final : public Layer {
 
  private:
   float momentum_, epsilon_;
+  Activation activation_;
   size_t channels_ = 0, plane_ = 1;
   Tensor params_, grads_, state_, stats_, y_, x_;
   std::unique_ptr<BatchNormOp> op_;
 };
 
-/// The registry entry: "batchnorm MOMENTUM EPSILON"; `--layers` tokens "bn" (Keras' defaults),
-/// "bnMOMENTUM" and "bnMOMENTUM_EPSILON" (e.g. bn0.9_1e-05); ONNX BatchNormalization with the moving
-/// statistics.
+/// The registry entry: "batchnorm MOMENTUM EPSILON [ACTIVATION]" (the activation written only when
+/// not linear, so older files read the same); `--layers` tokens "bn" (Keras' defaults), "bnMOMENTUM"
+/// and "bnMOMENTUM_EPSILON" (e.g. bn0.9_1e-05), each with ":ACTIVATION" for its own (bn:relu; plain
+/// bn is linear, whatever --activation says); ONNX BatchNormalization with the moving statistics,
+/// then the activation's node.
 const LayerType& batchnorm_layer_type();
 
 }  // namespace anycl

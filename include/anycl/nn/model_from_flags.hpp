@@ -36,12 +36,11 @@ ModelSpec model_from_flags(const ModelFlags& flags, const Shape& image, size_t o
 /// The `--layers` list of the reference CNN (Keras' mnist_cnn without its output layer).
 inline constexpr const char* kReferenceCnnLayers =
     "conv32x3,conv64x3,pool2,dropout0.25,flatten,128,dropout0.5";
-/// The `--layers` list of the BatchNorm CNN (`anycl train --model bncnn`): Conv2D (relu) →
-/// BatchNormalization (momentum 0.9, PyTorch's default) blocks and GlobalAveragePooling2D, without its
-/// output layer. Conv → BN → ReLU, Keras' usual order, has no token yet (an activation is applied in the
-/// bias pass of the layer before).
+/// The `--layers` list of the BatchNorm CNN (`anycl train --model bncnn`): Keras' block Conv2D (linear)
+/// → BatchNormalization (momentum 0.9, PyTorch's default) → ReLU (fused into the normalisation: bn:relu),
+/// and GlobalAveragePooling2D, without its output layer.
 inline constexpr const char* kBatchNormCnnLayers =
-    "conv32x3,bn0.9,conv64x3,bn0.9,pool2,conv64x3,bn0.9,globalavgpool";
+    "conv32x3:linear,bn0.9:relu,conv64x3:linear,bn0.9:relu,pool2,conv64x3:linear,bn0.9:relu,globalavgpool";
 /// Keras' mnist_mlp: input → 512 relu → dropout 0.2 → 512 relu → dropout 0.2 → classes (linear).
 ModelSpec reference_mlp(size_t input_features = 784, size_t classes = 10);
 /// Keras' mnist_cnn: Conv2D 32 3×3 relu → Conv2D 64 3×3 relu → MaxPool 2×2 → Dropout 0.25 →
