@@ -8,9 +8,9 @@ Keras' block conv → BatchNorm → ReLU: conv 32 3x3 → BatchNorm → relu, co
 relu → max-pool 2, conv 64 3x3 → BatchNorm → relu, global average pooling, dense 10; BatchNorm
 momentum 0.9 in Keras' terms (PyTorch's default 0.1) and Keras' epsilon 1e-3; Adam as the CNN's),
 batch 128.
-PyTorch's own initialisers (anycl's are Keras' glorot_uniform). Prints one JSON line per epoch:
-training seconds (the training steps only, as anycl's samples/s), samples/s, the same plus the test
-evaluation, train loss/accuracy and test accuracy."""
+PyTorch's own initialisers (anycl's are Keras' glorot_uniform), or with --init keras those. Prints
+one JSON line per epoch: training seconds (the training steps only, as anycl's samples/s), samples/s,
+the same plus the test evaluation, train loss/accuracy and test accuracy."""
 import argparse
 import gzip
 import json
@@ -37,6 +37,8 @@ def main():
     p.add_argument("--model", choices=["mlp", "cnn", "bncnn"], default="mlp")
     p.add_argument("--limit", type=int, default=0, help="train on the first N samples only")
     p.add_argument("--device", default="cpu", help="cpu, or cuda: the data set and model live on the GPU")
+    p.add_argument("--init", choices=["torch", "keras"], default="torch",
+                   help="PyTorch's own initialisers (default), or Keras' (anycl's): glorot_uniform, zero biases")
     a = p.parse_args()
     if a.threads:
         torch.set_num_threads(a.threads)
@@ -71,6 +73,11 @@ def main():
                                     torch.nn.Flatten(), torch.nn.Linear(9216, 128), torch.nn.ReLU(),
                                     torch.nn.Dropout(0.5), torch.nn.Linear(128, 10))
         opt = torch.optim.Adam(model.parameters(), lr=0.001, eps=1e-7)
+    if a.init == "keras":  # the weights as Keras (and anycl) start them, so only the arithmetic differs
+        for m in model.modules():
+            if isinstance(m, (torch.nn.Linear, torch.nn.Conv2d)):
+                torch.nn.init.xavier_uniform_(m.weight)
+                torch.nn.init.zeros_(m.bias)
     model.to(a.device)
     loss_fn = torch.nn.CrossEntropyLoss()
     print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(),
