@@ -1,8 +1,8 @@
 // BatchNormalization against tests/reference/batchnorm.hpp: the training forward (batch
 // statistics, the moving ones updated), the inference forward (moving statistics) and the
 // training-mode backward, per feature (after Dense) and per channel of NCHW (after Conv2D), with
-// poisoned outputs; the backward against finite differences; bit-identical repeats; the model's
-// summary, model file and Keras weight order.
+// poisoned outputs; bit-identical repeats; the model's summary, model file and Keras weight order (the
+// backward against finite differences is test_batchnorm_activation.cpp's, linear included).
 #include <doctest/doctest.h>
 #include <anycl/error.hpp>
 #include <anycl/nn/batchnorm.hpp>
@@ -94,54 +94,8 @@ TEST_CASE("BatchNormalization matches the host reference per feature and per cha
   }
 }
 
-TEST_CASE("BatchNormalization's training backward agrees with finite differences through gamma, beta and x") {
-  auto& rt = anycl::test::runtime();
-  const anycl::Shape in{2, 3, 2};
-  const size_t batch = 3, c = 2, plane = 6, n = batch * c * plane;
-  const float eps = 1e-3f;
-  Built b(rt, in, batch, 0.99f, eps);
-  auto p = anycl::test::random_floats(2 * c, 0.5f, 1.5f, 31);
-  b.params.upload(p);
-  const auto x = anycl::test::random_floats(n, -1.f, 1.f, 32);
-  const auto r = anycl::test::random_floats(n, -1.f, 1.f, 33);  // L = Σ r·y
-  // The loss in double from (x, γ, β): a plain formula of the batch statistics.
-  auto loss = [&](std::vector<double> xx, std::vector<double> pp) {
-    double total = 0;
-    for (size_t ch = 0; ch < c; ++ch) {
-      double mean = 0, var = 0;
-      for (size_t k = 0; k < batch; ++k)
-        for (size_t s = 0; s < plane; ++s) mean += xx[(k * c + ch) * plane + s];
-      mean /= double(batch * plane);
-      for (size_t k = 0; k < batch; ++k)
-        for (size_t s = 0; s < plane; ++s) var += std::pow(xx[(k * c + ch) * plane + s] - mean, 2);
-      var /= double(batch * plane);
-      for (size_t k = 0; k < batch; ++k)
-        for (size_t s = 0; s < plane; ++s) {
-          const size_t i = (k * c + ch) * plane + s;
-          total += r[i] * ((xx[i] - mean) / std::sqrt(var + eps) * pp[ch] + pp[c + ch]);
-        }
-    }
-    return total;
-  };
-  anycl::StepContext train;
-  train.training = true;
-  b.layer.forward(anycl::Tensor::from_host(rt, {batch, 2, 3, 2}, x), train);
-  anycl::Tensor dyt = anycl::Tensor::from_host(rt, {batch, 2, 3, 2}, r);
-  const std::vector<float> dx = b.layer.backward(dyt, train, true).download();
-  const std::vector<float> g = b.grads.download();
-  const std::vector<double> xd(x.begin(), x.end()), pd(p.begin(), p.end());
-  const double h = 1e-4;
-  for (size_t i = 0; i < n; ++i) {
-    auto plus = xd, minus = xd;
-    plus[i] += h, minus[i] -= h;
-    CHECK(dx[i] == doctest::Approx((loss(plus, pd) - loss(minus, pd)) / (2 * h)).epsilon(2e-3).scale(1.0));
-  }
-  for (size_t i = 0; i < 2 * c; ++i) {
-    auto plus = pd, minus = pd;
-    plus[i] += h, minus[i] -= h;
-    CHECK(g[i] == doctest::Approx((loss(xd, plus) - loss(xd, minus)) / (2 * h)).epsilon(2e-3).scale(1.0));
-  }
-}
+// The training backward's finite-difference check (plain BatchNormalization included, as its linear
+// case) is tests/test_batchnorm_activation.cpp's, over every activation.
 
 TEST_CASE("BatchNormalization runs are bit-identical (fixed-order reductions)") {
   auto& rt = anycl::test::runtime();

@@ -31,8 +31,10 @@ struct Built {
   }
 };
 
-const Activation kActivations[] = {Activation::relu, Activation::tanh,       Activation::sigmoid,
-                                   Activation::elu,  Activation::leaky_relu, Activation::gelu};
+// linear first: plain BatchNormalization, whose finite-difference check this table also runs.
+const Activation kActivations[] = {Activation::linear,  Activation::relu,       Activation::tanh,
+                                   Activation::sigmoid, Activation::leaky_relu, Activation::elu,
+                                   Activation::gelu};
 
 }  // namespace
 
