@@ -29,9 +29,17 @@
 #                                 (5 epochs), the device's database entry in effect;
 #                               shipped: the device's own database entry against CLBlast's own
 #                                 parameters (both models, 4096³ beside cuBLAS), PyTorch's models;
+#                               bncnn: the BatchNorm CNN (`--model bncnn`) and the same CNN
+#                                 without BatchNorm, alternating, PyTorch's BatchNorm CNN, one
+#                                 profiled epoch (bncnn-profile.json);
+#                               accuracy: the BatchNorm CNN's test accuracy over seeds
+#                                 (GPU_CHECK_SEEDS, GPU_CHECK_ACCURACY_EPOCHS), anycl beside PyTorch
+#                                 with its own and with Keras' initialisers; run beside the tests
+#                                 (accuracy only: no timing is read from it);
 #                               tests: both test programs with the GPU selected.
 #                             Logs go to $OUT (the device tool's folder).
-# GPU_CHECK_DEVICE picks another device (a dry run here: GPU_CHECK_DEVICE=pocl GPU_CHECK_EPOCHS=1).
+# GPU_CHECK_DEVICE picks another device (a dry run here: GPU_CHECK_DEVICE=pocl GPU_CHECK_EPOCHS=1
+# GPU_CHECK_LIMIT=512: the bncnn and accuracy parts train on that many images).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -129,6 +137,8 @@ run() {
     export ANYCL_TUNING_DATABASE=$folder
   }
   has() { [[ ",$parts," == *",$1,"* ]]; }
+  local limit=()
+  [ -n "${GPU_CHECK_LIMIT:-}" ] && limit=(--limit "$GPU_CHECK_LIMIT")
   step devices 30 "$anycl" devices
   if has ext; then  # what the driver offers beside the core: command buffers, subgroups, fp16
     step "opencl extensions" 20 "$python" tools/cl_extensions.py
@@ -161,6 +171,19 @@ run() {
     step "mlp step breakdown, CLBlast's own parameters" 40 "$anycl" bench mlp --breakdown --repeats 2
     step "cnn step breakdown, CLBlast's own parameters" 60 "$anycl" bench cnn --profile "$out/cnn-profile.json" --repeats 2
     unset ANYCL_TUNING
+  fi
+  if has bncnn; then  # the BatchNorm CNN (issue 46) beside PyTorch, and its cost beside the CNN without it
+    export XDG_CACHE_HOME=$(cache bncnn)
+    local round
+    for round in 1 2; do
+      step "bncnn $round" 60 "$anycl" train --model bncnn --epochs 3 --no-autotune "${limit[@]}"
+      step "cnn without BatchNorm $round" 60 "$anycl" train --layers conv32x3,conv64x3,pool2,conv64x3,globalavgpool \
+        --dropout 0 --optimizer adam --epochs 3 --no-autotune "${limit[@]}"
+    done
+    step "bncnn, one profiled epoch" 60 "$anycl" train --model bncnn --epochs 1 --limit "${GPU_CHECK_LIMIT:-12800}" \
+      --no-autotune --quiet --profile "$out/bncnn-profile.json"
+    step "PyTorch bncnn" 90 "$python" tools/pytorch_reference.py --model bncnn --epochs 3 --device "$torch_device" \
+      "${limit[@]}"
   fi
   if has variants; then  # one database entry per knob setting (tuning/*.txt format), the CNN and MLP
     # trained with each: which of anycl's own choices suit this device (GPU_CHECK_VARIANTS: name=lines)
@@ -281,6 +304,24 @@ run() {
     step "anycl train cnn, CLBlast's own parameters" 60 "$anycl" train --model cnn --epochs 3 --no-autotune
     unset ANYCL_TUNING
   fi
+  local acc_pids=() acc_dir=/tmp/gpu-check-accuracy
+  if has accuracy; then  # in the background, beside the tests: each seed's run on its own
+    rm -rf "$acc_dir" && mkdir -p "$acc_dir"
+    local seed acc_epochs=${GPU_CHECK_ACCURACY_EPOCHS:-10} acc_limit=$((deadline - SECONDS - 15))
+    echo "== accuracy: seeds ${GPU_CHECK_SEEDS:-1 2 3}, $acc_epochs epochs (at ${SECONDS} s, limit $acc_limit s)" | tee -a "$log"
+    for seed in ${GPU_CHECK_SEEDS:-1 2 3}; do
+      XDG_CACHE_HOME=$(cache bncnn) timeout --kill-after=5 "$acc_limit" "$anycl" train --model bncnn \
+        --epochs "$acc_epochs" --seed "$seed" --no-autotune --quiet --metrics "$acc_dir/anycl-$seed.jsonl" "${limit[@]}" \
+        >"$acc_dir/anycl-$seed.log" 2>&1 &
+      acc_pids+=($!)
+      local init
+      for init in torch keras; do
+        timeout --kill-after=5 "$acc_limit" "$python" tools/pytorch_reference.py --model bncnn --epochs "$acc_epochs" \
+          --seed "$seed" --init "$init" --device "$torch_device" "${limit[@]}" >"$acc_dir/pytorch-$init-$seed.jsonl" 2>&1 &
+        acc_pids+=($!)
+      done
+    done
+  fi
   local left=$((deadline - SECONDS - 10))
   if has tests && [ "$left" -gt 20 ]; then
     export XDG_CACHE_HOME=$(cache tests)
@@ -293,8 +334,35 @@ run() {
     echo "== anycl_core_tests: exit $?" | tee -a "$log"
     tail -n 4 "$out/tests-core.log" "$out/tests.log" | tee -a "$log"
   fi
+  if [ "${#acc_pids[@]}" -gt 0 ]; then
+    wait "${acc_pids[@]}"
+    echo "== accuracy: done at ${SECONDS} s" | tee -a "$log"
+    "$python" - "$acc_dir" <<'PY' 2>&1 | tee -a "$log"
+import glob, json, os, statistics, sys
+groups = {}
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "*.jsonl"))):
+    name = os.path.basename(path)[:-len(".jsonl")]
+    group, seed = name.rsplit("-", 1)
+    epochs = []
+    for line in open(path):
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if "epoch" in row and "test_acc" in row:
+            epochs.append(row["test_acc"])
+    groups.setdefault(group, []).append((seed, epochs))
+for group, runs in sorted(groups.items()):
+    finals = [e[-1] for _, e in runs if e]
+    print(f"accuracy {group}: " + ", ".join(f"seed {s}: {len(e)} epochs, last {e[-1]:.4f}" if e else f"seed {s}: none"
+                                            for s, e in runs)
+          + (f"; mean of last {statistics.mean(finals):.4f}" if finals else ""))
+    print(f"accuracy {group} per epoch: " + " | ".join(" ".join(f"{a:.4f}" for a in e) for _, e in runs))
+PY
+    tar -C "$acc_dir" -czf "$out/accuracy.tar.gz" .
+  fi
   echo "== summary" | tee -a "$log"
-  grep -E '^(== .*exit|model shapes|device|epoch [0-9]|Epoch [0-9]+/|first-use|tuned|test accuracy)|"epoch": '"$epochs"'|"epoch": 3' "$log" | tail -n 40
+  grep -E '^(== .*exit|model shapes|device|epoch [0-9]|Epoch [0-9]+/|first-use|tuned|test accuracy|accuracy [a-z])|"epoch": '"$epochs"'|"epoch": 3' "$log" | tail -n 60
 }
 
 case "$mode" in

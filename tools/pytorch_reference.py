@@ -39,10 +39,11 @@ def main():
     p.add_argument("--device", default="cpu", help="cpu, or cuda: the data set and model live on the GPU")
     p.add_argument("--init", choices=["torch", "keras"], default="torch",
                    help="PyTorch's own initialisers (default), or Keras' (anycl's): glorot_uniform, zero biases")
+    p.add_argument("--seed", type=int, default=1, help="seed for the weights, dropout and shuffling (default 1)")
     a = p.parse_args()
     if a.threads:
         torch.set_num_threads(a.threads)
-    torch.manual_seed(1)
+    torch.manual_seed(a.seed)
     x = torch.from_numpy(idx(f"{a.data}/train-images-idx3-ubyte.gz").reshape(-1, 784).astype(np.float32) / 255)
     y = torch.from_numpy(idx(f"{a.data}/train-labels-idx1-ubyte.gz").astype(np.int64))
     xt = torch.from_numpy(idx(f"{a.data}/t10k-images-idx3-ubyte.gz").reshape(-1, 784).astype(np.float32) / 255)
