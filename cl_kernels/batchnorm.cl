@@ -17,8 +17,10 @@
 // loop whose trip count is the same for every lane (PoCL then runs the lanes as the inner, vector
 // loop; nested loops or per-lane division kept it scalar): a plane at least WG wide in chunks of
 // WG along each sample's row; a narrower one (after Dense, or a small image) as WG / plane whole
-// samples an iteration, each lane at a fixed (sample, position) of the chunk.
-#define BN_EACH(K, ...)                                                                           \
+// samples an iteration, each lane at a fixed (sample, position) of the chunk. The body goes between
+// BN_EACH_BEGIN(K) and BN_EACH_END: OpenCL C 1.2 has no variadic macros (NVIDIA's compiler refuses
+// them; PoCL's and Intel's accept them), so the body cannot be a macro argument.
+#define BN_EACH_BEGIN(K)                                                                          \
   {                                                                                               \
     const uint wide_ = plane >= WG, per_ = wide_ ? 1 : WG / plane;                                \
     const uint lane_n_ = wide_ ? 0 : lane / plane, lane_p_ = wide_ ? lane : lane - lane_n_ * plane; \
@@ -28,8 +30,8 @@
     for (uint t_ = 0; t_ < steps_; ++t_) {                                                        \
       const uint n_ = n0_ + lane_n_, p_ = p0_ + lane_p_;                                          \
       if (p_ < plane && lane_n_ < per_ && n_ < batch) {                                           \
-        const size_t K = ((size_t)n_ * channels + c) * plane + p_;                                \
-        __VA_ARGS__                                                                               \
+        const size_t K = ((size_t)n_ * channels + c) * plane + p_;
+#define BN_EACH_END                                                                               \
       }                                                                                           \
       p0_ += step_;                                                                               \
       if (p0_ >= plane) {                                                                         \
@@ -119,11 +121,11 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_stats(
     sum += bn_sum8(s8);
     squares += bn_sum8(q8);
   } else {
-    BN_EACH(k, {
-      const float d = x[k] - shift;
-      sum += d;
-      squares += d * d;
-    })
+    BN_EACH_BEGIN(k)
+    const float d = x[k] - shift;
+    sum += d;
+    squares += d * d;
+    BN_EACH_END
   }
   part[lane] = sum;
   part_sq[lane] = squares;
@@ -202,12 +204,12 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_backward
     s_dy += bn_sum8(a8);
     s_dyx += bn_sum8(b8);
   } else {
-    BN_EACH(k, {
-      const float xk = x[k];
-      const float g = bn_act_grad(dy[k], (xk - mean) * scale + beta);
-      s_dy += g;
-      s_dyx += g * ((xk - mean) * inv);
-    })
+    BN_EACH_BEGIN(k)
+    const float xk = x[k];
+    const float g = bn_act_grad(dy[k], (xk - mean) * scale + beta);
+    s_dy += g;
+    s_dyx += g * ((xk - mean) * inv);
+    BN_EACH_END
   }
   part_dy[lane] = s_dy;
   part_dyx[lane] = s_dyx;

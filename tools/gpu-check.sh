@@ -315,7 +315,7 @@ run() {
         >"$acc_dir/anycl-$seed.log" 2>&1 &
       acc_pids+=($!)
       local init
-      for init in torch keras; do
+      for init in ${GPU_CHECK_ACCURACY_INITS-torch keras}; do  # GPU_CHECK_ACCURACY_INITS= : anycl alone
         timeout --kill-after=5 "$acc_limit" "$python" tools/pytorch_reference.py --model bncnn --epochs "$acc_epochs" \
           --seed "$seed" --init "$init" --device "$torch_device" "${limit[@]}" >"$acc_dir/pytorch-$init-$seed.jsonl" 2>&1 &
         acc_pids+=($!)
