@@ -258,7 +258,7 @@ run() {
   fi
   if has shipped; then  # the device's own database entry (tuning/*.txt) against CLBlast's own parameters
     local setting
-    for setting in entry clblast; do
+    for setting in ${GPU_CHECK_SHIPPED_SETTINGS:-entry clblast}; do
       export XDG_CACHE_HOME=$(cache "shipped-$setting")
       if [ "$setting" = clblast ]; then export ANYCL_TUNING_DATABASE=off; else unset ANYCL_TUNING_DATABASE; fi
       step "shipped $setting: cnn" 45 "$anycl" train --model cnn --epochs 3 --no-autotune
