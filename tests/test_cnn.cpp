@@ -227,3 +227,16 @@ TEST_CASE("anycl bench cnn --breakdown names each convolution's commands and wri
   CHECK(json.find("\"traceEvents\"") != std::string::npos);
   CHECK(json.find("conv_output_backward") != std::string::npos);
 }
+
+TEST_CASE("anycl bench cnn --model bncnn trains the BatchNorm CNN beside the same CNN without it") {
+  const auto r = anycl::test::run_command(
+      fmt::format("{} bench cnn --model bncnn --limit 128 --repeats 1", anycl::test::anycl_cli()));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  for (const char* row : {"device training, BatchNorm CNN", "device training, the same CNN without BatchNorm",
+                          "BatchNorm's step cost (samples/s without ÷ with)", "BatchNormalization"})
+    CHECK_MESSAGE(r.output.find(row) != std::string::npos, row, "\n", r.output);
+  const auto bad =
+      anycl::test::run_command(fmt::format("{} bench cnn --model mlp --limit 128", anycl::test::anycl_cli()));
+  CHECK(bad.exit_code != 0);
+  CHECK_MESSAGE(bad.output.find("--model must be cnn or bncnn") != std::string::npos, bad.output);
+}

@@ -1,6 +1,7 @@
-// `anycl bench cnn`: Trainer throughput of the reference CNN and a per-layer breakdown beside the
-// host. Per-layer device times are wall-clock around one layer's enqueue + queue finish, so they
-// include launch latency and exclude overlap; the Trainer's figure is the one that counts.
+// `anycl bench cnn`: Trainer throughput of the reference CNN (or, with --model bncnn, of the BatchNorm
+// CNN beside the same CNN without BatchNorm) and a per-layer breakdown beside the host. Per-layer device
+// times are wall-clock around one layer's enqueue + queue finish, so they include launch latency and exclude
+// overlap; the Trainer's figure is the one that counts.
 #include "bench_cnn.hpp"
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include <functional>
 
 #include "anycl/data/dataset.hpp"
+#include "anycl/error.hpp"
 #include "anycl/nn/conv2d.hpp"
 #include "anycl/nn/dense.hpp"
 #include "anycl/nn/maxpool2d.hpp"
@@ -126,50 +128,91 @@ std::pair<double, double> host_layer_seconds(const Layer& layer, const Shape& in
   return {0, 0};
 }
 
+// The BatchNorm CNN's layers without its normalisation: each convolution with its own ReLU where the
+// BatchNorm CNN has Conv2D (linear) → BatchNormalization → ReLU; what BatchNorm's step cost is against.
+constexpr const char* kWithoutBatchNorm = "conv32x3,conv64x3,pool2,conv64x3,globalavgpool";
+
+ModelSpec spec_of_layers(const char* layers, const Shape& image, size_t classes) {
+  ModelFlags flags;
+  flags.layers = layers;
+  flags.dropout = 0;
+  return model_from_flags(flags, image, classes);
+}
+
+// Median training samples/s of `spec` with Adam over `repeats` epochs after a warm-up epoch, the
+// convolutions forward by `algo`; the timed steps' command breakdown appended to `breakdown` if given.
+double training_rate(Runtime& rt, const ModelSpec& spec, ConvForward algo, const data::DataSplits& splits,
+                     int repeats, std::vector<Table>* breakdown, const std::string& trace_path) {
+  const size_t batch = 128, count = splits.train.count;
+  Sequential model(spec);
+  for (const auto& l : model.layers())
+    if (auto* c = dynamic_cast<Conv2D*>(l.get())) c->set_forward(algo);
+  auto optimizer = make_optimizer(rt, model.parameter_count(), {"adam"});
+  model.build(rt, batch);
+  model.initialize(1);
+  const DeviceDataset train(rt, splits.train);
+  TrainOptions opts;
+  opts.epochs = size_t(1 + repeats);
+  opts.batch = batch;
+  Trainer trainer(model, *optimizer, opts);
+  std::vector<double> sps;
+  trainer.on_epoch_end = [&](const EpochStats& e) {
+    if (e.epoch > 1) sps.push_back(e.samples_per_second);
+  };
+  trainer.fit(train);
+  if (breakdown)  // the steps after the warm-up epoch
+    breakdown->push_back(step_breakdown_table(rt, int64_t((count + batch - 1) / batch), trace_path));
+  return median(sps);
+}
+
 }  // namespace
 
 Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repeats, bool with_convgemm,
-                std::vector<Table>* breakdown, const std::string& trace_path) {
+                std::vector<Table>* breakdown, const std::string& trace_path, const std::string& which) {
+  if (which != "cnn" && which != "bncnn")
+    throw ValidationError("bench cnn: the model must be cnn or bncnn, got '" + which + "'");
+  const bool batchnorm = which == "bncnn";
   Table t;
   t.name = "cnn";
-  t.title = "Reference CNN (Keras mnist_cnn: conv32 3×3, conv64 3×3, pool 2, dense 128; Adam, batch 128)";
+  t.title =
+      batchnorm
+          ? "BatchNorm CNN (conv32 3×3 → BN → relu, conv64 3×3 → BN → relu, pool 2, conv64 3×3 → "
+            "BN → relu, global average pool; Adam, batch 128) beside the same CNN without BatchNorm"
+          : "Reference CNN (Keras mnist_cnn: conv32 3×3, conv64 3×3, pool 2, dense 128; Adam, batch 128)";
   t.columns = {"layer / where", "output", "fwd ms", "bwd ms", "host fwd ms", "host bwd ms"};
   data::LoadOptions load;
   load.limit = limit;
   const data::DataSplits splits = data::load_folder(data_dir, load);
   const size_t batch = 128, count = splits.train.count;
   const Shape image{1, splits.train.rows, splits.train.cols};
-  const ModelSpec spec = reference_cnn(image, splits.train.num_classes);
+  const size_t classes = splits.train.num_classes;
+  const ModelSpec spec =
+      batchnorm ? spec_of_layers(kBatchNormCnnLayers, image, classes) : reference_cnn(image, classes);
 
-  // 1. The real Trainer, each Conv2D forward algorithm in turn.
+  // 1. The real Trainer: each Conv2D forward algorithm in turn, or the BatchNorm CNN and the same CNN
+  // without BatchNorm (the im2col forward alone).
   std::vector<std::pair<std::string, double>> rates;
   std::vector<ConvForward> algorithms{ConvForward::im2col_gemm};
-  if (with_convgemm) algorithms.push_back(ConvForward::convgemm);
-  for (ConvForward algo : algorithms) {
-    Sequential model(spec);
-    for (const auto& l : model.layers())
-      if (auto* c = dynamic_cast<Conv2D*>(l.get())) c->set_forward(algo);
-    auto optimizer = make_optimizer(rt, model.parameter_count(), {"adam"});
-    model.build(rt, batch);
-    model.initialize(1);
-    const DeviceDataset train(rt, splits.train);
-    TrainOptions opts;
-    opts.epochs = size_t(1 + repeats);
-    opts.batch = batch;
-    Trainer trainer(model, *optimizer, opts);
-    std::vector<double> sps;
-    trainer.on_epoch_end = [&](const EpochStats& e) {
-      if (e.epoch > 1) sps.push_back(e.samples_per_second);
-    };
-    trainer.fit(train);
-    if (breakdown && algo == ConvForward::im2col_gemm)  // the steps after the warm-up epoch
-      breakdown->push_back(step_breakdown_table(rt, int64_t((count + batch - 1) / batch), trace_path));
-    rates.emplace_back(algo == ConvForward::convgemm ? "CLBlast Convgemm" : "im2col + one GEMM", median(sps));
-  }
+  if (with_convgemm && !batchnorm) algorithms.push_back(ConvForward::convgemm);
+  for (ConvForward algo : algorithms)
+    rates.emplace_back(batchnorm                       ? "BatchNorm CNN"
+                       : algo == ConvForward::convgemm ? "CLBlast Convgemm"
+                                                       : "im2col + one GEMM",
+                       training_rate(rt, spec, algo, splits, repeats,
+                                     algo == ConvForward::im2col_gemm ? breakdown : nullptr, trace_path));
+  if (batchnorm)
+    rates.emplace_back("the same CNN without BatchNorm",
+                       training_rate(rt, spec_of_layers(kWithoutBatchNorm, image, classes),
+                                     ConvForward::im2col_gemm, splits, repeats, nullptr, {}));
   for (const auto& [name, sps] : rates)
-    t.rows.push_back({Cell::str("device training, conv forward by " + name),
-                      Cell::str(fmt::format("{:.0f} samples/s", sps)), Cell::none(), Cell::none(),
-                      Cell::none(), Cell::str(fmt::format("epoch {:.0f} s", 60000.0 / sps))});
+    t.rows.push_back(
+        {Cell::str(batchnorm ? "device training, " + name : "device training, conv forward by " + name),
+         Cell::str(fmt::format("{:.0f} samples/s", sps)), Cell::none(), Cell::none(), Cell::none(),
+         Cell::str(fmt::format("epoch {:.0f} s", 60000.0 / sps))});
+  if (batchnorm)
+    t.rows.push_back({Cell::str("BatchNorm's step cost (samples/s without ÷ with)"),
+                      Cell::str(fmt::format("{:.2f}x", rates[1].second / rates[0].second)), Cell::none(),
+                      Cell::none(), Cell::none(), Cell::none()});
 
   // 2. Per layer at batch 128: forward and backward each enqueued alone, then a queue finish.
   Sequential model(spec);
@@ -243,7 +286,8 @@ Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repe
       "per layer: wall-clock of one layer's forward (or backward) enqueued alone followed by a queue "
       "finish (median of the repeats) — includes launch latency, no OpenCL event profiling");
   t.notes.push_back(std::string("host: im2col + ") + (host_blas_available() ? "OpenBLAS" : "plain-loop") +
-                    " SGEMM per sample, loops for pooling (dropout and flatten: no host work counted)");
+                    " SGEMM per sample, loops for max pooling (dropout, flatten, batch normalization and "
+                    "global pooling: no host work counted)");
   return t;
 }
 

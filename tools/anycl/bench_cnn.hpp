@@ -17,7 +17,10 @@ namespace anycl::cli {
 /// timing, no OpenCL event profiling). With `breakdown` (a runtime created with profiling on), the timed
 /// steps of the default algorithm's training, command by command, are appended there as a table (and written
 /// to `trace_path` as a Chrome trace unless it is empty).
+/// `which` "bncnn": the BatchNorm CNN (`anycl train --model bncnn`) instead, trained beside the same CNN
+/// without BatchNorm, with a row for BatchNorm's step cost (the without ÷ with samples/s; im2col only).
 Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repeats, bool with_convgemm,
-                std::vector<Table>* breakdown = nullptr, const std::string& trace_path = {});
+                std::vector<Table>* breakdown = nullptr, const std::string& trace_path = {},
+                const std::string& which = "cnn");
 
 }  // namespace anycl::cli

@@ -23,7 +23,7 @@ struct BenchSettings {
   size_t limit = 12800;
   std::string blas_note;
   bool breakdown = false;               // mlp, cnn: profile the steps (--breakdown, --profile)
-  std::string gemm_model = "mlp";       // gemm: whose GEMM shapes (--model)
+  std::string gemm_model = "mlp";       // --model: gemm: whose GEMM shapes (mlp, cnn); cnn: cnn or bncnn
   bool with_convgemm = true;            // cnn: also the CLBlast Convgemm forward (--conv-forward)
   std::string profile_path;             // mlp: where the trace goes (--profile)
   std::vector<Table>* extra = nullptr;  // tables a bench adds after its own (the breakdown)

@@ -36,7 +36,8 @@ constexpr const char* kUsage =
     "  latency    empty-kernel round trip, enqueue rate, blocking-read round trip\n"
     "  mlp        reference-model training samples/s on the device (Trainer) and on the host\n"
     "  cnn        reference CNN (mnist_cnn) training samples/s and per-layer times beside the host\n"
-    "             (not part of all: minutes on a CPU; --limit default 1280)\n"
+    "             (not part of all: minutes on a CPU; --limit default 1280); --model bncnn: the\n"
+    "             BatchNorm CNN beside the same CNN without BatchNorm, and BatchNorm's step cost\n"
     "  startup    process start → first training step, cold caches and warm (runs anycl train)\n"
     "  predict    batch-1 latency and throughput of the reference MLP and CNN through the C API,\n"
     "             beside onnxruntime on the ONNX export (not part of all; own flags: bench predict --help)\n"
@@ -92,11 +93,17 @@ int run_bench(int argc, char** argv) {
   BenchSettings s;
   s.repeats = int(args.get_int("--repeats", which == "mlp" || which == "cnn" ? 3 : 5, 1, 1000));
   s.peak_gflops = args.get_double("--peak-gflops", 0, 0, 1e9);
-  s.gemm_model = args.get("--model", "mlp");
-  if (s.gemm_model != "mlp" && s.gemm_model != "cnn") throw UsageError("--model must be mlp or cnn");
-  if (args.has("--model") && which != "gemm")
+  s.gemm_model = args.get("--model", which == "cnn" ? "cnn" : "mlp");
+  if (args.has("--model") && which != "gemm" && which != "cnn")
     throw UsageError(
-        "--model picks the shapes of `anycl bench gemm`; `bench mlp` and `bench cnn` name their model");
+        "--model picks the shapes of `anycl bench gemm` (mlp|cnn) or the model of `anycl bench cnn` "
+        "(cnn|bncnn); "
+        "`bench mlp` names its model");
+  if (which == "cnn" ? s.gemm_model != "cnn" && s.gemm_model != "bncnn"
+                     : s.gemm_model != "mlp" && s.gemm_model != "cnn")
+    throw UsageError(which == "cnn"
+                         ? "--model must be cnn or bncnn for `anycl bench cnn`, got '" + s.gemm_model + "'"
+                         : "--model must be mlp or cnn, got '" + s.gemm_model + "'");
   const std::string conv_forward = args.get("--conv-forward", "both");
   if (conv_forward != "both" && conv_forward != "im2col")
     throw UsageError("--conv-forward must be both or im2col");
@@ -162,7 +169,7 @@ int run_bench(int argc, char** argv) {
   if (which == "cnn")
     run("cnn", [](Runtime& r, const BenchSettings& st) {
       return bench_cnn(r, st.data_dir, st.limit, st.repeats, st.with_convgemm,
-                       st.breakdown ? st.extra : nullptr, st.profile_path);
+                       st.breakdown ? st.extra : nullptr, st.profile_path, st.gemm_model);
     });
   run("startup",
       [](Runtime& r, const BenchSettings& st) { return bench_startup(r.info(), st.data_dir, st.repeats); });
