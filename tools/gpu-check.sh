@@ -36,7 +36,8 @@
 #                                 (GPU_CHECK_SEEDS, GPU_CHECK_ACCURACY_EPOCHS), anycl beside PyTorch
 #                                 with its own and with Keras' initialisers; run beside the tests
 #                                 (accuracy only: no timing is read from it);
-#                               tests: both test programs with the GPU selected.
+#                               tests: both test programs with the GPU selected (anycl_tests in
+#                                 GPU_CHECK_TEST_SHARDS parallel shards, default 4).
 #                             Logs go to $OUT (the device tool's folder).
 # GPU_CHECK_DEVICE picks another device (a dry run here: GPU_CHECK_DEVICE=pocl GPU_CHECK_EPOCHS=1
 # GPU_CHECK_LIMIT=512: the bncnn and accuracy parts train on that many images).
@@ -324,15 +325,39 @@ run() {
   fi
   local left=$((deadline - SECONDS - 10))
   if has tests && [ "$left" -gt 20 ]; then
+    # anycl_tests in GPU_CHECK_TEST_SHARDS processes (default 4), each a contiguous range of its test
+    # cases (doctest's --first/--last; the cases are independent, as ctest -j runs them): on one
+    # process they outlasted a command's budget on the H200.
     export XDG_CACHE_HOME=$(cache tests)
-    echo "== tests with ANYCL_DEVICE=$device (limit $left s)" | tee -a "$log"
+    local shards=${GPU_CHECK_TEST_SHARDS:-4} total shard pids=()
+    total=$(build/tests/anycl_tests --count 2>/dev/null | awk -F': ' '/test cases passing/ { print $2 }')
+    total=${total:-0}
+    echo "== tests with ANYCL_DEVICE=$device (limit $left s): anycl_core_tests, anycl_tests' $total cases in $shards shards" |
+      tee -a "$log"
     timeout --kill-after=5 "$left" build/tests/anycl_core_tests >"$out/tests-core.log" 2>&1 &
     local core=$!
-    timeout --kill-after=5 "$left" build/tests/anycl_tests >"$out/tests.log" 2>&1
-    echo "== anycl_tests: exit $?" | tee -a "$log"
+    for ((shard = 0; shard < shards; shard++)); do
+      local first=$((shard * total / shards + 1)) last=$(((shard + 1) * total / shards))
+      timeout --kill-after=5 "$left" build/tests/anycl_tests --first="$first" --last="$last" \
+        >"/tmp/gpu-check-tests-$((shard + 1)).log" 2>&1 &
+      pids+=($!)
+    done
+    for ((shard = 0; shard < shards; shard++)); do
+      wait "${pids[$shard]}"
+      echo "== anycl_tests cases $((shard * total / shards + 1))-$(((shard + 1) * total / shards)): exit $?" | tee -a "$log"
+    done
     wait "$core"
     echo "== anycl_core_tests: exit $?" | tee -a "$log"
-    tail -n 4 "$out/tests-core.log" "$out/tests.log" | tee -a "$log"
+    for ((shard = 1; shard <= shards; shard++)); do  # one file back (the device tool returns 8 at most)
+      echo "==> anycl_tests shard $shard of $shards" && cat "/tmp/gpu-check-tests-$shard.log"
+    done >"$out/tests.log"
+    tail -n 4 "$out/tests-core.log" | tee -a "$log"
+    for ((shard = 0; shard < shards; shard++)); do  # doctest counts the cases before --first as passed
+      awk -v skip=$((shard * total / shards)) -v name="anycl_tests cases $((shard * total / shards + 1))-$(((shard + 1) * total / shards))" \
+        -F'[|:]' '/\[doctest\] test cases:/ { gsub(/[^0-9]/, "", $3); gsub(/[^0-9]/, "", $4)
+          print name ": " $3 - skip " passed, " $4 " failed (a case cut by the time limit counts as failed)" }' \
+        "/tmp/gpu-check-tests-$((shard + 1)).log" | tee -a "$log"
+    done
   fi
   if [ "${#acc_pids[@]}" -gt 0 ]; then
     wait "${acc_pids[@]}"
@@ -362,7 +387,7 @@ PY
     tar -C "$acc_dir" -czf "$out/accuracy.tar.gz" .
   fi
   echo "== summary" | tee -a "$log"
-  grep -E '^(== .*exit|model shapes|device|epoch [0-9]|Epoch [0-9]+/|first-use|tuned|test accuracy|accuracy [a-z])|"epoch": '"$epochs"'|"epoch": 3' "$log" | tail -n 60
+  grep -E '^(== .*exit|model shapes|device|epoch [0-9]|Epoch [0-9]+/|first-use|tuned|test accuracy|accuracy [a-z]|anycl_tests cases)|"epoch": '"$epochs"'|"epoch": 3' "$log" | tail -n 60
 }
 
 case "$mode" in
