@@ -2,7 +2,7 @@
 
     import anycl, numpy as np
     from anycl.layers import Dense, Dropout
-    model = anycl.Sequential([Dense(512), Dropout(0.2), Dense(10)], input_shape=(784,))
+    model = anycl.Sequential([Dense(512, activation="relu"), Dropout(0.2), Dense(10)], input_shape=(784,))
     model.compile(optimizer="rmsprop")
     history = model.fit(x_train, y_train, epochs=5, batch_size=128, validation_split=0.1)
     probabilities = model.predict(x_test)

@@ -12,7 +12,8 @@ ACTIVATIONS = ("relu", "tanh", "sigmoid", "leaky_relu", "elu", "gelu", "linear")
 
 
 def _activation(layer, activation):
-    """The --layers suffix for Keras' activation= (None: the model's activation, relu by default)."""
+    """The --layers suffix for Keras' activation= (None: none, so the token takes the model's
+    activation; to_layer_string makes a hidden Dense or Conv2D that names none linear, as Keras)."""
     if activation is None:
         return ""
     if activation not in ACTIVATIONS:
@@ -39,8 +40,7 @@ class Dense(Layer):
     """A fully connected layer with `units` outputs. The last Dense of a model is its output layer
     (linear; the softmax is in the loss). A hidden one takes its own `activation` (relu, tanh,
     sigmoid, leaky_relu with Keras' slope 0.2, elu, gelu in its exact erf form, linear); None (the
-    default) means the model's activation (relu unless Sequential(activation=...) says otherwise —
-    Keras' default would be linear)."""
+    default) is linear, as in Keras: `Dense(512, activation="relu")` is mnist_mlp's hidden layer."""
 
     def __init__(self, units, activation=None):
         if int(units) < 1:
@@ -59,7 +59,7 @@ class Dropout(Layer):
 
 class Conv2D(Layer):
     """filters × kernel_size² convolution (valid padding unless padding='same'); `activation` as
-    Dense's (None: the model's activation, relu by default)."""
+    Dense's (None: linear, as in Keras)."""
 
     def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None):
         if padding not in ("valid", "same"):
@@ -220,7 +220,9 @@ class BatchNormalization(Layer):
 
 def to_layer_string(layers):
     """(the --layers text of every layer but the last, the last Dense's units, the default activation
-    of hidden layers that name none)."""
+    of hidden layers that name none). A hidden Dense or Conv2D that names no activation is linear, as
+    Keras reads `Dense(64)` (the --layers text's own default, the model's activation, does not apply to
+    layer objects)."""
     layers = fuse_activations(layers)
     if not layers or not isinstance(layers[-1], Dense):
         raise errors.InvalidArgumentError("a model's last layer must be the Dense output layer (e.g. Dense(10))")
@@ -233,5 +235,5 @@ def to_layer_string(layers):
             raise errors.InvalidArgumentError(
                 "only the output Dense may say activation='softmax' (it is in the loss); hidden layers take "
                 + ", ".join(ACTIVATIONS))
-    hidden = ",".join(l.token for l in layers[:-1]) or "none"
+    hidden = ",".join(_linear(l).token for l in layers[:-1]) or "none"
     return hidden, layers[-1].units, "relu"

@@ -195,8 +195,12 @@ class _Dataset:
 class Sequential:
     """A model: layer objects (anycl.layers) or the `--layers` string with `outputs`.
 
-        model = anycl.Sequential([Dense(512), Dropout(0.2), Dense(512), Dropout(0.2), Dense(10)], input_shape=(784,))
+        model = anycl.Sequential([Dense(512, activation="relu"), Dropout(0.2), Dense(512, activation="relu"),
+                                  Dropout(0.2), Dense(10)], input_shape=(784,))
         model = anycl.Sequential("512,512", input_shape=(784,), outputs=10, dropout=0.2)
+
+    A hidden Dense or Conv2D object that names no activation is linear, as in Keras; in the string form
+    a token without one takes `activation` (relu by default, as `anycl train --layers`).
     """
 
     def __init__(self, layers="512,512", input_shape=None, outputs=None, activation="relu",

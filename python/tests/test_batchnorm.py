@@ -18,7 +18,7 @@ def data(n, seed):
 
 def cnn():
     return anycl.Sequential([Conv2D(2, 3, activation="linear"), BatchNormalization(axis=1), MaxPool2D(2),
-                             Flatten(), Dense(4), BatchNormalization(momentum=0.9), Dense(3)],
+                             Flatten(), Dense(4, activation="relu"), BatchNormalization(momentum=0.9), Dense(3)],
                             input_shape=(1, 6, 6)).compile(optimizer="adam")
 
 

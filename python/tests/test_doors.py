@@ -223,7 +223,8 @@ def test_an_exception_in_a_callback_stops_training_and_propagates_from_fit(runti
 
 
 def test_get_and_set_weights_speak_keras_layout(runtime):
-    model = anycl.Sequential([Conv2D(2, 3), Flatten(), Dense(4), Dense(3)], input_shape=(1, 5, 5)).compile()
+    model = anycl.Sequential([Conv2D(2, 3, activation="relu"), Flatten(), Dense(4, activation="relu"), Dense(3)],
+                             input_shape=(1, 5, 5)).compile()
     x, y = data((1, 5, 5), "sparse_categorical_crossentropy", 64, 6)
     model.fit(x, y, epochs=1, runtime=runtime)
     weights = model.get_weights()
@@ -244,7 +245,8 @@ def test_get_and_set_weights_speak_keras_layout(runtime):
     np.testing.assert_allclose(model.predict(x, runtime=runtime), p / p.sum(axis=1, keepdims=True), atol=1e-5)
 
     # set_weights round-trips and takes effect; a fresh model takes weights before any fit.
-    fresh = anycl.Sequential([Conv2D(2, 3), Flatten(), Dense(4), Dense(3)], input_shape=(1, 5, 5)).compile()
+    fresh = anycl.Sequential([Conv2D(2, 3, activation="relu"), Flatten(), Dense(4, activation="relu"), Dense(3)],
+                             input_shape=(1, 5, 5)).compile()
     fresh.set_weights(weights)
     assert all((a == b).all() for a, b in zip(fresh.get_weights(), weights))
     assert fresh.predict(x, runtime=runtime).tobytes() == model.predict(x, runtime=runtime).tobytes()

@@ -27,7 +27,8 @@ def test_python_fit_is_bit_identical_to_anycl_train(runtime, tmp_path):
     with open(metrics) as f:
         cli_losses = [float(row["train_loss"]) for row in csv.DictReader(f)]
 
-    model = anycl.Sequential([Dense(512), Dropout(0.2), Dense(512), Dropout(0.2), Dense(10)], input_shape=(784,))
+    model = anycl.Sequential([Dense(512, activation="relu"), Dropout(0.2), Dense(512, activation="relu"), Dropout(0.2),
+                              Dense(10)], input_shape=(784,))
     model.compile(optimizer="rmsprop")
     history = model.fit(x[:LIMIT].reshape(LIMIT, 784), y[:LIMIT], epochs=EPOCHS, batch_size=128, seed=7,
                         runtime=runtime)

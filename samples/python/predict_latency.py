@@ -9,7 +9,8 @@ import anycl
 from anycl.layers import Dense, Dropout
 
 (x, y), (xt, yt) = anycl.datasets.load_data()
-m = anycl.Sequential([Dense(512), Dropout(0.2), Dense(512), Dropout(0.2), Dense(10)], input_shape=(784,))
+m = anycl.Sequential([Dense(512, activation="relu"), Dropout(0.2), Dense(512, activation="relu"), Dropout(0.2),
+                      Dense(10)], input_shape=(784,))
 m.compile(optimizer="rmsprop")
 m.fit(x[:2048].reshape(-1, 784), y[:2048], epochs=1)
 m.export_onnx("mlp.onnx")

@@ -13,7 +13,7 @@ rng = np.random.default_rng(0)
 x = rng.standard_normal((1024, 2)).astype(np.float32)
 y = (x[:, 0] * x[:, 1] > 0).astype(np.int32)  # XOR of the signs
 
-model = anycl.Sequential([Dense(32), Dense(32), Dense(2)], input_shape=(2,))
+model = anycl.Sequential([Dense(32, activation="relu"), Dense(32, activation="relu"), Dense(2)], input_shape=(2,))
 model.compile(optimizer="adam", lr=0.01)
 history = model.fit(x, y, epochs=20, batch_size=32, validation_split=0.2)
 print("val_accuracy per epoch:", [round(a, 3) for a in history.history["val_accuracy"]])
