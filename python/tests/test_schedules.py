@@ -99,6 +99,11 @@ def test_a_compiled_model_with_a_schedule_pickles():
     model.compile(optimizer=SGD(learning_rate=PiecewiseConstantDecay([5], [0.05, 0.01])))
     copy = pickle.loads(pickle.dumps(model))
     assert copy._schedule.values == [0.05, 0.01]
+    warm = CosineDecay(0.0, 10, warmup_target=0.1, warmup_steps=5)
+    assert pickle.loads(pickle.dumps(warm)).get_config() == warm.get_config()
+    old = CosineDecay(0.1, 10)
+    del old.warmup_target, old.warmup_steps  # as one pickled before the warm-up existed
+    assert pickle.loads(pickle.dumps(old))(5) == pytest.approx(0.05)
 
 
 def test_reduce_lr_on_plateau_runs_in_the_library_with_keras_defaults(runtime):

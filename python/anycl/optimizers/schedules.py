@@ -119,6 +119,7 @@ class CosineDecay(LearningRateSchedule):
     warmup_target, warmup_steps is ignored, as in Keras."""
 
     kind = "cosine"
+    warmup_target, warmup_steps = None, 0  # what a CosineDecay pickled before the warm-up existed holds
 
     def __init__(self, initial_learning_rate, decay_steps, alpha=0.0, name="CosineDecay", warmup_target=None,
                  warmup_steps=0):
