@@ -225,7 +225,7 @@ LearningRateSchedule parse_schedule(const std::string& spec) {
       case ScheduleKind::exponential_decay:
         return key == "decay_steps" || key == "decay_rate" || key == "staircase";
       case ScheduleKind::cosine_decay:
-        return key == "decay_steps" || key == "alpha" || key == "warmup_target" || key == "warmup_steps";
+        return key == "decay_steps" || key == "alpha";
       case ScheduleKind::piecewise_constant:
         return key == "boundaries" || key == "values";
       case ScheduleKind::reduce_on_plateau:
