@@ -518,6 +518,32 @@ static anycl_status train_struct_size_version_2(void) {
   if (s == ANYCL_ERROR_UNSUPPORTED && strstr(anycl_last_error(), "CLBlast")) return ROW_SKIPPED;
   return s;
 }
+/* CosineDecay's warm-up (API version 4): bad values, a warm-up on another schedule or on none, and a
+ * version-3 caller's struct_size, whose warm-up fields it does not have, training without one. */
+static anycl_status train_warmup(const char* kind, double warmup_target, double warmup_steps) {
+  anycl_train_options t = train_options(1, 2, NULL);
+  t.lr_schedule = kind;
+  t.decay_steps = 10;
+  t.decay_rate = 0.5;
+  t.warmup_target = warmup_target;
+  t.warmup_steps = warmup_steps;
+  return train_with(t);
+}
+static anycl_status warmup_target_nan(void) { return train_warmup("cosine", NAN, 5); }
+static anycl_status warmup_target_negative(void) { return train_warmup("cosine", -0.1, 5); }
+static anycl_status warmup_steps_fraction(void) { return train_warmup("cosine", 0.1, 2.5); }
+static anycl_status warmup_steps_negative(void) { return train_warmup("cosine", 0.1, -3); }
+static anycl_status warmup_on_exponential(void) { return train_warmup("exponential", 0.1, 5); }
+static anycl_status warmup_without_schedule(void) { return train_warmup(NULL, 0.1, 5); }
+static anycl_status train_struct_size_version_3(void) {
+  anycl_train_options t = train_options(1, 2, NULL);
+  t.struct_size = offsetof(anycl_train_options, warmup_target);
+  t.warmup_target = NAN; /* beyond version 3's fields: never read */
+  t.warmup_steps = -1;
+  const anycl_status s = train_with(t);
+  if (s == ANYCL_ERROR_UNSUPPORTED && strstr(anycl_last_error(), "CLBlast")) return ROW_SKIPPED;
+  return s;
+}
 static anycl_status evaluate_null_out(void) {
   anycl_model* m = model_with_weights(0.1f);
   const int32_t labels[4] = {0, 1, 0, 1};
@@ -888,6 +914,39 @@ static const Row rows[] = {
      {"anycl_train: options.resume_from", "the checkpoint's model differs", ""},
      1},
     {"train struct_size of API version 2", train_struct_size_version_2, ANYCL_OK, {"", "", ""}, 1},
+    {"warmup_target NaN",
+     warmup_target_nan,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train", "options.warmup_target is nan", "finite"},
+     1},
+    {"warmup_target -0.1",
+     warmup_target_negative,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.warmup_target is -0.1", "(0, 10]", "0 for no warm-up"},
+     1},
+    {"warmup_steps 2.5",
+     warmup_steps_fraction,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.warmup_steps is 2.5", "whole number of steps", ""},
+     1},
+    {"warmup_steps -3",
+     warmup_steps_negative,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.warmup_steps is -3", ">= 0", ""},
+     1},
+    {"warm-up on an exponential schedule",
+     warmup_on_exponential,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.warmup_target is 0.1 but the schedule is exponential", "CosineDecay's",
+      "lr_schedule \"cosine\""},
+     1},
+    {"warm-up without a schedule",
+     warmup_without_schedule,
+     ANYCL_ERROR_INVALID_ARGUMENT,
+     {"anycl_train: options.warmup_target is 0.1", "options.lr_schedule is NULL",
+      "pass lr_schedule \"cosine\""},
+     1},
+    {"train struct_size of API version 3", train_struct_size_version_3, ANYCL_OK, {"", "", ""}, 1},
     {"evaluate with a NULL out-pointer",
      evaluate_null_out,
      ANYCL_ERROR_INVALID_ARGUMENT,

@@ -287,6 +287,20 @@ static void schedules(anycl_runtime* rt) {
   CHECK(history[0].learning_rate == 0.1f && history[1].learning_rate == 0.1f &&
         history[2].learning_rate == 0.05f);
 
+  /* CosineDecay's warm-up (API version 4) with lr unset (0): the warm-up starts at 0, as Keras'
+   * CosineDecay(0.0, 4, alpha=0.25, warmup_target=0.2, warmup_steps=6): steps 0-5 rise, 6-10 decay. */
+  const double pi = 3.14159265358979323846; /* M_PI is not standard C */
+  anycl_train_options warm = train_options(3, 16, "sgd");
+  warm.lr_schedule = "cosine";
+  warm.decay_steps = 4;
+  warm.alpha = 0.25;
+  warm.warmup_target = 0.2;
+  warm.warmup_steps = 6;
+  CHECK_STATUS(anycl_train(model, rt, data, NULL, &warm, history, 3, NULL, NULL), ANYCL_OK, "");
+  CHECK(fabs(history[0].learning_rate - 0.2 * 3 / 6) < 1e-8); /* step 3: halfway up from 0 */
+  CHECK(fabs(history[1].learning_rate - 0.2 * (0.75 * 0.5 * (1 + cos(pi / 4)) + 0.25)) < 1e-8); /* step 7 */
+  CHECK(history[2].learning_rate == 0.05f); /* step 11: past the decay, alpha * warmup_target */
+
   /* A caller of API version 1: its struct_size is accepted and `history` holds version 1's records
    * (the byte after the last one is untouched). */
   train_options_v1 old;

@@ -137,10 +137,13 @@ TEST_CASE("stop mid-epoch then resume in fresh objects is bit-identical to an un
 TEST_CASE("with a learning-rate schedule, a resumed run equals an uninterrupted one bit for bit") {
   auto& rt = anycl::test::runtime();
   // Exponential decay by step; the plateau rule reduces at the ends of epochs 2 and 3 (min_delta 10:
-  // nothing improves after the first), so its state must survive both stops.
+  // nothing improves after the first), so its state must survive both stops; the cosine warm-up rises
+  // over steps 0-15 (the first stop, after 13 steps, falls in it) and decays over 16-25 (the second).
   for (const char* schedule :
-       {"exponential:decay_steps=4,decay_rate=0.7", "plateau:patience=1,min_delta=10,factor=0.5"}) {
+       {"exponential:decay_steps=4,decay_rate=0.7", "plateau:patience=1,min_delta=10,factor=0.5",
+        "cosine:decay_steps=10,alpha=0.1,warmup_target=0.004,warmup_steps=16"}) {
     CAPTURE(schedule);
+    const bool warmup = anycl::parse_schedule(schedule).has_warmup();
     anycl::test::TempDir dir;
     Setup plain;
     plain.schedule = schedule;
@@ -157,7 +160,8 @@ TEST_CASE("with a learning-rate schedule, a resumed run equals an uninterrupted 
     CHECK(saved.learning_rate == 0.001f);  // Adam's rate, where the schedule starts
     CHECK(saved.history.at(0).learning_rate == whole.history[0].learning_rate);
     const std::vector<unsigned char> bytes = read_bytes(first.checkpoint_path);
-    CHECK(bytes.at(8) == 2);  // format version 2: an older anycl refuses it instead of losing the schedule
+    // Format version 2 (3 with a warm-up): an older anycl refuses it instead of losing the schedule.
+    CHECK(bytes.at(8) == (warmup ? 3 : 2));
 
     Setup second = first;
     second.resume_path = first.checkpoint_path;

@@ -20,6 +20,12 @@ TEST_CASE("bad --lr-schedule specs exit 2 saying what is wrong and what to write
        "decay_rate is 2 — pass a finite number in (0, 1]"},
       {"--lr-schedule cosine:decay_steps=nan", "decay_steps is nan"},
       {"--lr-schedule cosine:decay_steps=10,decay_rate=0.5", "cosine schedules take no 'decay_rate'"},
+      {"--lr-schedule cosine:decay_steps=10,warmup_target=0.1,warmup_steps=2.5",
+       "warmup_steps is 2.5 — pass a finite number that is a whole number of steps >= 0"},
+      {"--lr-schedule cosine:decay_steps=10,warmup_target=-1,warmup_steps=5",
+       "warmup_target is -1 — pass a finite number in (0, 10]"},
+      {"--lr-schedule exponential:decay_steps=10,decay_rate=0.5,warmup_target=0.1",
+       "warmup_target is 0.1 but the schedule is exponential — a warm-up is CosineDecay's alone"},
       {"--lr-schedule 'step:boundaries=10;values=0.1'", "values has 1 rates for 1 boundaries"},
       {"--lr-schedule step:boundaries=10,5,values=0.1,0.01,0.001", "boundaries must increase"},
       {"--lr-schedule plateau:factor=2", "factor is 2"},
@@ -31,6 +37,8 @@ TEST_CASE("bad --lr-schedule specs exit 2 saying what is wrong and what to write
   CHECK(help.exit_code == 0);
   CHECK(help.output.find("--lr-schedule SPEC") != std::string::npos);
   CHECK(help.output.find("exponential:decay_steps=N,decay_rate=R") != std::string::npos);
+  CHECK(help.output.find("cosine:decay_steps=N[,alpha=A][,warmup_target=T,warmup_steps=W]") !=
+        std::string::npos);
 }
 
 TEST_CASE("each epoch line reports the scheduled rate of its last step") {
@@ -71,6 +79,29 @@ TEST_CASE("a run with a plateau schedule resumes from its checkpoint bit-identic
       fmt::format("{} train --resume {} --save {}", anycl_cli(), dir.file("ck"), dir.file("resumed.anycl")));
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   CHECK(r.output.find(" - lr: 0.0005\n") != std::string::npos);
+  CHECK(anycl::test::slurp(dir.file("resumed.anycl")) == anycl::test::slurp(dir.file("whole.anycl")));
+}
+
+TEST_CASE("a cosine warm-up rises from 0 without --lr, and resumes from its checkpoint bit-identically") {
+  // 300 samples / batch 100: 3 steps an epoch; epoch e ends with step 3e - 1 (from 0). Keras'
+  // CosineDecay(0.0, 4, warmup_target=0.1, warmup_steps=4): steps 0-3 rise from 0, 4-8 decay.
+  anycl::test::TempDir dir;
+  const std::string common = "--limit 300 --batch 100 --epochs 3 --layers 16 --optimizer sgd --seed 4";
+  const std::string schedule = "--lr-schedule cosine:decay_steps=4,warmup_target=0.1,warmup_steps=4";
+  auto r = run_command(
+      fmt::format("{} train {} {} --save {}", anycl_cli(), common, schedule, dir.file("whole.anycl")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  CHECK_MESSAGE(r.output.find(" - lr: 0.05\n") != std::string::npos, r.output);       // step 2: 0.1 · 2/4
+  CHECK_MESSAGE(r.output.find(" - lr: 0.0853553\n") != std::string::npos, r.output);  // 0.1 · ½(1 + cos(π/4))
+  CHECK_MESSAGE(r.output.find(" - lr: 0\n") != std::string::npos, r.output);          // step 8: alpha 0
+
+  // Stop in the warm-up (after 2 steps), resume without --lr: the checkpoint's start, 0.
+  r = run_command(fmt::format("{} train {} {} --checkpoint {} --max-steps 2", anycl_cli(), common, schedule,
+                              dir.file("ck")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  r = run_command(
+      fmt::format("{} train --resume {} --save {}", anycl_cli(), dir.file("ck"), dir.file("resumed.anycl")));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   CHECK(anycl::test::slurp(dir.file("resumed.anycl")) == anycl::test::slurp(dir.file("whole.anycl")));
 }
 

@@ -67,6 +67,43 @@ TEST_CASE(
   CHECK(at(anycl::parse_schedule("cosine:decay_steps=10"), 1.0f, 10) == doctest::Approx(0.0).epsilon(1e-7));
 }
 
+TEST_CASE(
+    "CosineDecay's warm-up: linear from the optimizer's rate to warmup_target, then the decay from it") {
+  // Keras' CosineDecay(0.125, decay_steps=16, alpha=0.25, warmup_target=1.0, warmup_steps=8): the values
+  // below are worked out by hand (the rates are exact binary fractions but where a cosine enters).
+  const LearningRateSchedule s =
+      anycl::parse_schedule("cosine:decay_steps=16,alpha=0.25,warmup_target=1,warmup_steps=8");
+  CHECK(s.has_warmup());
+  CHECK(at(s, 0.125f, 0) == 0.125f);     // step 0: the optimizer's rate
+  CHECK(at(s, 0.125f, 1) == 0.234375f);  // 0.125 + 0.875 * 1/8
+  CHECK(at(s, 0.125f, 4) == 0.5625f);    // halfway up
+  CHECK(at(s, 0.125f, 7) == 0.890625f);  // warmup_steps - 1: 0.125 + 0.875 * 7/8
+  CHECK(at(s, 0.125f, 8) == 1.0f);       // warmup_steps: the decay's first step, at the target
+  CHECK(at(s, 0.125f, 12) == doctest::Approx(0.75 * 0.5 * (1 + std::cos(kPi / 4)) + 0.25).epsilon(1e-6));
+  CHECK(at(s, 0.125f, 16) == doctest::Approx(0.625).epsilon(1e-6));  // halfway down: (1 + 0.25) / 2
+  CHECK(at(s, 0.125f, 24) == 0.25f);  // warmup_steps + decay_steps: alpha * warmup_target
+  CHECK(at(s, 0.125f, 25) == 0.25f);  // and held there
+  CHECK(at(s, 0.125f, 1000000) == 0.25f);
+  // Keras' documented example warms up from 0: CosineDecay(0, 1000, warmup_target=0.1, warmup_steps=1000).
+  const LearningRateSchedule from_zero =
+      anycl::parse_schedule("cosine:decay_steps=1000,warmup_target=0.1,warmup_steps=1000");
+  CHECK(at(from_zero, 0.0f, 0) == 0.0f);
+  CHECK(at(from_zero, 0.0f, 500) == doctest::Approx(0.05).epsilon(1e-6));
+  CHECK(at(from_zero, 0.0f, 999) == doctest::Approx(0.0999).epsilon(1e-6));
+  CHECK(at(from_zero, 0.0f, 1000) == doctest::Approx(0.1).epsilon(1e-7));
+  CHECK(at(from_zero, 0.0f, 2000) == 0.0f);  // alpha 0
+  // warmup_steps 0 with a target: no rise, the decay starts at the target (Keras' cond is never true).
+  const LearningRateSchedule no_rise = anycl::parse_schedule("cosine:decay_steps=10,warmup_target=0.5");
+  CHECK(at(no_rise, 0.125f, 0) == 0.5f);
+  CHECK(at(no_rise, 0.125f, 5) == doctest::Approx(0.25).epsilon(1e-6));
+  // Without warmup_target Keras ignores warmup_steps: the plain decay from the optimizer's rate.
+  const LearningRateSchedule ignored = anycl::parse_schedule("cosine:decay_steps=10,warmup_steps=4");
+  CHECK_FALSE(ignored.has_warmup());
+  CHECK(at(ignored, 0.5f, 0) == 0.5f);
+  CHECK(at(ignored, 0.5f, 5) == doctest::Approx(0.25).epsilon(1e-6));
+  CHECK(ignored == anycl::parse_schedule("cosine:decay_steps=10"));
+}
+
 TEST_CASE("ReduceLROnPlateau follows Keras' on_epoch_end: patience, cooldown, min_delta, min_lr") {
   LearningRateSchedule s = anycl::parse_schedule("plateau:factor=0.5,patience=2,min_delta=0,cooldown=1");
   ScheduleState state;
@@ -102,6 +139,7 @@ TEST_CASE("Keras' defaults for ReduceLROnPlateau, and the text form reads back e
   for (const char* spec : {"exponential:decay_steps=1000,decay_rate=0.96",
                            "exponential:decay_steps=3.5,decay_rate=0.1,staircase=1",
                            "step:boundaries=10,20;values=0.1,0.01,0.001", "cosine:decay_steps=5000,alpha=0.1",
+                           "cosine:decay_steps=5000,alpha=0.1,warmup_target=0.0123,warmup_steps=250",
                            "plateau:patience=3,factor=0.5,monitor=loss", "constant"}) {
     CAPTURE(spec);
     const LearningRateSchedule s = anycl::parse_schedule(spec);
@@ -126,6 +164,15 @@ TEST_CASE("bad schedules are refused saying what is wrong and what to write") {
       {"exponential:decay_steps=10,decay_rate=0.5,alpha=0.1", {"exponential schedules take no 'alpha'"}},
       {"exponential:decay_steps=10,decay_rate=0.5,staircase=yes", {"staircase=1 or staircase=0"}},
       {"cosine:decay_steps=10,alpha=2", {"alpha is 2", "[0, 1]"}},
+      {"cosine:decay_steps=10,warmup_target=-0.1,warmup_steps=5", {"warmup_target is -0.1", "(0, 10]"}},
+      {"cosine:decay_steps=10,warmup_target=nan,warmup_steps=5", {"warmup_target is nan", "finite"}},
+      {"cosine:decay_steps=10,warmup_target=0.1,warmup_steps=2.5", {"warmup_steps is 2.5", "whole number"}},
+      {"cosine:decay_steps=10,warmup_target=0.1,warmup_steps=-3", {"warmup_steps is -3", ">= 0"}},
+      {"cosine:decay_steps=10,warmup_steps=x", {"warmup_steps=x is not a number"}},
+      {"exponential:decay_steps=10,decay_rate=0.5,warmup_target=0.1",
+       {"warmup_target is 0.1 but the schedule is exponential", "CosineDecay's alone",
+        "cosine:decay_steps=N,"}},
+      {"step:boundaries=5;values=0.1,0.01,warmup_steps=3", {"warmup_steps is 3 but the schedule is step"}},
       {"step:boundaries=10,20;values=0.1,0.01", {"values has 2 rates for 2 boundaries", "one value more"}},
       {"step:boundaries=20,10;values=0.1,0.01,0.001", {"boundaries must increase"}},
       {"step:boundaries=-5;values=0.1,0.01", {"boundaries=-5 is not a whole number"}},

@@ -75,7 +75,8 @@ Run train(const std::string& schedule, size_t epochs, const std::string& optimiz
 TEST_CASE("the optimizer steps at the schedule's rate of each step, and each epoch reports its last step's") {
   for (const char* spec :
        {"exponential:decay_steps=5,decay_rate=0.5", "exponential:decay_steps=5,decay_rate=0.5,staircase=1",
-        "cosine:decay_steps=12,alpha=0.2", "step:boundaries=3,9;values=0.05,0.02,0.001"}) {
+        "cosine:decay_steps=12,alpha=0.2", "cosine:decay_steps=6,alpha=0.2,warmup_target=0.1,warmup_steps=5",
+        "step:boundaries=3,9;values=0.05,0.02,0.001"}) {
     CAPTURE(spec);
     const anycl::LearningRateSchedule s = anycl::parse_schedule(spec);
     const Run run = train(spec, 2);  // 200 samples / 32: 7 steps an epoch
@@ -89,6 +90,13 @@ TEST_CASE("the optimizer steps at the schedule's rate of each step, and each epo
     CHECK(run.history[0].learning_rate == double(run.rates[6]));
     CHECK(run.history[1].learning_rate == double(run.rates[13]));
   }
+  // Steps count from 0, as Keras': a warm-up's first batch runs at the optimizer's rate, batch
+  // warmup_steps + 1 at warmup_target.
+  const Run warm = train("cosine:decay_steps=6,warmup_target=0.1,warmup_steps=5", 1);
+  CHECK(warm.rates[0] == 0.05f);
+  CHECK(warm.rates[1] == doctest::Approx(0.06).epsilon(1e-6));  // 0.05 + (0.1 - 0.05) / 5
+  CHECK(warm.rates[4] == doctest::Approx(0.09).epsilon(1e-6));  // warmup_steps - 1
+  CHECK(warm.rates[5] == 0.1f);
   const Run constant = train("constant", 1);
   for (float r : constant.rates) CHECK(r == 0.05f);
   CHECK(constant.history[0].learning_rate == double(0.05f));

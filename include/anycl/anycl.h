@@ -31,7 +31,7 @@ extern "C" {
 
 /** The API version this header describes: grows by one when functions or option fields are added
  * (old callers keep working); a caller built against version N runs on a library of version >= N. */
-#define ANYCL_API_VERSION 3
+#define ANYCL_API_VERSION 4
 
 /** What every call returns. */
 typedef enum anycl_status {
@@ -205,6 +205,14 @@ typedef struct anycl_train_options {
    * (ANYCL_ERROR_INVALID_ARGUMENT naming the difference; ANYCL_ERROR_DATA for a missing or damaged
    * file). `history` then starts with the checkpoint's epochs and `*epochs_done` counts them. */
   const char* resume_from;
+  /* API version 4: CosineDecay's linear warm-up, Keras' warmup_target and warmup_steps (a struct_size
+   * of version 3 or earlier has none). With warmup_target > 0 and lr_schedule "cosine" the rate rises
+   * linearly from lr to warmup_target over warmup_steps steps (from 0 when lr is 0: unset means 0
+   * here, not the optimizer's default), then decays from warmup_target to alpha * warmup_target over
+   * decay_steps more. Other schedules refuse a warm-up. */
+  double warmup_target; /* cosine: the rate the warm-up reaches, in (0, 10]; 0 (default): no warm-up */
+  double warmup_steps;  /* cosine: the warm-up's steps, a whole number >= 0 (ignored without a target,
+                           as Keras ignores it) */
 } anycl_train_options;
 
 /** Defaults as `anycl train`: 20 epochs, batch 128, rmsprop, seed 1, no split, no callbacks, a

@@ -14,7 +14,7 @@ import sys
 
 from . import errors
 
-API_VERSION = 3  # ANYCL_API_VERSION of the header this module mirrors
+API_VERSION = 4  # ANYCL_API_VERSION of the header this module mirrors
 
 c_size_p = ctypes.POINTER(ctypes.c_size_t)
 
@@ -91,6 +91,8 @@ class TrainOptions(ctypes.Structure):
         ("cooldown", ctypes.c_size_t),
         ("min_lr", ctypes.c_double),
         ("resume_from", ctypes.c_char_p),  # API version 3
+        ("warmup_target", ctypes.c_double),  # API version 4: CosineDecay's warm-up
+        ("warmup_steps", ctypes.c_double),
     ]
 
 

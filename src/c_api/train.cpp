@@ -40,15 +40,32 @@ struct EpochV1 {
   double val_loss, val_accuracy, seconds;
 };
 static_assert(sizeof(TrainOptionsV1) <= offsetof(anycl_train_options, lr_schedule), "version 1 is a prefix");
-// API version 2 ended with the schedule fields; version 3 appended resume_from.
+// API version 2 ended with the schedule fields; version 3 appended resume_from, version 4 the
+// cosine warm-up (warmup_target, warmup_steps).
 constexpr size_t kTrainOptionsV2 = offsetof(anycl_train_options, resume_from);
+constexpr size_t kTrainOptionsV3 = offsetof(anycl_train_options, warmup_target);
 static_assert(sizeof(EpochV1) <= offsetof(anycl_epoch, learning_rate), "version 1 is a prefix");
 
-// The schedule fields (API version 2) as the Trainer's schedule, checked in the C API's words.
+// The schedule fields (API version 2, and 4's warm-up) as the Trainer's schedule, checked in the C
+// API's words.
 anycl::LearningRateSchedule schedule_from(const anycl_train_options& o) {
   anycl::LearningRateSchedule s;
-  if (o.struct_size < kTrainOptionsV2 || !o.lr_schedule || !*o.lr_schedule) return s;
-  const std::string kind = o.lr_schedule;
+  if (o.struct_size < kTrainOptionsV2) return s;
+  if (o.struct_size >= sizeof(anycl_train_options)) {
+    check_finite_option("anycl_train", "options.warmup_target", o.warmup_target);
+    check_finite_option("anycl_train", "options.warmup_steps", o.warmup_steps);
+    s.warmup_target = o.warmup_target;
+    s.warmup_steps = o.warmup_steps;
+  }
+  const std::string kind = o.lr_schedule ? o.lr_schedule : "";
+  if (kind.empty() && (s.warmup_target != 0 || s.warmup_steps != 0))
+    throw anycl::ValidationError(fmt::format(
+        "anycl_train: options.{} is {} but options.lr_schedule is NULL (a constant rate) — a warm-up is "
+        "CosineDecay's: pass lr_schedule \"cosine\" with decay_steps, or leave warmup_target and "
+        "warmup_steps 0",
+        s.warmup_target != 0 ? "warmup_target" : "warmup_steps",
+        s.warmup_target != 0 ? s.warmup_target : s.warmup_steps));
+  if (kind.empty()) return s;
   if (kind == "exponential")
     s.kind = anycl::ScheduleKind::exponential_decay;
   else if (kind == "step")
@@ -211,7 +228,7 @@ class TrainingFlag {
 };
 
 anycl::TrainOptions train_options(const anycl_train_options& o) {
-  check_struct_size("anycl_train", o.struct_size, {sizeof(TrainOptionsV1), kTrainOptionsV2},
+  check_struct_size("anycl_train", o.struct_size, {sizeof(TrainOptionsV1), kTrainOptionsV2, kTrainOptionsV3},
                     sizeof(anycl_train_options), "anycl_train_options_init");
   check_finite_option("anycl_train", "options.lr", o.lr);
   check_finite_option("anycl_train", "options.validation_split", o.validation_split);
@@ -243,7 +260,7 @@ anycl::TrainOptions train_options(const anycl_train_options& o) {
 // options.resume_from (API version 3) applied to the trainer: its checkpoint file, or the one a run
 // with that checkpoint_dir writes; errors in the C API's words, of the kind the trainer gave.
 void resume(anycl::Trainer& trainer, const anycl_train_options& o) {
-  if (o.struct_size < sizeof(anycl_train_options) || !o.resume_from || !*o.resume_from) return;
+  if (o.struct_size < kTrainOptionsV3 || !o.resume_from || !*o.resume_from) return;
   std::string path = o.resume_from;
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) path += "/checkpoint.anyclckpt";  // as checkpoint_dir writes

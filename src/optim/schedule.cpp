@@ -19,7 +19,8 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 constexpr const char* kExamples =
     "e.g. exponential:decay_steps=1000,decay_rate=0.96[,staircase=1], step:boundaries=1000,2000;"
-    "values=0.01,0.005,0.001, cosine:decay_steps=5000[,alpha=0.1], plateau[:patience=10,factor=0.1,"
+    "values=0.01,0.005,0.001, cosine:decay_steps=5000[,alpha=0.1][,warmup_target=0.01,warmup_steps=500], "
+    "plateau[:patience=10,factor=0.1,"
     "min_delta=0.0001,cooldown=0,min_lr=0,monitor=val_loss]";
 
 const char* kind_name(ScheduleKind k) {
@@ -51,6 +52,24 @@ double number(const std::string& key, const std::string& value) {
   return v;
 }
 
+// A warm-up belongs to cosine decay alone (Keras' CosineDecay); on any other schedule it is refused.
+void check_no_warmup(const LearningRateSchedule& s) {
+  if (s.kind == ScheduleKind::cosine_decay || (s.warmup_target == 0 && s.warmup_steps == 0)) return;
+  const bool target = s.warmup_target != 0;
+  throw ValidationError(fmt::format(
+      "{} is {} but the schedule is {} — a warm-up is CosineDecay's alone: use cosine:decay_steps=N,"
+      "warmup_target=T,warmup_steps=W (lr_schedule \"cosine\"), or leave warmup_target and warmup_steps 0",
+      target ? "warmup_target" : "warmup_steps", target ? s.warmup_target : s.warmup_steps,
+      kind_name(s.kind)));
+}
+
+// Keras' cosine decay of `from` over decay_steps, `step` steps in (clamped at decay_steps).
+double cosine_decayed(const LearningRateSchedule& s, double from, double step) {
+  const double fraction = std::min(step, s.decay_steps) / s.decay_steps;
+  const double cosine = 0.5 * (1.0 + std::cos(kPi * fraction));
+  return from * ((1.0 - s.alpha) * cosine + s.alpha);
+}
+
 uint64_t count(const std::string& key, const std::string& value) {
   char* end = nullptr;
   errno = 0;
@@ -68,6 +87,7 @@ bool LearningRateSchedule::operator==(const LearningRateSchedule& o) const {
 }
 
 void check_schedule(const LearningRateSchedule& s) {
+  check_no_warmup(s);
   switch (s.kind) {
     case ScheduleKind::constant:
       return;
@@ -78,6 +98,11 @@ void check_schedule(const LearningRateSchedule& s) {
     case ScheduleKind::cosine_decay:
       check_range("decay_steps", s.decay_steps, s.decay_steps > 0, "> 0 (e.g. 1000)");
       check_range("alpha", s.alpha, s.alpha >= 0 && s.alpha <= 1, "in [0, 1] (e.g. 0 or 0.1)");
+      check_range("warmup_target", s.warmup_target, s.warmup_target >= 0 && s.warmup_target <= 10,
+                  "in (0, 10] (e.g. 0.01), or 0 for no warm-up");
+      check_range("warmup_steps", s.warmup_steps,
+                  s.warmup_steps >= 0 && s.warmup_steps == std::floor(s.warmup_steps),
+                  "that is a whole number of steps >= 0 (e.g. 500)");
       return;
     case ScheduleKind::piecewise_constant:
       if (s.boundaries.empty() || s.values.size() != s.boundaries.size() + 1)
@@ -122,9 +147,12 @@ float scheduled_learning_rate(const LearningRateSchedule& s, const ScheduleState
       return s.values[size_t(it - s.boundaries.begin())];
     }
     case ScheduleKind::cosine_decay: {
-      const double fraction = std::min(step, s.decay_steps) / s.decay_steps;
-      const double cosine = 0.5 * (1.0 + std::cos(kPi * fraction));
-      return float(lr * ((1.0 - s.alpha) * cosine + s.alpha));
+      if (!s.has_warmup()) return float(cosine_decayed(s, lr, step));
+      // Keras: linear from the optimizer's rate to warmup_target while step < warmup_steps, then the
+      // cosine decay from warmup_target, its step counted from the warm-up's end.
+      const double w = s.warmup_steps;
+      if (step < w) return float((s.warmup_target - lr) * (step / w) + lr);
+      return float(cosine_decayed(s, s.warmup_target, step - w));
     }
     case ScheduleKind::reduce_on_plateau:
       return state.learning_rate > 0 ? state.learning_rate : initial;
@@ -192,6 +220,7 @@ LearningRateSchedule parse_schedule(const std::string& spec) {
     }
   }
   auto allowed = [&](const std::string& key) {
+    if (key == "warmup_target" || key == "warmup_steps") return true;  // check_schedule: cosine's alone
     switch (s.kind) {
       case ScheduleKind::exponential_decay:
         return key == "decay_steps" || key == "decay_rate" || key == "staircase";
@@ -217,6 +246,8 @@ LearningRateSchedule parse_schedule(const std::string& spec) {
     if (key == "decay_steps") s.decay_steps = number(key, v), has_steps = true;
     if (key == "decay_rate") s.decay_rate = number(key, v), has_rate = true;
     if (key == "alpha") s.alpha = number(key, v);
+    if (key == "warmup_target") s.warmup_target = number(key, v);
+    if (key == "warmup_steps") s.warmup_steps = number(key, v);
     if (key == "factor") s.factor = number(key, v);
     if (key == "min_delta") s.min_delta = number(key, v);
     if (key == "min_lr") s.min_lr = number(key, v);
@@ -248,6 +279,9 @@ std::string schedule_text(const LearningRateSchedule& s) {
       return fmt::format("{}:decay_steps={},decay_rate={},staircase={}", kind, s.decay_steps, s.decay_rate,
                          s.staircase ? 1 : 0);
     case ScheduleKind::cosine_decay:
+      if (s.has_warmup())
+        return fmt::format("{}:decay_steps={},alpha={},warmup_target={},warmup_steps={}", kind, s.decay_steps,
+                           s.alpha, s.warmup_target, s.warmup_steps);
       return fmt::format("{}:decay_steps={},alpha={}", kind, s.decay_steps, s.alpha);
     case ScheduleKind::piecewise_constant:
       return fmt::format("{}:boundaries={};values={}", kind, fmt::join(s.boundaries, ","),

@@ -326,7 +326,8 @@ void parse_state(const Reader& r, const std::string& text, Checkpoint& c) {
 
 std::vector<unsigned char> encode_checkpoint(const Checkpoint& c) {
   std::vector<unsigned char> out(kMagic, kMagic + sizeof(kMagic));
-  put_le(out, c.schedule.kind == ScheduleKind::constant ? 1 : kCheckpointFormatVersion, 4);
+  const uint32_t version = c.schedule.has_warmup() ? 3 : c.schedule.kind == ScheduleKind::constant ? 1 : 2;
+  put_le(out, version, 4);
   put_text(out, state_text(c));
   put_text(out, c.app);
   const std::vector<unsigned char> model =

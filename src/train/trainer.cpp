@@ -111,6 +111,10 @@ Trainer::Trainer(const std::vector<Runtime*>& runtimes, const ModelSpec& spec,
   for (Runtime* rt : runtimes)
     replicas_.push_back(std::make_unique<Replica>(*rt, spec, optimizer, options_.batch, options_.seed));
   // Each replica's model prepared its GEMMs on its runtime when it was built (Sequential::build).
+  // A warm-up starts from the configured rate, Keras' initial_learning_rate: an unset one (0) is 0
+  // there, not the optimizer's default (CosineDecay(0.0, ..., warmup_target=...) as in Keras).
+  if (optimizer.lr == 0 && options_.schedule.has_warmup())
+    for (auto& r : replicas_) r->optimizer().set_learning_rate(0);
   start_schedule();
 }
 

@@ -18,8 +18,9 @@
 namespace anycl {
 
 /// The newest checkpoint format version this build reads and writes: 2 when the run has a
-/// learning-rate schedule (so an older anycl refuses it rather than resuming at the wrong rate), else 1.
-inline constexpr uint32_t kCheckpointFormatVersion = 2;
+/// learning-rate schedule (so an older anycl refuses it rather than resuming at the wrong rate), 3 when
+/// that schedule has a cosine warm-up (which version-2 readers do not know), else 1.
+inline constexpr uint32_t kCheckpointFormatVersion = 3;
 
 /// A checkpoint's contents.
 struct Checkpoint {

@@ -53,6 +53,8 @@ struct TrainOptions {
   size_t steps_ahead = 3;
   /// The learning rate per step (exponential, step, cosine decay from the optimizer's rate) or per
   /// epoch (reduce on plateau); constant by default. Set before each optimizer launch, no wait.
+  /// A cosine warm-up rises from the optimizer's rate; given an OptimizerConfig whose lr is 0 (unset),
+  /// from 0, as Keras' CosineDecay(0.0, ..., warmup_target=T) (an Optimizer: set_learning_rate(0)).
   LearningRateSchedule schedule;
 };
 

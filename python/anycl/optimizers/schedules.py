@@ -22,6 +22,14 @@ class LearningRateSchedule:
     def __call__(self, step):
         raise NotImplementedError
 
+    def get_config(self):
+        raise NotImplementedError
+
+    @classmethod
+    def from_config(cls, config):
+        """The schedule get_config() described (Keras' from_config: the config as keyword arguments)."""
+        return cls(**config)
+
     def _initial(self):
         """The learning rate the optimizer starts from (0: the optimizer's default)."""
         return 0.0
@@ -105,24 +113,45 @@ class PiecewiseConstantDecay(LearningRateSchedule):
 
 class CosineDecay(LearningRateSchedule):
     """initial_learning_rate * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) / decay_steps))
-    + alpha). Keras' linear warm-up (warmup_target, warmup_steps) is not offered."""
+    + alpha). With warmup_target (Keras' linear warm-up) the rate first rises linearly from
+    initial_learning_rate to warmup_target over warmup_steps steps, then decays as above from
+    warmup_target, its step counted from the warm-up's end, to alpha * warmup_target. Without
+    warmup_target, warmup_steps is ignored, as in Keras."""
 
     kind = "cosine"
+    warmup_target, warmup_steps = None, 0  # what a CosineDecay pickled before the warm-up existed holds
 
     def __init__(self, initial_learning_rate, decay_steps, alpha=0.0, name="CosineDecay", warmup_target=None,
                  warmup_steps=0):
         who = "CosineDecay"
-        if warmup_target is not None or warmup_steps:
-            raise errors.InvalidArgumentError(
-                f"{who}: warmup_target and warmup_steps are not supported by anycl — leave them out (no warm-up)")
         self.initial_learning_rate = _finite(initial_learning_rate, "initial_learning_rate", who)
         self.decay_steps = _finite(decay_steps, "decay_steps", who)
         self.alpha = _finite(alpha, "alpha", who)
         self.name = name
+        if warmup_target is not None:
+            warmup_target = _finite(warmup_target, "warmup_target", who)
+            if warmup_target <= 0:
+                raise errors.InvalidArgumentError(
+                    f"{who}: warmup_target is {warmup_target}, but a warm-up must rise to a rate > 0 — pass e.g. "
+                    f"warmup_target=0.01, or None for no warm-up")
+        steps = _finite(warmup_steps, "warmup_steps", who)
+        if steps < 0 or steps != int(steps):
+            raise errors.InvalidArgumentError(
+                f"{who}: warmup_steps is {warmup_steps!r} — pass a whole number of steps >= 0 (e.g. 500)")
+        self.warmup_target = warmup_target
+        self.warmup_steps = int(steps)
+
+    def _decayed(self, start, step):
+        fraction = min(step, self.decay_steps) / self.decay_steps
+        return start * ((1 - self.alpha) * 0.5 * (1 + math.cos(math.pi * fraction)) + self.alpha)
 
     def __call__(self, step):
-        fraction = min(step, self.decay_steps) / self.decay_steps
-        return self.initial_learning_rate * ((1 - self.alpha) * 0.5 * (1 + math.cos(math.pi * fraction)) + self.alpha)
+        if self.warmup_target is None:
+            return self._decayed(self.initial_learning_rate, step)
+        if step < self.warmup_steps:
+            rise = self.warmup_target - self.initial_learning_rate
+            return rise * (step / self.warmup_steps) + self.initial_learning_rate
+        return self._decayed(self.warmup_target, step - self.warmup_steps)
 
     def _initial(self):
         return self.initial_learning_rate
@@ -130,11 +159,14 @@ class CosineDecay(LearningRateSchedule):
     def _fill(self, options):
         super()._fill(options)
         options.decay_steps, options.alpha = self.decay_steps, self.alpha
+        if self.warmup_target is not None:  # None: Keras ignores warmup_steps
+            options.warmup_target, options.warmup_steps = self.warmup_target, self.warmup_steps
         return None
 
     def get_config(self):
         return {"initial_learning_rate": self.initial_learning_rate, "decay_steps": self.decay_steps,
-                "alpha": self.alpha, "name": self.name}
+                "alpha": self.alpha, "name": self.name, "warmup_target": self.warmup_target,
+                "warmup_steps": self.warmup_steps}
 
 
 __all__ = ["CosineDecay", "ExponentialDecay", "LearningRateSchedule", "PiecewiseConstantDecay"]
