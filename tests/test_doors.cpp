@@ -1,11 +1,14 @@
 // Every model kind through every door (issue 43): one list of kinds, one of doors, and each cell —
 // save → load → predict bit-equal, evaluate (accuracy or MSE and MAE), validation during training,
-// checkpoint and resume — either checked or refused for a stated reason. A new kind or door added to
-// a list gets every cell. The Python door's row is python/tests/test_doors.py (same kinds).
+// checkpoint and resume — either checked or refused for a stated reason. Every door trains under a
+// cosine schedule whose warm-up runs past the first epoch, so a resume restores the schedule's place. A new
+// kind or door added to a list gets every cell. The Python door's row is python/tests/test_doors.py (same
+// kinds).
 #include <anycl/anycl.h>
 #include <doctest/doctest.h>
 #include <anycl/error.hpp>
 #include <anycl/nn/model_from_flags.hpp>
+#include <anycl/optim/schedule.hpp>
 #include <anycl/train/checkpoint.hpp>
 #include <anycl/train/evaluator.hpp>
 #include <anycl/train/model_file.hpp>
@@ -130,6 +133,9 @@ struct Cells {
 };
 
 constexpr size_t kTrain = 240, kTest = 60, kBatch = 32;
+// Keras' CosineDecay(0, decay_steps=8, alpha=0.1, warmup_target=0.002, warmup_steps=10): 6–8 steps an
+// epoch here, so the checkpoint after epoch 1 falls inside the warm-up.
+constexpr const char* kSchedule = "cosine:decay_steps=8,alpha=0.1,warmup_target=0.002,warmup_steps=10";
 
 // --- C++: Trainer, save_model / read_model, Predictor, Evaluator, Trainer::resume_from ----------
 Cells cpp_door(const Kind& k, anycl::test::TempDir& dir) {
@@ -141,6 +147,7 @@ Cells cpp_door(const Kind& k, anycl::test::TempDir& dir) {
   options.epochs = 2;
   options.batch = kBatch;
   options.checkpoint_path = dir.file("cpp.anyclckpt");
+  options.schedule = anycl::parse_schedule(kSchedule);
   anycl::Trainer whole({&rt}, spec_of(k), {"adam"}, options);
   const auto history = whole.fit(train_set, &test_set, "val");
   REQUIRE(history.size() == 2);
@@ -221,6 +228,11 @@ Cells c_door(const Kind& k, anycl::test::TempDir& dir) {
   to.epochs = 2;
   to.batch = kBatch;
   to.optimizer = "adam";
+  to.lr_schedule = "cosine";  // kSchedule's
+  to.decay_steps = 8;
+  to.alpha = 0.1;
+  to.warmup_target = 0.002;
+  to.warmup_steps = 10;
   const std::string checkpoints = dir.file("c-checkpoints");
   to.checkpoint_dir = checkpoints.c_str();
   anycl_epoch history[2];
@@ -292,6 +304,7 @@ Cells cli_regressor(const Kind& k, anycl::test::TempDir& dir) {
   anycl::TrainOptions options;
   options.epochs = 1;
   options.batch = kBatch;
+  options.schedule = anycl::parse_schedule(kSchedule);
   anycl::Trainer trainer({&rt}, spec_of(k), {"adam"}, options);
   trainer.fit(host_set(k, train), nullptr, "val");
   anycl::save_model(dir.file("reg.anycl"), trainer.model(), 0);
@@ -347,7 +360,8 @@ Cells cli_door(const Kind& k, anycl::test::TempDir& dir) {
   anycl::test::write_mnist_folder(data, tiny);
   const std::string cli = anycl::test::anycl_cli();
   const std::string common = " --data " + data + " --layers " + k.layers +
-                             " --dropout 0 --optimizer adam --batch 32 --no-autotune --quiet";
+                             " --dropout 0 --optimizer adam --batch 32 --no-autotune --quiet --lr-schedule " +
+                             kSchedule;
   const auto whole =
       anycl::test::run_command(cli + " train --epochs 2 --validation-split 0.25" + common + " --save " +
                                dir.file("cli.anycl") + " --metrics " + dir.file("cli.csv") + " 2>&1");
