@@ -1,6 +1,7 @@
 # The Python door's row of the cross-product table (tests/test_doors.cpp holds C++, C and the CLI):
 # every model kind × save → load → predict bit-equal, Keras' evaluate, val_loss during fit, and
-# checkpoints; then the Keras surface: compile() on a loaded model, per-layer activations, a
+# checkpoints, trained under a CosineDecay whose warm-up runs past the first epoch (so the resume
+# restores the schedule's place, as in tests/test_doors.cpp); then the Keras surface: compile() on a loaded model, per-layer activations, a
 # callback's exception, evaluate's shape.
 
 import os
@@ -40,6 +41,13 @@ ANYCL_LOSS = {"sparse_categorical_crossentropy": "softmax_cross_entropy", "mean_
 REGRESSION = ("mse", "mean_absolute_error", "huber")
 
 
+def adam_with_warmup():
+    """Adam under Keras' CosineDecay from 0 with a warm-up of 10 steps (8 steps an epoch here)."""
+    schedule = anycl.optimizers.schedules.CosineDecay(0.0, decay_steps=8, alpha=0.1, warmup_target=0.002,
+                                                      warmup_steps=10)
+    return anycl.optimizers.Adam(learning_rate=schedule)
+
+
 def data(input_shape, loss, n, seed, outputs=1):
     rng = np.random.default_rng(seed)
     x = rng.uniform(-1, 1, size=(n,) + input_shape).astype(np.float32)
@@ -61,11 +69,14 @@ def test_every_kind_round_trips_through_python(runtime, tmp_path, name, layers, 
     xt, yt = data(input_shape, loss_name, 60, 2, outputs)
     regression = loss_name in REGRESSION
     model = anycl.Sequential(layers(), input_shape=input_shape)
-    model.compile(optimizer="adam", loss=loss_name)
+    model.compile(optimizer=adam_with_warmup(), loss=loss_name)
     ck = tmp_path / "ck"
     history = model.fit(x, y, epochs=2, batch_size=32, validation_data=(xt, yt), checkpoint_dir=str(ck),
                         runtime=runtime)
     assert len(history.history["val_loss"]) == 2 and np.isfinite(history.history["val_loss"]).all()
+    # Keras' rate at each epoch's last step (7: inside the warm-up, 0.002·7/10; 15: 5 of 8 decay steps)
+    decayed = 0.002 * ((1 - 0.1) * 0.5 * (1 + np.cos(np.pi * 5 / 8)) + 0.1)
+    assert history.history["learning_rate"] == pytest.approx([0.002 * 7 / 10, decayed], rel=1e-6)
     assert (ck / "checkpoint.anyclckpt").is_file()
 
     path = str(tmp_path / "m.anycl")
@@ -88,7 +99,7 @@ def test_every_kind_round_trips_through_python(runtime, tmp_path, name, layers, 
 
     def fit_with(callbacks):
         m = anycl.Sequential(layers(), input_shape=input_shape)
-        m.compile(optimizer="adam", loss=loss_name)
+        m.compile(optimizer=adam_with_warmup(), loss=loss_name)
         return m, m.fit(x, y, epochs=2, batch_size=32, validation_data=(xt, yt), callbacks=callbacks,
                         runtime=runtime)
 
