@@ -1,8 +1,8 @@
 # The Python door's row of the cross-product table (tests/test_doors.cpp holds C++, C and the CLI):
 # every model kind × save → load → predict bit-equal, Keras' evaluate, val_loss during fit, and
 # checkpoints, trained under a CosineDecay whose warm-up runs past the first epoch (so the resume
-# restores the schedule's place, as in tests/test_doors.cpp); then the Keras surface: compile() on a loaded model, per-layer activations, a
-# callback's exception, evaluate's shape.
+# restores the schedule's place, as in tests/test_doors.cpp); then the Keras surface: compile() on a
+# loaded model, per-layer activations, a callback's exception, evaluate's shape.
 
 import os
 
