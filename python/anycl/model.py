@@ -16,7 +16,7 @@ from . import tuning as _tuning
 from ._callbacks import CallbackGuard
 from .callbacks import Callback  # noqa: F401 — anycl.Callback, kept importable from here
 from ._lib import EPOCH_CALLBACK, PROGRESS_CALLBACK, Epoch, ModelOptions, TrainOptions, check, lib, text
-from ._arguments import _device_spec, _finite, _fit_arguments, _input_shape, _integer, _path
+from ._arguments import _device_spec, _finite, _fit_arguments, _integer, _path
 from ._backup import _backup_and_restore, _backup_words
 from ._input import DATA_FORMATS, model_input_shape, split_input_layer
 from ._progress import ProgressBar, verbosity

@@ -21,7 +21,8 @@ def to_categorical(x, num_classes=None, dtype="float32"):
     if num_classes is None:
         num_classes = int(y.max()) + 1 if y.size else 0
     elif isinstance(num_classes, bool) or int(num_classes) != num_classes or num_classes < 1:
-        raise errors.InvalidArgumentError(f"to_categorical: num_classes must be a positive integer, got {num_classes!r}")
+        raise errors.InvalidArgumentError(
+            f"to_categorical: num_classes must be a positive integer, got {num_classes!r}")
     num_classes = int(num_classes)
     if y.size and y.max() >= num_classes:
         raise errors.InvalidArgumentError(
