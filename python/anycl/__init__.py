@@ -8,7 +8,7 @@
     probabilities = model.predict(x_test)
 """
 
-from . import callbacks, datasets, layers, utils
+from . import callbacks, datasets, layers, models, utils
 from . import optimizers  # Keras' optimizer classes and learning-rate schedules
 from ._lib import API_VERSION, lib as _lib
 from .errors import (BuildError, DataError, DeviceError, DTypeError, Error, InvalidArgumentError, IoError,
@@ -24,5 +24,5 @@ __all__ = ["API_VERSION", "BuildError", "Callback", "DataError", "DeviceError", 
            "InvalidArgumentError", "IoError", "NumericalError", "datasets", "OpenCLError", "Runtime", "Sequential",
            "ShapeError", "UnsupportedError", "VersionError", "callbacks", "devices", "layers", "load_model"]
 __all__ += ["optimizers"]
-__all__ += ["Input", "utils"]
+__all__ += ["Input", "models", "utils"]
 __all__ += ["TuneProgress", "TuneResult", "tune"]

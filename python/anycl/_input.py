@@ -35,6 +35,20 @@ def split_input_layer(layers):
     return list(layers), given
 
 
+def model_data_format(argument, layers):
+    """Sequential's data_format= (`argument`), else the one the image layers name (Keras' Conv2D(...,
+    data_format="channels_last")), else None. anycl holds one per model: disagreeing ones are refused."""
+    named = {l.data_format for l in layers if l.data_format is not None}
+    if len(named) > 1:
+        raise errors.InvalidArgumentError(
+            "the layers name both data formats; anycl's model holds one (its images are converted on the way "
+            "in) — give every image layer the same data_format=, or pass it once to Sequential(data_format=...)")
+    if named and argument is not None and named != {argument}:
+        raise errors.InvalidArgumentError(
+            f"Sequential(data_format={argument!r}) but the layers say data_format={named.pop()!r} — give one")
+    return argument if argument is not None else (named.pop() if named else None)
+
+
 def looks_channels_last(shape):
     """An image shape such as (28, 28, 1) or (32, 32, 3): Keras' (height, width, channels) order."""
     return len(shape) == 3 and shape[2] in (1, 3) and shape[0] >= 8 and shape[1] >= 8

@@ -7,6 +7,16 @@ from . import errors
 class Layer:
     token = None  # the --layers token; None for the output layer
     input_shape = None  # Keras 2's input_shape= on the first layer: the model's input shape
+    data_format = None  # Keras' data_format= of an image layer; None: the model's
+
+
+def _data_format(layer, data_format):
+    """Keras' data_format= of an image layer. anycl holds one data format per model (Sequential's
+    data_format=): the layers that name one must agree with each other and with it."""
+    if data_format not in (None, "channels_first", "channels_last"):
+        raise errors.InvalidArgumentError(
+            f"{layer}: data_format must be 'channels_first', 'channels_last' or None, got {data_format!r}")
+    return data_format
 
 
 def _keras_input_shape(layer, input_shape):
@@ -100,8 +110,10 @@ class Conv2D(Layer):
     """filters × kernel_size² convolution (valid padding unless padding='same'); `activation` as
     Dense's (None: linear, as in Keras)."""
 
-    def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None, input_shape=None):
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, activation=None,
+                 input_shape=None):
         self.input_shape = _keras_input_shape("Conv2D", input_shape)
+        self.data_format = _data_format("Conv2D", data_format)
         if padding not in ("valid", "same"):
             raise errors.InvalidArgumentError(f"Conv2D: padding must be 'valid' or 'same', got {padding!r}")
         if isinstance(filters, bool) or not isinstance(filters, int) or filters < 1:
@@ -115,8 +127,9 @@ class Conv2D(Layer):
 class MaxPool2D(Layer):
     """The maximum of each pool_size² window (valid padding), moved by `strides` (None: pool_size, as Keras)."""
 
-    def __init__(self, pool_size=2, strides=None, padding="valid", input_shape=None):
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, input_shape=None):
         self.input_shape = _keras_input_shape("MaxPool2D", input_shape)
+        self.data_format = _data_format("MaxPool2D", data_format)
         if padding != "valid":
             raise errors.InvalidArgumentError(
                 f"MaxPool2D: anycl's pooling has valid padding only, got padding={padding!r}")
@@ -128,8 +141,12 @@ class MaxPool2D(Layer):
 class AveragePooling2D(Layer):
     """The mean of each pool_size² window (valid padding), moved by `strides` (None: pool_size, as Keras)."""
 
-    def __init__(self, pool_size=2, strides=None, input_shape=None):
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, input_shape=None):
+        if padding != "valid":
+            raise errors.InvalidArgumentError(
+                f"AveragePooling2D: anycl's pooling has valid padding only, got padding={padding!r}")
         self.input_shape = _keras_input_shape("AveragePooling2D", input_shape)
+        self.data_format = _data_format("AveragePooling2D", data_format)
         size = _square("AveragePooling2D", "pool_size", pool_size)
         stride = size if strides is None else _square("AveragePooling2D", "strides", strides)
         self.token = f"avgpool{size}" + (f"s{stride}" if stride != size else "")
@@ -139,10 +156,16 @@ class GlobalAveragePooling2D(Layer):
     """The mean of each channel's whole plane: (C, H, W) → (C,), no Flatten needed after it."""
     token = "globalavgpool"
 
+    def __init__(self, data_format=None):
+        self.data_format = _data_format(type(self).__name__, data_format)
+
 
 class GlobalMaxPooling2D(Layer):
     """The maximum of each channel's whole plane: (C, H, W) → (C,)."""
     token = "globalmaxpool"
+
+    def __init__(self, data_format=None):
+        self.data_format = _data_format(type(self).__name__, data_format)
 
 
 # Keras' short aliases
@@ -155,8 +178,9 @@ GlobalMaxPool2D = GlobalMaxPooling2D
 class Flatten(Layer):
     token = "flatten"
 
-    def __init__(self, input_shape=None):
+    def __init__(self, data_format=None, input_shape=None):
         self.input_shape = _keras_input_shape("Flatten", input_shape)
+        self.data_format = _data_format("Flatten", data_format)
 
 
 class Activation(Layer):

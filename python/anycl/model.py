@@ -18,7 +18,7 @@ from .callbacks import Callback  # noqa: F401 — anycl.Callback, kept importabl
 from ._lib import EPOCH_CALLBACK, PROGRESS_CALLBACK, Epoch, ModelOptions, TrainOptions, check, lib, text
 from ._arguments import _device_spec, _finite, _fit_arguments, _integer, _path
 from ._backup import _backup_and_restore, _backup_words
-from ._input import DATA_FORMATS, model_input_shape, split_input_layer
+from ._input import DATA_FORMATS, model_data_format, model_input_shape, split_input_layer
 from ._progress import ProgressBar, verbosity
 from ._safety import (_handle_from_model_file, _in_flight, _made_here, _model_file_bytes, _predict_in_chunks,
                       _sigint_during_fit)
@@ -230,7 +230,7 @@ class Sequential:
                 raise errors.InvalidArgumentError("with a --layers string, pass outputs= (classes or targets)")
             self._layers, self.outputs, self.activation = layers, _integer(outputs, "outputs"), activation
             self.dropout = 0.2 if dropout is None else float(dropout)
-            given = None
+            layers, given = (), None  # the string's layers name no data format
         else:
             if activation != "relu" or dropout is not None or outputs is not None:
                 raise errors.InvalidArgumentError(
@@ -250,7 +250,8 @@ class Sequential:
         self._input_arguments = (input_shape, data_format)
         self.input_shape, self.data_format = None, data_format or "channels_first"
         if self._added is None:
-            self.input_shape, self.data_format = model_input_shape(input_shape, given, data_format)
+            self.input_shape, self.data_format = model_input_shape(input_shape, given,
+                                                                   model_data_format(data_format, layers))
         self.init = init
         self.loss = None
         self.stop_training = False
@@ -293,7 +294,8 @@ class Sequential:
                 "model.add(Dense(10, activation='softmax'))")
         self._describe_layers(layers)
         input_shape, data_format = self._input_arguments
-        self.input_shape, self.data_format = model_input_shape(input_shape, given, data_format)
+        self.input_shape, self.data_format = model_input_shape(input_shape, given,
+                                                               model_data_format(data_format, layers))
 
     # -- construction ---------------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, lr=0.0, learning_rate=None, metrics=None):

@@ -232,3 +232,41 @@ def test_recompiling_switches_between_one_hot_and_integer_targets(runtime):
     copy = pickle.loads(pickle.dumps(anycl.Sequential([Dense(3)], input_shape=(8,))
                                      .compile(loss="categorical_crossentropy")))
     copy.fit(x, to_categorical(labels, 3), runtime=runtime)  # a pickled model keeps its one-hot targets
+
+
+# -- Keras' data_format= on the image layers ------------------------------------------------------------
+def test_the_image_layers_data_format_is_the_models():
+    model = anycl.Sequential([Conv2D(4, 3, data_format="channels_last", input_shape=(8, 8, 3)),
+                              MaxPooling2D(data_format="channels_last"), Flatten(data_format="channels_last"),
+                              Dense(3)])
+    assert model.data_format == "channels_last" and model.input_shape == (3, 8, 8)
+    added = anycl.Sequential()
+    added.add(Input(shape=(8, 8, 3)))
+    added.add(Conv2D(4, 3, data_format="channels_last"))
+    added.add(Flatten())
+    added.add(Dense(3))
+    assert added.compile().input_shape == (3, 8, 8)
+
+
+def test_disagreeing_data_formats_are_refused():
+    with pytest.raises(anycl.InvalidArgumentError, match="both data formats"):
+        anycl.Sequential([Conv2D(4, 3, data_format="channels_last"), MaxPooling2D(data_format="channels_first"),
+                          Flatten(), Dense(3)], input_shape=(8, 8, 3))
+    with pytest.raises(anycl.InvalidArgumentError, match="Sequential\\(data_format='channels_first'\\) but"):
+        anycl.Sequential([Conv2D(4, 3, data_format="channels_last"), Flatten(), Dense(3)], input_shape=(8, 8, 3),
+                         data_format="channels_first")
+    with pytest.raises(anycl.InvalidArgumentError, match="data_format must be"):
+        Conv2D(4, 3, data_format="NHWC")
+
+
+# -- Keras' module names a script imports ------------------------------------------------------------------
+def test_keras_module_names_a_script_imports(monkeypatch, tmp_path):
+    from anycl.datasets import mnist
+    from anycl.models import Sequential
+    assert Sequential is anycl.Sequential and anycl.utils.to_categorical is to_categorical
+    monkeypatch.delenv("ANYCL_DATA", raising=False)
+    with pytest.raises(anycl.DataError, match="downloads nothing.*ANYCL_DATA"):
+        mnist.load_data()
+    monkeypatch.setenv("ANYCL_DATA", str(tmp_path))
+    with pytest.raises(anycl.DataError, match=f"no train-images-idx3-ubyte.*in {tmp_path}"):
+        mnist.load_data()  # it reads the folder ANYCL_DATA names
