@@ -221,7 +221,8 @@ class Sequential:
     """
 
     def __init__(self, layers=None, input_shape=None, outputs=None, activation="relu",
-                 init="glorot_uniform", dropout=None, data_format=None):
+                 init="glorot_uniform", dropout=None, data_format=None, name=None):
+        self.name = name  # Keras' model name (a label only)
         if layers is None and outputs is not None:
             layers = "512,512"  # the --layers string form's default hidden layers
         self._added = None  # the layer objects of Sequential() + add(), described at compile()

@@ -270,3 +270,7 @@ def test_keras_module_names_a_script_imports(monkeypatch, tmp_path):
     monkeypatch.setenv("ANYCL_DATA", str(tmp_path))
     with pytest.raises(anycl.DataError, match=f"no train-images-idx3-ubyte.*in {tmp_path}"):
         mnist.load_data()  # it reads the folder ANYCL_DATA names
+
+
+def test_a_keras_model_name_is_kept():
+    assert anycl.Sequential([Dense(3, input_shape=(8,))], name="classifier").name == "classifier"
