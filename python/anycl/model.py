@@ -706,7 +706,7 @@ def load_model(path):
     model = Sequential.__new__(Sequential)
     model.input_shape, model.loss, model.stop_training, model._h = None, None, False, None
     model._optimizer, model._lr, model._loaded = "rmsprop", 0.0, True
-    model.data_format = "channels_first"
+    model.data_format, model.name = "channels_first", None
     model._set_handle(h)
     shape = (ctypes.c_size_t * 3)()
     check(lib.anycl_model_input_shape(h, shape))
