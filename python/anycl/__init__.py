@@ -8,12 +8,13 @@
     probabilities = model.predict(x_test)
 """
 
-from . import callbacks, datasets, layers
+from . import callbacks, datasets, layers, models, utils
 from . import optimizers  # Keras' optimizer classes and learning-rate schedules
 from ._lib import API_VERSION, lib as _lib
 from .errors import (BuildError, DataError, DeviceError, DTypeError, Error, InvalidArgumentError, IoError,
                      NumericalError, OpenCLError, ShapeError, UnsupportedError, VersionError)
 from .callbacks import Callback
+from .layers import Input  # Keras' keras.Input(shape=...)
 from .model import History, Runtime, Sequential, devices, load_model
 from .tuning import TuneProgress, TuneResult, tune
 
@@ -23,4 +24,5 @@ __all__ = ["API_VERSION", "BuildError", "Callback", "DataError", "DeviceError", 
            "InvalidArgumentError", "IoError", "NumericalError", "datasets", "OpenCLError", "Runtime", "Sequential",
            "ShapeError", "UnsupportedError", "VersionError", "callbacks", "devices", "layers", "load_model"]
 __all__ += ["optimizers"]
+__all__ += ["Input", "models", "utils"]
 __all__ += ["TuneProgress", "TuneResult", "tune"]

@@ -1,9 +1,12 @@
 """MNIST-format folders (train/t10k IDX files, plain or .gz) as numpy arrays, as Keras'
 `mnist.load_data()` returns them: ((x_train, y_train), (x_test, y_test)), images uint8 (n, 28, 28).
-The folder is `path`, else $ANYCL_DATA, else Debian's dataset-fashion-mnist."""
+The folder is `path`, else $ANYCL_DATA, else Debian's dataset-fashion-mnist. `mnist.load_data()` and
+`fashion_mnist.load_data()` are Keras' names for it (anycl downloads nothing: MNIST is read from
+$ANYCL_DATA or the folder passed)."""
 
 import gzip
 import os
+import types
 
 import numpy as np
 
@@ -35,3 +38,16 @@ def load_data(path=None):
     folder = path or os.environ.get("ANYCL_DATA") or DEFAULT_DIR
     return ((_read_idx(folder, "train-images-idx3-ubyte"), _read_idx(folder, "train-labels-idx1-ubyte")),
             (_read_idx(folder, "t10k-images-idx3-ubyte"), _read_idx(folder, "t10k-labels-idx1-ubyte")))
+
+
+def _mnist_load_data(path=None):
+    """Keras' mnist.load_data(): an MNIST folder, `path` or $ANYCL_DATA (anycl downloads nothing)."""
+    folder = path or os.environ.get("ANYCL_DATA")
+    if not folder:
+        raise errors.DataError("mnist.load_data(): anycl downloads nothing — set ANYCL_DATA to a folder holding "
+                               "MNIST's IDX files (train-images-idx3-ubyte[.gz], ...), or pass it as path=")
+    return load_data(folder)
+
+
+mnist = types.SimpleNamespace(load_data=_mnist_load_data)  # `from anycl.datasets import mnist`, as Keras'
+fashion_mnist = types.SimpleNamespace(load_data=load_data)  # $ANYCL_DATA, else Debian's dataset-fashion-mnist

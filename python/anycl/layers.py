@@ -6,6 +6,49 @@ from . import errors
 
 class Layer:
     token = None  # the --layers token; None for the output layer
+    input_shape = None  # Keras 2's input_shape= on the first layer: the model's input shape
+    data_format = None  # Keras' data_format= of an image layer; None: the model's
+
+
+def _data_format(layer, data_format):
+    """Keras' data_format= of an image layer. anycl holds one data format per model (Sequential's
+    data_format=): the layers that name one must agree with each other and with it."""
+    if data_format not in (None, "channels_first", "channels_last"):
+        raise errors.InvalidArgumentError(
+            f"{layer}: data_format must be 'channels_first', 'channels_last' or None, got {data_format!r}")
+    return data_format
+
+
+def _keras_input_shape(layer, input_shape):
+    """Keras 2's `input_shape=` keyword of a layer, as a tuple (checked when the model is built)."""
+    if input_shape is not None and not isinstance(input_shape, (tuple, list)):
+        raise errors.InvalidArgumentError(
+            f"{layer}: input_shape must be a tuple — (features,) or (channels, height, width) — got "
+            f"{input_shape!r}; for {input_shape!r} features write input_shape=({input_shape!r},)")
+    return None if input_shape is None else tuple(input_shape)
+
+
+class InputLayer(Layer):
+    """Keras' InputLayer: the first element of a Sequential, giving the input shape without the batch
+    axis — `shape=` (Keras 3) or `input_shape=` (Keras 2): (features,) or (channels, height, width)
+    (Keras' (height, width, channels) with data_format="channels_last")."""
+
+    def __init__(self, input_shape=None, batch_size=None, dtype=None, shape=None, name=None):
+        if (shape is None) == (input_shape is None):
+            raise errors.InvalidArgumentError(
+                "InputLayer: pass the input shape once, as shape=(features,) or shape=(channels, height, width)")
+        if dtype not in (None, "float32"):
+            raise errors.InvalidArgumentError(f"InputLayer: anycl's inputs are float32, got dtype={dtype!r}")
+        self.input_shape = _keras_input_shape("InputLayer", shape if shape is not None else input_shape)
+        self.batch_size, self.name = batch_size, name
+
+
+def Input(shape=None, batch_size=None, dtype=None, name=None):
+    """Keras' Input(shape=...) as the first element of a Sequential (or model.add(Input(...))): the
+    input shape without the batch axis."""
+    if shape is None:
+        raise errors.InvalidArgumentError("Input: pass shape=(features,) or shape=(channels, height, width)")
+    return InputLayer(shape=shape, batch_size=batch_size, dtype=dtype, name=name)
 
 
 ACTIVATIONS = ("relu", "tanh", "sigmoid", "leaky_relu", "elu", "gelu", "linear")  # Keras' names and defaults
@@ -42,7 +85,12 @@ class Dense(Layer):
     sigmoid, leaky_relu with Keras' slope 0.2, elu, gelu in its exact erf form, linear); None (the
     default) is linear, as in Keras: `Dense(512, activation="relu")` is mnist_mlp's hidden layer."""
 
-    def __init__(self, units, activation=None):
+    def __init__(self, units, activation=None, input_shape=None, input_dim=None):
+        if input_dim is not None:  # Keras 2's Dense(512, input_dim=784)
+            if input_shape is not None:
+                raise errors.InvalidArgumentError("Dense: pass input_shape= or input_dim=, not both")
+            input_shape = (input_dim,)
+        self.input_shape = _keras_input_shape("Dense", input_shape)
         if int(units) < 1:
             raise errors.InvalidArgumentError(f"Dense: units must be at least 1, got {units}")
         self.units = int(units)
@@ -51,7 +99,8 @@ class Dense(Layer):
 
 
 class Dropout(Layer):
-    def __init__(self, rate):
+    def __init__(self, rate, input_shape=None):
+        self.input_shape = _keras_input_shape("Dropout", input_shape)
         if not 0 <= float(rate) < 1:
             raise errors.InvalidArgumentError(f"Dropout: rate must be in [0, 1), got {rate}")
         self.token = f"dropout{float(rate):g}"
@@ -61,7 +110,10 @@ class Conv2D(Layer):
     """filters × kernel_size² convolution (valid padding unless padding='same'); `activation` as
     Dense's (None: linear, as in Keras)."""
 
-    def __init__(self, filters, kernel_size, strides=1, padding="valid", activation=None):
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, activation=None,
+                 input_shape=None):
+        self.input_shape = _keras_input_shape("Conv2D", input_shape)
+        self.data_format = _data_format("Conv2D", data_format)
         if padding not in ("valid", "same"):
             raise errors.InvalidArgumentError(f"Conv2D: padding must be 'valid' or 'same', got {padding!r}")
         if isinstance(filters, bool) or not isinstance(filters, int) or filters < 1:
@@ -75,7 +127,9 @@ class Conv2D(Layer):
 class MaxPool2D(Layer):
     """The maximum of each pool_size² window (valid padding), moved by `strides` (None: pool_size, as Keras)."""
 
-    def __init__(self, pool_size=2, strides=None, padding="valid"):
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, input_shape=None):
+        self.input_shape = _keras_input_shape("MaxPool2D", input_shape)
+        self.data_format = _data_format("MaxPool2D", data_format)
         if padding != "valid":
             raise errors.InvalidArgumentError(
                 f"MaxPool2D: anycl's pooling has valid padding only, got padding={padding!r}")
@@ -87,7 +141,12 @@ class MaxPool2D(Layer):
 class AveragePooling2D(Layer):
     """The mean of each pool_size² window (valid padding), moved by `strides` (None: pool_size, as Keras)."""
 
-    def __init__(self, pool_size=2, strides=None):
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, input_shape=None):
+        if padding != "valid":
+            raise errors.InvalidArgumentError(
+                f"AveragePooling2D: anycl's pooling has valid padding only, got padding={padding!r}")
+        self.input_shape = _keras_input_shape("AveragePooling2D", input_shape)
+        self.data_format = _data_format("AveragePooling2D", data_format)
         size = _square("AveragePooling2D", "pool_size", pool_size)
         stride = size if strides is None else _square("AveragePooling2D", "strides", strides)
         self.token = f"avgpool{size}" + (f"s{stride}" if stride != size else "")
@@ -97,10 +156,16 @@ class GlobalAveragePooling2D(Layer):
     """The mean of each channel's whole plane: (C, H, W) → (C,), no Flatten needed after it."""
     token = "globalavgpool"
 
+    def __init__(self, data_format=None):
+        self.data_format = _data_format(type(self).__name__, data_format)
+
 
 class GlobalMaxPooling2D(Layer):
     """The maximum of each channel's whole plane: (C, H, W) → (C,)."""
     token = "globalmaxpool"
+
+    def __init__(self, data_format=None):
+        self.data_format = _data_format(type(self).__name__, data_format)
 
 
 # Keras' short aliases
@@ -112,6 +177,10 @@ GlobalMaxPool2D = GlobalMaxPooling2D
 
 class Flatten(Layer):
     token = "flatten"
+
+    def __init__(self, data_format=None, input_shape=None):
+        self.input_shape = _keras_input_shape("Flatten", input_shape)
+        self.data_format = _data_format("Flatten", data_format)
 
 
 class Activation(Layer):
@@ -205,7 +274,8 @@ class BatchNormalization(Layer):
     An Activation/ReLU/LeakyReLU/ELU right after it is applied in its normalisation pass (Keras'
     `Conv2D(32, 3), BatchNormalization(), ReLU()`; see fuse_activations)."""
 
-    def __init__(self, axis=-1, momentum=0.99, epsilon=0.001):
+    def __init__(self, axis=-1, momentum=0.99, epsilon=0.001, input_shape=None):
+        self.input_shape = _keras_input_shape("BatchNormalization", input_shape)
         if axis not in (-1, 1):
             raise errors.InvalidArgumentError(
                 f"BatchNormalization: axis must be -1 or 1 (the feature or channel axis), got {axis!r}")

@@ -16,12 +16,14 @@ from . import tuning as _tuning
 from ._callbacks import CallbackGuard
 from .callbacks import Callback  # noqa: F401 — anycl.Callback, kept importable from here
 from ._lib import EPOCH_CALLBACK, PROGRESS_CALLBACK, Epoch, ModelOptions, TrainOptions, check, lib, text
-from ._arguments import _device_spec, _finite, _fit_arguments, _input_shape, _integer, _path
+from ._arguments import _device_spec, _finite, _fit_arguments, _integer, _path
 from ._backup import _backup_and_restore, _backup_words
+from ._input import DATA_FORMATS, model_data_format, model_input_shape, split_input_layer
 from ._progress import ProgressBar, verbosity
 from ._safety import (_handle_from_model_file, _in_flight, _made_here, _model_file_bytes, _predict_in_chunks,
                       _sigint_during_fit)
-from .layers import fuse_activations, to_layer_string
+from ._targets import labels_from_one_hot
+from .layers import Layer, fuse_activations, to_layer_string
 
 
 def devices():
@@ -97,7 +99,8 @@ _METRIC_NAMES = {"mse": ("mae", "mean_absolute_error"),
                  "mae": ("mae", "mean_absolute_error"),
                  "huber": ("mae", "mean_absolute_error"),
                  "binary_crossentropy": ("accuracy", "acc", "binary_accuracy"),
-                 "softmax_cross_entropy": ("accuracy", "acc", "sparse_categorical_accuracy")}
+                 "softmax_cross_entropy": ("accuracy", "acc", "sparse_categorical_accuracy"),
+                 "categorical_crossentropy": ("accuracy", "acc", "categorical_accuracy")}
 
 
 def _metric_name(loss, metrics):
@@ -147,8 +150,8 @@ def _check_output_activation(activation, loss):
             f"compile(loss='binary_crossentropy'), or leave the activation out for the {loss} loss")
     if activation == "softmax" and loss != "softmax_cross_entropy":
         raise errors.InvalidArgumentError(
-            f"the output Dense says activation='softmax', which goes with sparse_categorical_crossentropy — "
-            f"leave the activation out for the {loss} loss")
+            f"the output Dense says activation='softmax', which goes with sparse_categorical_crossentropy (or "
+            f"categorical_crossentropy on one-hot targets) — leave the activation out for the {loss} loss")
 
 
 class _Dataset:
@@ -173,10 +176,13 @@ class _Dataset:
             check(lib.anycl_dataset_create_targets(x.ctypes.data, n, x[0].size, y.ctypes.data, model.outputs,
                                                    ctypes.byref(self.h)))
             return
+        if getattr(model, "_one_hot", False):
+            y = labels_from_one_hot(y, model.outputs)
         if not np.issubdtype(y.dtype, np.integer):
-            raise errors.DTypeError(f"class labels must be integers, got {y.dtype}")
+            raise errors.DTypeError(f"class labels must be integers, got {y.dtype}" + _one_hot_hint(y, model))
         if y.ndim != 1:
-            raise errors.ShapeError(f"class labels must be one per sample, shape ({n},), got {y.shape}")
+            raise errors.ShapeError(f"class labels must be one per sample, shape ({n},), got {y.shape}"
+                                    + _one_hot_hint(y, model))
         if y.size and (y.min() < 0 or y.max() >= model.outputs):
             bad = int(np.argmax((y < 0) | (y >= model.outputs)))
             raise errors.InvalidArgumentError(
@@ -192,57 +198,112 @@ class _Dataset:
             self.h = None
 
 
+def _one_hot_hint(y, model):
+    if y.ndim == 2 and y.shape[1] == model.outputs:
+        return " — for one-hot targets compile(loss='categorical_crossentropy')"
+    return ""
+
+
 class Sequential:
     """A model: layer objects (anycl.layers) or the `--layers` string with `outputs`.
 
         model = anycl.Sequential([Dense(512, activation="relu"), Dropout(0.2), Dense(512, activation="relu"),
                                   Dropout(0.2), Dense(10)], input_shape=(784,))
         model = anycl.Sequential("512,512", input_shape=(784,), outputs=10, dropout=0.2)
+        model = anycl.Sequential()                     # Keras' way: add() the layers, the first gives the shape
+        model.add(Dense(512, activation="relu", input_shape=(784,)))
+
+    The input shape is Sequential's input_shape=, the first layer's input_shape= (Keras 2), or an
+    Input(shape=...) first; the model is built at compile().
 
     A hidden Dense or Conv2D object that names no activation is linear, as in Keras; in the string form
     a token without one takes `activation` (relu by default, as `anycl train --layers`).
     """
 
-    def __init__(self, layers="512,512", input_shape=None, outputs=None, activation="relu",
-                 init="glorot_uniform", dropout=None, data_format="channels_first"):
+    def __init__(self, layers=None, input_shape=None, outputs=None, activation="relu",
+                 init="glorot_uniform", dropout=None, data_format=None, name=None):
+        self.name = name  # Keras' model name (a label only)
+        if layers is None and outputs is not None:
+            layers = "512,512"  # the --layers string form's default hidden layers
+        self._added = None  # the layer objects of Sequential() + add(), described at compile()
         if isinstance(layers, str):
             if outputs is None:
                 raise errors.InvalidArgumentError("with a --layers string, pass outputs= (classes or targets)")
             self._layers, self.outputs, self.activation = layers, _integer(outputs, "outputs"), activation
             self.dropout = 0.2 if dropout is None else float(dropout)
+            layers, given = (), None  # the string's layers name no data format
         else:
             if activation != "relu" or dropout is not None or outputs is not None:
                 raise errors.InvalidArgumentError(
                     "Sequential([...layers...]) takes activation=, dropout= and outputs= from the layers: pass "
                     "Dense(units, activation=...) and Dropout(rate) objects (the last Dense gives the outputs), "
                     "or use the --layers string form: Sequential(\"512,512\", outputs=10, activation=..., dropout=...)")
-            layers = fuse_activations(layers)  # Keras' Activation / LeakyReLU / ELU layers join the layer before
-            self._layers, self.outputs, self.activation = to_layer_string(layers)
-            self._output_activation = layers[-1].activation  # 'sigmoid': in binary_crossentropy
-            self.dropout = 0.0  # dropout comes from Dropout objects
-        if input_shape is None:
-            raise errors.InvalidArgumentError("pass input_shape=(features,) or (channels, height, width)")
-        self.input_shape = _input_shape(input_shape)
-        if len(self.input_shape) not in (1, 3):
-            raise errors.ShapeError(f"input_shape must be (features,) or (channels, height, width), got {input_shape}")
-        if data_format not in ("channels_first", "channels_last"):
+            elements = list(layers or [])
+            self._layer_objects = elements  # as given, for add() before compile()
+            layers, given = split_input_layer(elements)
+            if not layers:  # Keras' Sequential() (or Sequential([Input(...)])): layers come with add()
+                self._added = elements
+            else:
+                self._describe_layers(layers)
+        if data_format is not None and data_format not in DATA_FORMATS:
             raise errors.InvalidArgumentError(
                 f"data_format must be 'channels_first' or 'channels_last', got {data_format!r}")
-        self.data_format = data_format
-        if data_format == "channels_last" and len(self.input_shape) == 3:
-            h, w, c = self.input_shape  # Keras' order for channels-last images; anycl computes in (C, H, W)
-            self.input_shape = (c, h, w)
+        self._input_arguments = (input_shape, data_format)
+        self.input_shape, self.data_format = None, data_format or "channels_first"
+        if self._added is None:
+            self.input_shape, self.data_format = model_input_shape(input_shape, given,
+                                                                   model_data_format(data_format, layers))
         self.init = init
         self.loss = None
         self.stop_training = False
         self._h = None
         self._optimizer, self._lr = "rmsprop", 0.0
 
+    def _describe_layers(self, layers):
+        layers = fuse_activations(layers)  # Keras' Activation / LeakyReLU / ELU layers join the layer before
+        self._layers, self.outputs, self.activation = to_layer_string(layers)
+        self._output_activation = layers[-1].activation  # 'sigmoid': in binary_crossentropy
+        self.dropout = 0.0  # dropout comes from Dropout objects
+
+    def add(self, layer):
+        """Keras' add: appends a layer (an anycl.layers object; an Input first gives the input shape).
+        The model is built from its layers at compile(), so add() comes before compile()."""
+        if getattr(self, "_h", None):
+            raise errors.InvalidArgumentError(
+                "add(): this model is already built (compile() or load_model made it, and anycl cannot grow a "
+                "built model) — build a new Sequential with every layer, then compile() it")
+        if not isinstance(layer, Layer):
+            raise errors.InvalidArgumentError(
+                f"add() takes an anycl layer (anycl.layers: Dense, Conv2D, ..., or anycl.Input), got {layer!r}")
+        if getattr(self, "_added", None) is None:
+            if not hasattr(self, "_layer_objects"):
+                raise errors.InvalidArgumentError(
+                    "add(): this model was made from a --layers string, which holds all its layers — put the "
+                    "layer in the string, or build Sequential() from layer objects and add() them")
+            self._added = list(self._layer_objects)
+        split_input_layer(self._added + [layer])  # an Input or input_shape= where it cannot be is refused now
+        self._added.append(layer)
+
+    def _build_description(self):
+        """Sequential() + add(): the --layers text and the input shape, from the layers added."""
+        if getattr(self, "_added", None) is None:
+            return
+        layers, given = split_input_layer(self._added)
+        if not layers:
+            raise errors.InvalidArgumentError(
+                "the model has no layers — add() them (the last a Dense output layer), e.g. "
+                "model.add(Dense(10, activation='softmax'))")
+        self._describe_layers(layers)
+        input_shape, data_format = self._input_arguments
+        self.input_shape, self.data_format = model_input_shape(input_shape, given,
+                                                               model_data_format(data_format, layers))
+
     # -- construction ---------------------------------------------------------------------------
     def compile(self, optimizer="rmsprop", loss=None, lr=0.0, learning_rate=None, metrics=None):
         """Chooses the optimizer (sgd, momentum, nesterov, rmsprop, adam, adamw), its learning rate
         (0: its default) and the loss ('softmax_cross_entropy' — Keras' 'sparse_categorical_crossentropy'
-        with from_logits —, 'binary_crossentropy' (a sigmoid output, binary or multi-label; 0/1 targets),
+        with from_logits —, 'categorical_crossentropy' (the same on one-hot targets, which must be hard
+        labels), 'binary_crossentropy' (a sigmoid output, binary or multi-label; 0/1 targets),
         'mse', 'mae' or 'huber' (delta 1); Keras' long names too; None: the loaded model's loss, else
         softmax_cross_entropy).
         Creates the model (weights come from the seed at fit). On a loaded, trained or already compiled
@@ -251,16 +312,20 @@ class Sequential:
         new model). `metrics` is accepted for Keras scripts: the metric is always accuracy (classifier)
         or mae (regression). Refused while the model is training."""
         self._refuse_during_fit("compile()")
+        if not getattr(self, "_h", None):
+            self._build_description()  # Sequential() + add(): the layers are all there now
         self._metrics = metrics
         optimizer, lr, schedule = _optimizer_settings(optimizer, lr, learning_rate)
         learning_rate = None  # resolved into lr and schedule
         aliases = {"sparse_categorical_crossentropy": "softmax_cross_entropy", "mean_squared_error": "mse",
-                   "mean_absolute_error": "mae", "huber_loss": "huber"}
+                   "mean_absolute_error": "mae", "huber_loss": "huber",
+                   "categorical_crossentropy": "softmax_cross_entropy"}  # one-hot rows, trained as their labels
+        one_hot = getattr(self, "_one_hot", False) if loss is None else loss == "categorical_crossentropy"
         loss = aliases.get(loss, loss)
         _check_output_activation(getattr(self, "_output_activation", None),
                                  loss or self.loss or "softmax_cross_entropy")
         if self._keeps_weights_at_compile(optimizer, self.loss if loss is None else loss, lr, learning_rate):
-            self._schedule = schedule
+            self._schedule, self._one_hot = schedule, one_hot
             return self
         self._optimizer = optimizer
         self._lr = float(learning_rate if learning_rate is not None else lr)
@@ -269,20 +334,25 @@ class Sequential:
             raise errors.InvalidArgumentError(
                 f"compile: this model was loaded with the {self.loss} loss and keeps its weights; it "
                 f"cannot switch to {loss!r} — compile() without loss=, or build a new Sequential")
+        self._one_hot = one_hot
         if self._h and (loss is None or loss == self.loss):
             return self  # compiled before (or loaded): the weights stay, the optimizer is new, as in Keras
         self.loss = loss or "softmax_cross_entropy"
+        self._set_handle(self._create(self.loss))
+        return self
+
+    def _create(self, loss):
+        """A C model of this description with `loss` (no weights yet)."""
         o = ModelOptions()
         lib.anycl_model_options_init(ctypes.byref(o))
         o.layers, o.activation, o.init = self._layers.encode(), self.activation.encode(), self.init.encode()
-        o.dropout, o.loss = self.dropout, self.loss.encode()
+        o.dropout, o.loss = self.dropout, loss.encode()
         for i, v in enumerate(self.input_shape):
             o.input_shape[i] = v
         o.outputs = self.outputs
         h = ctypes.c_void_p()
         check(lib.anycl_model_create(ctypes.byref(o), ctypes.byref(h)))
-        self._set_handle(h)
-        return self
+        return h
 
     # -- safety: what training and compile() may not do to each other (docs/guarantees.md) ----------
     def _refuse_during_fit(self, call):
@@ -370,9 +440,19 @@ class Sequential:
             self._set_handle(_handle_from_model_file(model_file))
         elif compiled:
             self.compile(self._optimizer, self.loss, self._lr, learning_rate=state.get("_schedule"))
+            self._one_hot = state.get("_one_hot", False)  # categorical_crossentropy's one-hot targets
 
     def summary(self):
-        return text(lib.anycl_model_summary, self._handle())
+        """Keras' table of the layers, as text. Before compile() it describes the layers as compile()
+        will build them (as Keras' summary of a model whose input shape is known)."""
+        if getattr(self, "_h", None):
+            return text(lib.anycl_model_summary, self._h)
+        self._build_description()
+        h = self._create(self.loss or "softmax_cross_entropy")
+        try:
+            return text(lib.anycl_model_summary, h)
+        finally:
+            lib.anycl_model_destroy(h)
 
     # -- training -------------------------------------------------------------------------------
     def fit(self, x, y, epochs=1, batch_size=128, validation_split=0.0, validation_data=None, seed=1,
@@ -479,7 +559,8 @@ class Sequential:
         """Keras' names for what evaluate returns and fit's logs hold: ["loss", "accuracy"] or ["loss",
         "mae"] (regression); the metric under the name compile(metrics=[...]) gave it, where it is one
         of Keras' names for it ("acc", "mean_absolute_error", ...)."""
-        return ["loss", _metric_name(self.loss, getattr(self, "_metrics", None))]
+        loss = "categorical_crossentropy" if getattr(self, "_one_hot", False) else self.loss
+        return ["loss", _metric_name(loss, getattr(self, "_metrics", None))]
 
     def evaluate(self, x, y, batch_size=None, verbose=0, return_dict=False, runtime=None):
         """Keras' evaluate on labelled data, dropout off: [loss, accuracy] for a classifier (integer
@@ -625,7 +706,7 @@ def load_model(path):
     model = Sequential.__new__(Sequential)
     model.input_shape, model.loss, model.stop_training, model._h = None, None, False, None
     model._optimizer, model._lr, model._loaded = "rmsprop", 0.0, True
-    model.data_format = "channels_first"
+    model.data_format, model.name = "channels_first", None
     model._set_handle(h)
     shape = (ctypes.c_size_t * 3)()
     check(lib.anycl_model_input_shape(h, shape))
