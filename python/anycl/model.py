@@ -442,9 +442,18 @@ class Sequential:
             self.compile(self._optimizer, self.loss, self._lr, learning_rate=state.get("_schedule"))
             self._one_hot = state.get("_one_hot", False)  # categorical_crossentropy's one-hot targets
 
-    def summary(self):
-        """Keras' table of the layers, as text. Before compile() it describes the layers as compile()
-        will build them (as Keras' summary of a model whose input shape is known)."""
+    def summary(self, line_length=None, positions=None, print_fn=None, expand_nested=False, show_trainable=False,
+                layer_range=None):
+        """Prints Keras' table of the layers, as Keras does, and returns None: each line goes to
+        `print_fn` (default print). Before compile() it describes the layers as compile() will build
+        them (as Keras' summary of a model whose input shape is known). line_length, positions,
+        expand_nested, show_trainable and layer_range are accepted for Keras' signature; the table's
+        layout is anycl's. The text itself: summary_text()."""
+        for line in self.summary_text().splitlines():
+            (print if print_fn is None else print_fn)(line)
+
+    def summary_text(self):
+        """summary()'s table as one string."""
         if getattr(self, "_h", None):
             return text(lib.anycl_model_summary, self._h)
         self._build_description()

@@ -33,7 +33,7 @@ def test_arguments_are_checked_and_become_tokens():
 def test_batchnorm_cnn_trains_predicts_with_moving_statistics_and_round_trips(runtime, tmp_path):
     x, y = data(128, 3)
     model = cnn()
-    summary = model.summary()
+    summary = model.summary_text()
     assert "BatchNormalization" in summary
     assert "Non-trainable params: 12" in summary  # 2·2 + 2·4 moving statistics
     model.fit(x, y, epochs=2, batch_size=32, runtime=runtime)

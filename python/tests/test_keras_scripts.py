@@ -173,6 +173,8 @@ def test_a_keras_script_runs_after_changing_its_imports(runtime, outputs, name):
 
 def test_the_mlp_script_reads_the_folder_as_keras_mnist(runtime, outputs):
     assert "768 train samples, 192 test samples" in outputs("mlp")
+    # a bare model.summary() prints Keras' table, as in Keras (it returns None)
+    assert "Total params: 669,706" in outputs("mlp") and "\nNone\n" not in outputs("mlp")
 
 
 def test_the_channels_last_script_trains_the_same_model_on_the_same_pixels(runtime, outputs):

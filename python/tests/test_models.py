@@ -43,7 +43,7 @@ def test_cnn_on_uint8_images_learns_and_reloads_equal(runtime, tmp_path):
     model.compile(optimizer="adam")
     history = model.fit(x, y, epochs=8, batch_size=16, validation_split=0.25, runtime=runtime)
     assert history.history["val_accuracy"][-1] > 0.9
-    assert "Conv2D" in model.summary()
+    assert "Conv2D" in model.summary_text()
     loss, accuracy = model.evaluate(x, y, runtime=runtime)
     assert accuracy > 0.9 and loss > 0
     p = model.predict(x, runtime=runtime)

@@ -41,7 +41,7 @@ model = anycl.Sequential([
     Dense(1, activation="sigmoid"),  # the sigmoid is computed in the binary_crossentropy loss (stable)
 ], input_shape=(x.shape[1],))
 model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
-print(model.summary())
+model.summary()
 
 model.fit(x_train, y_train, epochs=a.epochs, batch_size=32, verbose=0)
 loss, accuracy = model.evaluate(x_test, y_test)

@@ -49,7 +49,7 @@ model = anycl.Sequential([
     Dense(10),  # linear: the softmax is in the loss
 ], input_shape=(1, 28, 28))
 model.compile(optimizer="adam", loss="sparse_categorical_crossentropy")
-print(model.summary())
+model.summary()
 
 model.fit(x_train, y_train, batch_size=128, epochs=a.epochs, verbose=1, validation_data=(x_test, y_test))
 loss, accuracy = model.evaluate(x_test, y_test)

@@ -26,7 +26,7 @@ model = anycl.Sequential([
     Dense(num_classes),  # linear: the softmax is in the loss (sparse categorical cross-entropy)
 ], input_shape=(784,))
 model.compile(optimizer="rmsprop", loss="sparse_categorical_crossentropy")
-print(model.summary())
+model.summary()
 
 history = model.fit(x_train, y_train, batch_size=batch_size, epochs=epochs, verbose=1,
                     validation_data=(x_test, y_test))
