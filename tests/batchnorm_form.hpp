@@ -14,8 +14,10 @@ namespace anycl::test {
 
 struct BatchNormReduction {
   bool rows = false;
-  size_t splits = 0;  // 0: one group a channel; else the split form with this many groups a channel
+  size_t splits = 0;       // 0: one group a channel; else the split form with this many groups a channel
+  bool automatic = false;  // the split form cut as on a GPU (from the shape and the compute units)
   std::string name() const {
+    if (automatic) return "split, automatic";
     return splits ? "split over " + std::to_string(splits) : rows ? "one group, rows" : "one group";
   }
 };
@@ -33,7 +35,7 @@ class BatchNormForm {
         split_(impl_.split_reductions),
         forced_(impl_.forced_splits) {
     rt.set_row_kernels(form.rows);
-    impl_.split_reductions = form.splits != 0;
+    impl_.split_reductions = form.splits != 0 || form.automatic;
     impl_.forced_splits = form.splits;
   }
   ~BatchNormForm() {

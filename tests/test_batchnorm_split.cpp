@@ -81,6 +81,39 @@ TEST_CASE("BatchNormalization split over work-groups matches the host reference"
   }
 }
 
+TEST_CASE("BatchNormalization split over work-groups - the automatic cut, as on a GPU") {
+  auto& rt = anycl::test::runtime();
+  const anycl::Shape in{2, 20, 20};
+  const size_t batch = 16, c = 2, plane = 400, n = batch * c * plane;
+  // 6,400 values a channel: at least 4 groups a channel for any compute units and work-group ≤ 256.
+  REQUIRE(
+      anycl::batchnorm_split(anycl::BatchNormShape{batch, c, plane}, rt.info().compute_units, 256, 0).splits >
+      1);
+  const anycl::test::BatchNormForm form(rt, {false, 0, true});
+  Built b(rt, in, batch, Activation::elu);
+  const auto p = anycl::test::random_floats(2 * c, 0.5f, 1.5f, 81);
+  b.params.upload(p);
+  const auto x = anycl::test::random_floats(n, -2.f, 2.f, 82);
+  anycl::StepContext train;
+  train.training = true;
+  const uint64_t launches = rt.counters().kernel_launches;
+  const anycl::Tensor y = b.layer.forward(anycl::Tensor::from_host(rt, {batch, 2, 20, 20}, x), train);
+  CHECK(rt.counters().kernel_launches - launches == 3);
+  const anycl::reference::BatchNormStats st = anycl::reference::batchnorm_stats(x, batch, c, plane);
+  anycl::test::check_close(y.download(),
+                           anycl::reference::batchnorm_forward(p.data(), x, batch, c, plane, st.mean, st.var,
+                                                               1e-3f, Activation::elu),
+                           2e-4, 2e-4, "training forward");
+  const auto dy = anycl::test::random_floats(n, -1.f, 1.f, 83);
+  anycl::Tensor dyt = anycl::Tensor::from_host(rt, {batch, 2, 20, 20}, dy);
+  const anycl::Tensor dx = b.layer.backward(dyt, train, true);
+  std::vector<float> g_ref(2 * c);
+  const auto dx_ref = anycl::reference::batchnorm_backward(p.data(), x, dy, batch, c, plane, 1e-3f,
+                                                           g_ref.data(), Activation::elu);
+  anycl::test::check_close(b.grads.download(), g_ref, 2e-4, 2e-4, "dgamma, dbeta");
+  anycl::test::check_close(dx.download(), dx_ref, 2e-4, 2e-3, "dx");
+}
+
 TEST_CASE("BatchNormalization split over work-groups - reruns are bit-identical") {
   auto& rt = anycl::test::runtime();
   for (const anycl::Shape& in : {anycl::Shape{3, 20, 20}, anycl::Shape{40}}) {
