@@ -248,3 +248,151 @@ __kernel void batchnorm_backward_dx(__global const float* x, const uint x_off, _
   const float fm = (float)m;
   dx[dx_off + i] = gamma * inv / fm * (fm * g - grads[g_off + channels + c] - ((xk - mean) * inv) * grads[g_off + c]);
 }
+
+// ---- The split form (GPUs: BatchNormOp, RuntimeImpl::split_reductions) ----
+// The one-group reductions above keep 32 or 64 work-groups busy (one a channel) on a GPU of 132
+// compute units. Here each channel's batch·plane values, in (sample, position) order, are cut into
+// `splits` contiguous shares of `share` values; group (s, c) sums share s of channel c into
+// partial[c·splits + s] (and partial[channels·splits + c·splits + s]), its lanes reading consecutive
+// values along the plane; then one group a channel adds its channel's partials in a fixed order and
+// finishes as the one-group kernel does. No atomics: every run on a device gives the same bits. The
+// sums' order differs from the one-group form's, so the results may differ from a CPU's in the last
+// bits. The shift (x₀, the channel's first value) is the one-group form's.
+
+// Lane `lane`'s values of share s of channel c, as K (the element's index): j = s·share + lane,
+// then every WG-th value up to the share's end; (n, p) of j stepped without dividing (one division at
+// the start). The body goes between BN_SHARE_BEGIN(K) and BN_SHARE_END (no variadic macros).
+#define BN_SHARE_BEGIN(K)                                                                         \
+  {                                                                                               \
+    const uint m_ = batch * plane, j0_ = s * share;                                               \
+    const uint j1_ = j0_ < m_ && m_ - j0_ > share ? j0_ + share : m_;                             \
+    const uint step_n_ = WG / plane, step_p_ = WG - step_n_ * plane;                              \
+    uint n_ = (j0_ + lane) / plane, p_ = (j0_ + lane) - n_ * plane;                               \
+    for (uint j_ = j0_ + lane; j_ < j1_; j_ += WG) {                                              \
+      const size_t K = ((size_t)n_ * channels + c) * plane + p_;
+#define BN_SHARE_END                                                                              \
+      n_ += step_n_;                                                                              \
+      p_ += step_p_;                                                                              \
+      if (p_ >= plane) {                                                                          \
+        p_ -= plane;                                                                              \
+        ++n_;                                                                                     \
+      }                                                                                           \
+    }                                                                                             \
+  }
+
+// a[0] ← Σ a, b[0] ← Σ b over the WG lanes' values, in a fixed tree (every lane calls it).
+static inline void bn_tree_sum2(__local float* a, __local float* b, const uint lane) {
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint span = WG / 2; span > 0; span /= 2) {
+    if (lane < span) {
+      a[lane] += a[lane + span];
+      b[lane] += b[lane + span];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+// Channel c's partials added in order s = lane, lane + WG, …, then the tree: into a[0] and b[0].
+static inline void bn_gather_partials(__global const float* partial, const uint splits, const uint channels,
+                                      const uint c, const uint lane, __local float* a, __local float* b) {
+  float sa = 0.0f, sb = 0.0f;
+  for (uint s = lane; s < splits; s += WG) {
+    sa += partial[(size_t)c * splits + s];
+    sb += partial[((size_t)channels + c) * splits + s];
+  }
+  a[lane] = sa;
+  b[lane] = sb;
+  bn_tree_sum2(a, b, lane);
+}
+
+// Group (s, c): Σ d and Σ d² (d = x − x₀) over share s of channel c.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_stats_partial(
+    __global const float* x, const uint x_off, const uint batch, const uint channels, const uint plane,
+    const uint splits, const uint share, __global float* partial) {
+  __local float part[WG];
+  __local float part_sq[WG];
+  const uint s = get_group_id(0), c = get_group_id(1), lane = get_local_id(0);
+  x += x_off;
+  const float shift = x[(size_t)c * plane];
+  float sum = 0.0f, squares = 0.0f;
+  BN_SHARE_BEGIN(k)
+  const float d = x[k] - shift;
+  sum += d;
+  squares += d * d;
+  BN_SHARE_END
+  part[lane] = sum;
+  part_sq[lane] = squares;
+  bn_tree_sum2(part, part_sq, lane);
+  if (lane == 0) {
+    partial[(size_t)c * splits + s] = part[0];
+    partial[((size_t)channels + c) * splits + s] = part_sq[0];
+  }
+}
+
+// Group c: batchnorm_stats' finish from channel c's partials (the arguments after `plane` as its).
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_stats_finish(
+    __global const float* partial, const uint splits, __global const float* x, const uint x_off,
+    const uint batch, const uint channels, const uint plane, __global float* stats, __global float* moving,
+    const uint moving_off, const float momentum, const uint update) {
+  __local float part[WG];
+  __local float part_sq[WG];
+  const uint c = get_group_id(0), lane = get_local_id(0);
+  const float fm = (float)(batch * plane);
+  const float shift = x[x_off + (size_t)c * plane];
+  bn_gather_partials(partial, splits, channels, c, lane, part, part_sq);
+  const float mean_d = part[0] / fm;
+  const float mean = shift + mean_d, var = fmax(part_sq[0] / fm - mean_d * mean_d, 0.0f);
+  if (lane == 0) {
+    stats[c] = mean;
+    stats[channels + c] = var;
+    if (update) {
+      __global float* mm = moving + moving_off;
+      mm[c] = mm[c] * momentum + mean * (1.0f - momentum);
+      mm[channels + c] = mm[channels + c] * momentum + var * (1.0f - momentum);
+    }
+  }
+}
+
+// Group (s, c): Σ g and Σ g·x̂ over share s of channel c (batchnorm_backward_sums' terms).
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_backward_sums_partial(
+    __global const float* x, const uint x_off, __global const float* dy, const uint dy_off, const uint batch,
+    const uint channels, const uint plane, __global const float* stats, const float epsilon,
+    __global const float* params, const uint p_off, const uint splits, const uint share,
+    __global float* partial) {
+  __local float part_dy[WG];
+  __local float part_dyx[WG];
+  const uint s = get_group_id(0), c = get_group_id(1), lane = get_local_id(0);
+  const float mean = stats[c], var = stats[channels + c];
+  const float inv = 1.0f / sqrt(var + epsilon);
+  const float scale = params[p_off + c] / sqrt(var + epsilon), beta = params[p_off + channels + c];
+  x += x_off;
+  dy += dy_off;
+  float s_dy = 0.0f, s_dyx = 0.0f;
+  BN_SHARE_BEGIN(k)
+  const float xk = x[k];
+  const float g = bn_act_grad(dy[k], (xk - mean) * scale + beta);
+  s_dy += g;
+  s_dyx += g * ((xk - mean) * inv);
+  BN_SHARE_END
+  part_dy[lane] = s_dy;
+  part_dyx[lane] = s_dyx;
+  bn_tree_sum2(part_dy, part_dyx, lane);
+  if (lane == 0) {
+    partial[(size_t)c * splits + s] = part_dy[0];
+    partial[((size_t)channels + c) * splits + s] = part_dyx[0];
+  }
+}
+
+// Group c: dβ and dγ of channel c from its partials, into grads[g_off + channels + c] and grads[g_off + c].
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_backward_sums_finish(
+    __global const float* partial, const uint splits, const uint channels, __global float* grads,
+    const uint g_off) {
+  __local float part_dy[WG];
+  __local float part_dyx[WG];
+  const uint c = get_group_id(0), lane = get_local_id(0);
+  bn_gather_partials(partial, splits, channels, c, lane, part_dy, part_dyx);
+  if (lane == 0) {
+    grads[g_off + c] = part_dyx[0];
+    grads[g_off + channels + c] = part_dy[0];
+  }
+}

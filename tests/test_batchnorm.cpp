@@ -1,8 +1,9 @@
 // BatchNormalization against tests/reference/batchnorm.hpp: the training forward (batch
 // statistics, the moving ones updated), the inference forward (moving statistics) and the
 // training-mode backward, per feature (after Dense) and per channel of NCHW (after Conv2D), with
-// poisoned outputs; bit-identical repeats; the model's summary, model file and Keras weight order (the
-// backward against finite differences is test_batchnorm_activation.cpp's, linear included).
+// poisoned outputs; bit-identical repeats, over the forms of the reductions (batchnorm_form.hpp); the
+// model's summary, model file and Keras weight order (the backward against finite differences is
+// test_batchnorm_activation.cpp's, linear included).
 #include <doctest/doctest.h>
 #include <anycl/error.hpp>
 #include <anycl/nn/batchnorm.hpp>
@@ -13,6 +14,7 @@
 
 #include <cmath>
 
+#include "batchnorm_form.hpp"
 #include "helpers.hpp"
 #include "reference/batchnorm.hpp"
 
@@ -34,12 +36,16 @@ struct Built {
 TEST_CASE("BatchNormalization matches the host reference per feature and per channel") {
   auto& rt = anycl::test::runtime();
   unsigned seed = 4600;
+  size_t k = 0;
   for (const anycl::Shape& in : {anycl::Shape{5}, anycl::Shape{3, 4, 5}, anycl::Shape{2, 1, 1},
                                  anycl::Shape{300}, anycl::Shape{2, 20, 20}}) {
     for (size_t batch : {size_t(1), size_t(7), size_t(64)}) {
+      const anycl::test::BatchNormReduction& reduction = anycl::test::kBatchNormReductions[k++ % 4];
       CAPTURE(anycl::shape_string(in));
       CAPTURE(batch);
+      CAPTURE(reduction.name());
       const size_t c = in[0], plane = anycl::shape_size(in) / c, n = batch * anycl::shape_size(in);
+      const anycl::test::BatchNormForm form(rt, reduction);
       Built b(rt, in, batch, 0.9f, 1e-3f);
       CHECK(b.state.download() == [&] {
         std::vector<float> v(2 * c, 0.f);
@@ -103,20 +109,24 @@ TEST_CASE("BatchNormalization runs are bit-identical (fixed-order reductions)") 
   const size_t batch = 16, n = batch * 8 * 36;
   const auto x = anycl::test::random_floats(n, -1.f, 1.f, 41);
   const auto dy = anycl::test::random_floats(n, -1.f, 1.f, 42);
-  std::vector<std::vector<float>> outputs;
-  for (int run = 0; run < 2; ++run) {
-    Built b(rt, in, batch, 0.99f, 1e-3f);
-    anycl::StepContext train;
-    train.training = true;
-    const std::vector<float> y =
-        b.layer.forward(anycl::Tensor::from_host(rt, {batch, 8, 6, 6}, x), train).download();
-    anycl::Tensor dyt = anycl::Tensor::from_host(rt, {batch, 8, 6, 6}, dy);
-    std::vector<float> all = b.layer.backward(dyt, train, true).download();
-    for (const auto& part : {y, b.grads.download(), b.state.download()})
-      all.insert(all.end(), part.begin(), part.end());
-    outputs.push_back(all);
+  for (const anycl::test::BatchNormReduction& reduction : anycl::test::kBatchNormReductions) {
+    CAPTURE(reduction.name());
+    std::vector<std::vector<float>> outputs;
+    for (int run = 0; run < 2; ++run) {
+      const anycl::test::BatchNormForm form(rt, reduction);
+      Built b(rt, in, batch, 0.99f, 1e-3f);
+      anycl::StepContext train;
+      train.training = true;
+      const std::vector<float> y =
+          b.layer.forward(anycl::Tensor::from_host(rt, {batch, 8, 6, 6}, x), train).download();
+      anycl::Tensor dyt = anycl::Tensor::from_host(rt, {batch, 8, 6, 6}, dy);
+      std::vector<float> all = b.layer.backward(dyt, train, true).download();
+      for (const auto& part : {y, b.grads.download(), b.state.download()})
+        all.insert(all.end(), part.begin(), part.end());
+      outputs.push_back(all);
+    }
+    CHECK(outputs[0] == outputs[1]);
   }
-  CHECK(outputs[0] == outputs[1]);
 }
 
 TEST_CASE("BatchNormalization in a model: arguments, tokens, summary, model file and Keras weights") {

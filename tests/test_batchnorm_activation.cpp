@@ -1,6 +1,7 @@
 // BatchNormalization with an activation of its own (Keras' Conv2D → BatchNormalization → ReLU):
 // y = act(γ·x̂ + β) against the host reference, the backward by finite differences through the
-// activation, bit-identical reruns, and the `bn:ACT` token and model-file form.
+// activation, bit-identical reruns, each over every form of the reductions (batchnorm_form.hpp), and
+// the `bn:ACT` token and model-file form.
 #include <doctest/doctest.h>
 #include <anycl/error.hpp>
 #include <anycl/nn/batchnorm.hpp>
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "batchnorm_form.hpp"
 #include "helpers.hpp"
 #include "reference/activation.hpp"
 #include "reference/batchnorm.hpp"
@@ -42,13 +44,13 @@ TEST_CASE("BatchNormalization with an activation matches the host reference - tr
   auto& rt = anycl::test::runtime();
   unsigned seed = 4700;
   size_t k = 0;
-  const bool rows_before = rt.row_kernels();
-  // Both forms of the reductions (batchnorm.cl's BN_ROWS, PoCL's CPU driver) on every device.
+  // Every form of the reductions (one group a channel, in rows as on PoCL's CPU driver, split as on
+  // GPUs) on every device.
   for (const anycl::Shape& in : {anycl::Shape{6}, anycl::Shape{3, 4, 5}, anycl::Shape{2, 17, 17}}) {
     for (const Activation act : kActivations) {
-      const bool rows = k % 2 == 1;
-      rt.set_row_kernels(rows);
-      CAPTURE(rows);
+      const anycl::test::BatchNormReduction& reduction = anycl::test::kBatchNormReductions[k % 4];
+      const anycl::test::BatchNormForm form(rt, reduction);
+      CAPTURE(reduction.name());
       const size_t batch = 1 + (k++ % 3) * 5;
       CAPTURE(anycl::shape_string(in));
       CAPTURE(anycl::to_string(act));
@@ -90,7 +92,6 @@ TEST_CASE("BatchNormalization with an activation matches the host reference - tr
           2e-4, 2e-4, "inference forward");
     }
   }
-  rt.set_row_kernels(rows_before);
 }
 
 TEST_CASE("BatchNormalization's backward through its activation agrees with finite differences") {
@@ -98,64 +99,64 @@ TEST_CASE("BatchNormalization's backward through its activation agrees with fini
   const anycl::Shape in{2, 3, 2};
   const size_t batch = 3, c = 2, plane = 6, n = batch * c * plane;
   const double eps = 1e-3;
-  const bool rows_before = rt.row_kernels();
-  for (const Activation act : kActivations) {
-    CAPTURE(anycl::to_string(act));
-    rt.set_row_kernels(act == Activation::relu || act == Activation::elu || act == Activation::gelu);
-    Built b(rt, in, batch, act);
-    const auto p = anycl::test::random_floats(2 * c, 0.5f, 1.5f, 51);
-    b.params.upload(p);
-    const auto x = anycl::test::random_floats(n, -1.f, 1.f, 52);
-    const auto r = anycl::test::random_floats(n, -1.f, 1.f, 53);  // L = Σ r·y
-    const auto loss = [&](const std::vector<double>& xx, const std::vector<double>& pp) {
-      double total = 0;
-      for (size_t ch = 0; ch < c; ++ch) {
-        double mean = 0, var = 0;
-        for (size_t k = 0; k < batch; ++k)
-          for (size_t s = 0; s < plane; ++s) mean += xx[(k * c + ch) * plane + s];
-        mean /= double(batch * plane);
-        for (size_t k = 0; k < batch; ++k)
-          for (size_t s = 0; s < plane; ++s) var += std::pow(xx[(k * c + ch) * plane + s] - mean, 2);
-        var /= double(batch * plane);
-        for (size_t k = 0; k < batch; ++k)
-          for (size_t s = 0; s < plane; ++s) {
-            const size_t i = (k * c + ch) * plane + s;
-            const double z = (xx[i] - mean) / std::sqrt(var + eps) * pp[ch] + pp[c + ch];
-            total += r[i] * anycl::reference::activate(z, act);
-          }
+  for (const anycl::test::BatchNormReduction& reduction : anycl::test::kBatchNormReductions) {
+    for (const Activation act : kActivations) {
+      CAPTURE(reduction.name());
+      CAPTURE(anycl::to_string(act));
+      const anycl::test::BatchNormForm form(rt, reduction);
+      Built b(rt, in, batch, act);
+      const auto p = anycl::test::random_floats(2 * c, 0.5f, 1.5f, 51);
+      b.params.upload(p);
+      const auto x = anycl::test::random_floats(n, -1.f, 1.f, 52);
+      const auto r = anycl::test::random_floats(n, -1.f, 1.f, 53);  // L = Σ r·y
+      const auto loss = [&](const std::vector<double>& xx, const std::vector<double>& pp) {
+        double total = 0;
+        for (size_t ch = 0; ch < c; ++ch) {
+          double mean = 0, var = 0;
+          for (size_t k = 0; k < batch; ++k)
+            for (size_t s = 0; s < plane; ++s) mean += xx[(k * c + ch) * plane + s];
+          mean /= double(batch * plane);
+          for (size_t k = 0; k < batch; ++k)
+            for (size_t s = 0; s < plane; ++s) var += std::pow(xx[(k * c + ch) * plane + s] - mean, 2);
+          var /= double(batch * plane);
+          for (size_t k = 0; k < batch; ++k)
+            for (size_t s = 0; s < plane; ++s) {
+              const size_t i = (k * c + ch) * plane + s;
+              const double z = (xx[i] - mean) / std::sqrt(var + eps) * pp[ch] + pp[c + ch];
+              total += r[i] * anycl::reference::activate(z, act);
+            }
+        }
+        return total;
+      };
+      anycl::StepContext train;
+      train.training = true;
+      b.layer.forward(anycl::Tensor::from_host(rt, {batch, 2, 3, 2}, x), train);
+      anycl::Tensor dyt = anycl::Tensor::from_host(rt, {batch, 2, 3, 2}, r);
+      const std::vector<float> dx = b.layer.backward(dyt, train, true).download();
+      const std::vector<float> g = b.grads.download();
+      const std::vector<double> xd(x.begin(), x.end()), pd(p.begin(), p.end());
+      const double h = 1e-4;
+      for (size_t i = 0; i < n; ++i) {
+        auto plus = xd, minus = xd;
+        plus[i] += h, minus[i] -= h;
+        CHECK(dx[i] ==
+              doctest::Approx((loss(plus, pd) - loss(minus, pd)) / (2 * h)).epsilon(2e-3).scale(1.0));
       }
-      return total;
-    };
-    anycl::StepContext train;
-    train.training = true;
-    b.layer.forward(anycl::Tensor::from_host(rt, {batch, 2, 3, 2}, x), train);
-    anycl::Tensor dyt = anycl::Tensor::from_host(rt, {batch, 2, 3, 2}, r);
-    const std::vector<float> dx = b.layer.backward(dyt, train, true).download();
-    const std::vector<float> g = b.grads.download();
-    const std::vector<double> xd(x.begin(), x.end()), pd(p.begin(), p.end());
-    const double h = 1e-4;
-    for (size_t i = 0; i < n; ++i) {
-      auto plus = xd, minus = xd;
-      plus[i] += h, minus[i] -= h;
-      CHECK(dx[i] == doctest::Approx((loss(plus, pd) - loss(minus, pd)) / (2 * h)).epsilon(2e-3).scale(1.0));
-    }
-    for (size_t i = 0; i < 2 * c; ++i) {
-      auto plus = pd, minus = pd;
-      plus[i] += h, minus[i] -= h;
-      CHECK(g[i] == doctest::Approx((loss(xd, plus) - loss(xd, minus)) / (2 * h)).epsilon(2e-3).scale(1.0));
+      for (size_t i = 0; i < 2 * c; ++i) {
+        auto plus = pd, minus = pd;
+        plus[i] += h, minus[i] -= h;
+        CHECK(g[i] == doctest::Approx((loss(xd, plus) - loss(xd, minus)) / (2 * h)).epsilon(2e-3).scale(1.0));
+      }
     }
   }
-  rt.set_row_kernels(rows_before);
 }
 
 TEST_CASE("BatchNormalization with relu - runs are bit-identical on wide and narrow planes") {
   auto& rt = anycl::test::runtime();
-  const bool rows_before = rt.row_kernels();
   for (const anycl::Shape& in : {anycl::Shape{4, 20, 20}, anycl::Shape{8, 6, 6}, anycl::Shape{40}}) {
-    for (const bool rows : {false, true}) {
+    for (const anycl::test::BatchNormReduction& reduction : anycl::test::kBatchNormReductions) {
       CAPTURE(anycl::shape_string(in));
-      CAPTURE(rows);
-      rt.set_row_kernels(rows);
+      CAPTURE(reduction.name());
       const size_t batch = 9, n = batch * anycl::shape_size(in);
       anycl::Shape shape{batch};
       shape.insert(shape.end(), in.begin(), in.end());
@@ -163,6 +164,7 @@ TEST_CASE("BatchNormalization with relu - runs are bit-identical on wide and nar
       const auto dy = anycl::test::random_floats(n, -1.f, 1.f, 62);
       std::vector<std::vector<float>> outputs;
       for (int run = 0; run < 2; ++run) {
+        const anycl::test::BatchNormForm form(rt, reduction);
         Built b(rt, in, batch, Activation::relu);
         anycl::StepContext train;
         train.training = true;
@@ -177,7 +179,6 @@ TEST_CASE("BatchNormalization with relu - runs are bit-identical on wide and nar
       CHECK(outputs[0] == outputs[1]);
     }
   }
-  rt.set_row_kernels(rows_before);
 }
 
 TEST_CASE("bn:ACT tokens - the model-file form and the summary of a BatchNormalization with an activation") {

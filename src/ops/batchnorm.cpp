@@ -1,5 +1,6 @@
-// Launchers for cl_kernels/batchnorm.cl: the reductions run one work-group per channel; the
-// element passes over a 3-D range (plane, channels, batch), or (channels, 1, batch) for a flat input.
+// Launchers for cl_kernels/batchnorm.cl: the reductions run one work-group per channel on CPU
+// runtimes, split over several a channel elsewhere (batchnorm_split.hpp); the element passes over a
+// 3-D range (plane, channels, batch), or (channels, 1, batch) for a flat input.
 #include "batchnorm.hpp"
 
 #include <fmt/format.h>
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "anycl/error.hpp"
+#include "batchnorm_split.hpp"
 #include "kernel_call.hpp"
 
 namespace anycl {
@@ -25,8 +27,10 @@ void check_activations(const char* what, const Tensor& x, const BatchNormShape& 
   detail::u32(s.size(), "batch-norm elements");
 }
 
-// detail::single_group_kernel with the activation's -DBN_ACT beside -DWG.
-compute::kernel group_kernel(Runtime& rt, const char* name, const std::string& act, size_t& work_group) {
+}  // namespace
+
+compute::kernel detail::batchnorm_group_kernel(Runtime& rt, const char* name, const std::string& act,
+                                               size_t& work_group) {
   const DeviceInfo& info = rt.info();
   work_group = 256;
   while (work_group > 1 &&
@@ -41,16 +45,19 @@ compute::kernel group_kernel(Runtime& rt, const char* name, const std::string& a
   }
 }
 
-}  // namespace
-
 BatchNormOp::BatchNormOp(Runtime& rt, Activation act) : rt_(rt) {
   // PoCL's CPU driver: the reductions walk whole rows, eight values at a time (batchnorm.cl's BN_ROWS).
   const std::string option = fmt::format("-DBN_ACT={} -DBN_ROWS={}", int(act), rt.row_kernels() ? 1 : 0);
-  stats_ = group_kernel(rt, "batchnorm_stats", option, group_);
-  sums_ = group_kernel(rt, "batchnorm_backward_sums", option, group_sums_);
+  stats_ = detail::batchnorm_group_kernel(rt, "batchnorm_stats", option, group_);
+  sums_ = detail::batchnorm_group_kernel(rt, "batchnorm_backward_sums", option, group_sums_);
+  const detail::RuntimeImpl& impl = detail::RuntimeImpl::of(rt);
+  if (impl.split_reductions)
+    split_ = std::make_unique<BatchNormSplitReductions>(rt, option, impl.forced_splits);
   forward_ = detail::kernel_with_options(rt, "batchnorm", "batchnorm_forward", option);
   dx_ = detail::kernel_with_options(rt, "batchnorm", "batchnorm_backward_dx", option);
 }
+
+BatchNormOp::~BatchNormOp() = default;
 
 void BatchNormOp::launch_elements(compute::kernel& k, const BatchNormShape& s) {
   if (s.plane == 1)
@@ -68,6 +75,12 @@ void BatchNormOp::train_forward(const Tensor& x, Tensor& y, const BatchNormShape
   check("batchnorm_stats: params", params, 2 * s.channels);
   if (moving) check("batchnorm_stats: moving statistics", *moving, 2 * s.channels);
   if (stats.offset() != 0) throw ValidationError("batchnorm_stats: the stats tensor must start its buffer");
+  const BatchNormSplit plan = split_ ? split_->plan(s) : BatchNormSplit{};
+  if (split_ && split_->worth(plan)) {
+    split_->stats(x, s, plan, stats, moving, momentum);
+    forward(x, y, s, stats, params, epsilon);
+    return;
+  }
   Tensor& m = moving ? *moving : stats;
   detail::set_args(stats_, x.mem(), u32(x.offset(), "offset"), u32(s.batch, "batch"),
                    u32(s.channels, "channels"), u32(s.plane, "plane"), stats.mem(), m.mem(),
@@ -105,14 +118,11 @@ void BatchNormOp::backward(const Tensor& x, const Tensor& dy, const BatchNormSha
   if (dx) check_activations("batchnorm_backward: dx", *dx, s);
   if (stats.offset() != 0)
     throw ValidationError("batchnorm_backward: the stats tensor must start its buffer");
-  detail::set_args(sums_, x.mem(), u32(x.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"),
-                   u32(s.batch, "batch"), u32(s.channels, "channels"), u32(s.plane, "plane"), stats.mem(),
-                   cl_float(epsilon), params.mem(), u32(params.offset(), "offset"), grads.mem(),
-                   u32(grads.offset(), "offset"));
-  const size_t global = s.channels * group_sums_, local = group_sums_;
-  detail::enqueue_range(rt_, sums_, 1, &global, &local, [&] {
-    return fmt::format("batchnorm_backward_sums {}x{}x{}", s.batch, s.channels, s.plane);
-  });
+  const BatchNormSplit plan = split_ ? split_->plan(s) : BatchNormSplit{};
+  if (split_ && split_->worth(plan))
+    split_->sums(x, dy, s, plan, stats, params, epsilon, grads);
+  else
+    one_group_sums(x, dy, s, stats, params, epsilon, grads);
   if (!dx) return;
   const bool flat = s.plane == 1;
   detail::set_args(dx_, x.mem(), u32(x.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dx->mem(),
@@ -121,6 +131,20 @@ void BatchNormOp::backward(const Tensor& x, const Tensor& dy, const BatchNormSha
                    u32(s.batch * s.plane, "count"), stats.mem(), cl_float(epsilon), params.mem(),
                    u32(params.offset(), "offset"), grads.mem(), u32(grads.offset(), "offset"));
   launch_elements(dx_, s);
+}
+
+// The one-group form of the gradient sums: one work-group a channel.
+void BatchNormOp::one_group_sums(const Tensor& x, const Tensor& dy, const BatchNormShape& s,
+                                 const Tensor& stats, const Tensor& params, float epsilon, Tensor& grads) {
+  using detail::u32;
+  detail::set_args(sums_, x.mem(), u32(x.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"),
+                   u32(s.batch, "batch"), u32(s.channels, "channels"), u32(s.plane, "plane"), stats.mem(),
+                   cl_float(epsilon), params.mem(), u32(params.offset(), "offset"), grads.mem(),
+                   u32(grads.offset(), "offset"));
+  const size_t global = s.channels * group_sums_, local = group_sums_;
+  detail::enqueue_range(rt_, sums_, 1, &global, &local, [&] {
+    return fmt::format("batchnorm_backward_sums {}x{}x{}", s.batch, s.channels, s.plane);
+  });
 }
 
 }  // namespace anycl

@@ -3,6 +3,9 @@
 // activation fused into the normalisation (forward) and its gradient into the backward.
 #pragma once
 
+#include <memory>
+#include <string>
+
 #include "anycl/nn/activation.hpp"
 #include "anycl/tensor.hpp"
 #include "runtime/runtime_impl.hpp"
@@ -16,12 +19,24 @@ struct BatchNormShape {
   size_t size() const { return batch * channels * plane; }
 };
 
+class BatchNormSplitReductions;  // batchnorm_split.hpp
+
+namespace detail {
+/// A reduction kernel of batchnorm.cl with `options` (-DBN_ACT, -DBN_ROWS) beside -DWG: as
+/// single_group_kernel, its work-group (WG, a power of two) fitted to the device and the kernel.
+compute::kernel batchnorm_group_kernel(Runtime& rt, const char* name, const std::string& options,
+                                       size_t& work_group);
+}  // namespace detail
+
 class BatchNormOp {
  public:
   /// Fetches the kernels once, compiled for `act` and the runtime's row_kernels() (the reductions'
-  /// work-group size fitted to the device). A training step runs two launches a direction: the per-channel
-  /// reduction, then the element pass.
+  /// work-group size fitted to the device), and the split reductions' where the runtime asks for them
+  /// (RuntimeImpl::split_reductions: not on CPUs). A training step runs two launches a direction: the
+  /// per-channel reduction (one group a channel), then the element pass; or three with the reduction
+  /// split over several groups a channel and finished by a second launch.
   BatchNormOp(Runtime& rt, Activation act);
+  ~BatchNormOp();
 
   /// Training: batch mean and biased variance of x into stats (2C floats); with `moving` (2C), also
   /// moving = moving·momentum + batch·(1 − momentum); then y = act((x − mean)·γ/sqrt(var + ε) + β).
@@ -37,10 +52,13 @@ class BatchNormOp {
 
  private:
   void launch_elements(compute::kernel& k, const BatchNormShape& s);
+  void one_group_sums(const Tensor& x, const Tensor& dy, const BatchNormShape& s, const Tensor& stats,
+                      const Tensor& params, float epsilon, Tensor& grads);
 
   Runtime& rt_;
   size_t group_ = 0, group_sums_ = 0;
   compute::kernel stats_, forward_, sums_, dx_;
+  std::unique_ptr<BatchNormSplitReductions> split_;  // null: one group a channel
 };
 
 }  // namespace anycl

@@ -79,6 +79,7 @@ void Runtime::start() {
   detail::check_cl(status, "clCreateCommandQueue", info_.name);
   impl_->queue = compute::command_queue(q, /*retain=*/false);
   impl_->lane_elementwise = info_.type == DeviceType::gpu;
+  impl_->split_reductions = info_.type != DeviceType::cpu;
   if (options_.profiling) profile_ = std::make_unique<Profile>();
   row_kernels_ = info_.type == DeviceType::cpu &&
                  detail::is_pocl_platform(info_.vendor + " " + info_.platform_name, info_.platform_version);

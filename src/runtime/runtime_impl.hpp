@@ -36,6 +36,12 @@ struct RuntimeImpl {
   /// dropout mask) or four (an update) per lane, so that a warp's loads are consecutive. Set from the
   /// device type at start; a test sets it to run a GPU's form on a CPU runtime.
   bool lane_elementwise = false;
+  /// BatchNorm's per-channel reductions (ops/batchnorm_split.hpp): one work-group a channel on a
+  /// CPU runtime, split over several a channel elsewhere (a GPU has more compute units than a layer
+  /// has channels). Set from the device type at start; a test sets it, and `forced_splits` (0: the
+  /// groups a channel from the shape and the compute units), to run the split form on a CPU runtime.
+  bool split_reductions = false;
+  size_t forced_splits = 0;
 
   /// The private half of `rt`.
   static RuntimeImpl& of(Runtime& rt) noexcept { return *rt.impl_; }
