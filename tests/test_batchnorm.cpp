@@ -36,11 +36,11 @@ struct Built {
 TEST_CASE("BatchNormalization matches the host reference per feature and per channel") {
   auto& rt = anycl::test::runtime();
   unsigned seed = 4600;
-  size_t k = 0;
+  size_t form_index = 0;
   for (const anycl::Shape& in : {anycl::Shape{5}, anycl::Shape{3, 4, 5}, anycl::Shape{2, 1, 1},
                                  anycl::Shape{300}, anycl::Shape{2, 20, 20}}) {
     for (size_t batch : {size_t(1), size_t(7), size_t(64)}) {
-      const anycl::test::BatchNormReduction& reduction = anycl::test::kBatchNormReductions[k++ % 4];
+      const anycl::test::BatchNormReduction& reduction = anycl::test::kBatchNormReductions[form_index++ % 4];
       CAPTURE(anycl::shape_string(in));
       CAPTURE(batch);
       CAPTURE(reduction.name());
