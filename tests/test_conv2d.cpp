@@ -1,6 +1,6 @@
 // Conv2D against tests/reference/conv.hpp (direct loops) for valid/same padding, strides, kernel
-// sizes and both forward algorithms, with outputs poisoned by a NaN pass first; the backward
-// pass (dW, db, dx) against central finite differences of the double-precision reference.
+// sizes and every forward algorithm (im2col + GEMM, Convgemm, direct), with outputs poisoned by a NaN pass
+// first; the backward pass (dW, db, dx) against central finite differences of the double-precision reference.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <anycl/blas/tuning.hpp>
@@ -61,7 +61,7 @@ std::unique_ptr<Built> build(anycl::Runtime& rt, const Case& k, size_t batch, co
 
 }  // namespace
 
-TEST_CASE("Conv2D forward and backward match the host reference (both forward algorithms)") {
+TEST_CASE("Conv2D forward and backward match the host reference (every forward algorithm)") {
   auto& rt = anycl::test::runtime();
   unsigned seed = 1500;
   // CLBlast's indirect kernel always (asked column-major: dW's operands padded to its tiles), then
@@ -90,7 +90,8 @@ TEST_CASE("Conv2D forward and backward match the host reference (both forward al
     CAPTURE(batched_dw);
     CAPTURE(row_kernels);
     for (const Case& k : kCases)
-      for (anycl::ConvForward algo : {anycl::ConvForward::im2col_gemm, anycl::ConvForward::convgemm})
+      for (anycl::ConvForward algo :
+           {anycl::ConvForward::im2col_gemm, anycl::ConvForward::convgemm, anycl::ConvForward::direct})
         for (const size_t batch : {size_t(3), size_t(1)}) {  // dW split into 3 slices, and in one GEMM
           const int padding = int(k.padding), algorithm = int(algo);
           CAPTURE(k.c);

@@ -32,7 +32,7 @@ variants() {
     dropout) echo "|-DMASK_PER_ITEM=1" ;;
     optimizer) echo "|-DPER_ITEM=4" ;;
     gather) echo "|-DT_I32|-DT_F32" ;;
-    conv | elementwise_loss | mse | softmax_xent) echo "|-DWG=64" ;;
+    conv | conv_direct | elementwise_loss | mse | softmax_xent) echo "|-DWG=64" ;;
     *) echo "" ;;
   esac
 }

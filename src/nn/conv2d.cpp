@@ -10,7 +10,9 @@
 // reruns are bit-identical. A dW of few output tiles (the first layer's 32×9, the second's 64×288) has the
 // batch as its inner size: a few work-groups would run it all, so it is split over slices of whole samples (a
 // strided-batched GEMM, or one GEMM per slice where the GEMM planner says so) and the slices
-// summed in order by a kernel.
+// summed in order by a kernel. A patch C·K·K too short for a GEMM to pay (the first layer's 9 on a
+// CPU; ConvForward::automatic) runs its forward pass and weight gradient as direct kernels instead
+// (conv_direct.cl): no column matrix, no GEMM; its dx, where needed, is the GEMM's.
 #include "anycl/nn/conv2d.hpp"
 
 #include <fmt/format.h>
@@ -25,6 +27,7 @@
 #include "blas/gemm_plan.hpp"
 #include "ops/activation.hpp"
 #include "ops/conv.hpp"
+#include "ops/conv_direct.hpp"
 #include "ops/init.hpp"
 #include "ops/kernel_call.hpp"
 
@@ -205,6 +208,26 @@ size_t Conv2D::dw_slices(size_t batch) const noexcept {
   return detail::conv_dw_slices(rt_, filters_, g_.patch(), batch);  // the GEMM planner decides
 }
 
+bool Conv2D::uses_direct(const Runtime* rt, const Shape& input) const {
+  return direct_for(rt, geometry(input).patch());
+}
+
+bool Conv2D::direct_for(const Runtime* rt, size_t patch) const {
+  switch (forward_algo_) {
+    case ConvForward::direct:
+      return true;
+    case ConvForward::automatic:  // measured on CPUs only so far (docs/dev/performance-log.md)
+      return rt && rt->info().type == DeviceType::cpu && patch <= kDirectMaxPatch;
+    default:
+      return false;
+  }
+}
+
+ConvDirectOps& Conv2D::direct_ops() {
+  if (!direct_ops_) direct_ops_ = std::make_unique<ConvDirectOps>(w_.runtime());
+  return *direct_ops_;
+}
+
 Conv2D::DwLayout Conv2D::dw_layout(Runtime& rt, size_t part) const {
   const GemmPadding pad = gemm_padding(rt, filters_, g_.patch(), part);
   return {detail::round_up(filters_, pad.m), detail::round_up(g_.patch(), pad.n)};
@@ -239,8 +262,10 @@ std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, boo
   // cf = W·col (NN); dW = dz·colᵀ (TN over dz's rows and im2row's colᵀ, per slice of the batch
   // when split, then summed by a kernel; NN over dz where neither split nor padded); dcol = Wᵀ·dz (TN)
   const size_t slices = detail::conv_dw_slices(rt_, filters_, g.patch(), batch);
-  std::vector<GemmShape> shapes{{"fwd", false, false, filters_, columns, g.patch()},
-                                {"dW", true, false, filters_, g.patch(), columns / slices, slices}};
+  std::vector<GemmShape> shapes;
+  if (!uses_direct(rt_, input))  // direct kernels run the forward pass and dW otherwise
+    shapes = {{"fwd", false, false, filters_, columns, g.patch()},
+              {"dW", true, false, filters_, g.patch(), columns / slices, slices}};
   if (need_dx) shapes.push_back({"dX", true, false, g.patch(), columns, filters_});
   return shapes;
 }
@@ -293,7 +318,9 @@ Tensor Conv2D::forward(const Tensor& x, const StepContext&) {
   const bool symmetric = g_.pad_top == g_.pad_left &&
                          (g_.out_h - 1) * g_.stride + g_.kernel == g_.height + 2 * g_.pad_top &&
                          (g_.out_w - 1) * g_.stride + g_.kernel == g_.width + 2 * g_.pad_left;
-  if (forward_algo_ == ConvForward::convgemm && symmetric) {
+  if (direct_for(&x.runtime(), k)) {
+    direct_ops().forward(x, w_, b_, y, g_, activation_, z);
+  } else if (forward_algo_ == ConvForward::convgemm && symmetric) {
     DeviceBuffer yb = y.buffer();
     convgemm(x.runtime(), g_.channels, g_.height, g_.width, g_.kernel, g_.pad_top, g_.stride, filters_, batch,
              x.buffer(), x.offset(), w_.buffer(), w_.offset(), yb, y.offset());
@@ -314,6 +341,11 @@ Tensor Conv2D::forward(const Tensor& x, const StepContext&) {
 Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
   const size_t batch = dy.rows(), columns = batch * g_.plane(), k = g_.patch();
   Runtime& rt = dy.runtime();
+  if (direct_for(&rt, k)) {  // dz channel-major in cf, then dW and db
+    ops_->output_backward(z_.size() ? z_last_ : y_last_, dy, cf_, db_, g_, activation_, /*sum_bias=*/false);
+    direct_ops().weight_grad(cf_, x_last_, dw_, db_, g_);
+    return need_dx ? backward_dx(rt, batch) : Tensor();
+  }
   const size_t slices = dw_slices(batch), part = columns / slices;
   const DwLayout d = dw_layout(rt, part);
   const bool nn = slices == 1 && d.fp == filters_ && d.kp == k;  // nothing to pad (row-major): NN over dz
@@ -329,7 +361,6 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
   // copies neither (its batched routine allocates every copy it makes, on every call). The slices'
   // sum puts the columns back in W's order; with one channel the orders agree.
   ops_->im2row(x_last_, xt_, colt_for(columns, d.kp), g_, d.kp);
-  DeviceBuffer cb = col_.buffer();
   if (nn) {
     Tensor& out = g_.channels == 1 ? dw_ : reserve(dw_parts_, filters_ * k);
     DeviceBuffer ob = out.buffer();
@@ -351,7 +382,13 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
     }
     ops_->sum_slices(dw_parts_, slices, stride, d.kp, dw_, g_.channels, db_in_gemm ? &db_ : nullptr);
   }
-  if (!need_dx) return {};
+  return need_dx ? backward_dx(rt, batch) : Tensor();
+}
+
+// dx = col2im(Wᵀ·dz) from dz in cf_.
+Tensor Conv2D::backward_dx(Runtime& rt, size_t batch) {
+  const size_t columns = batch * g_.plane(), k = g_.patch();
+  DeviceBuffer cb = col_.buffer();
   // dcol = Wᵀ·dz. Where gemm_padding pads C·K·K, W gets zero columns and dcol rows to match, so that
   // CLBlast neither copies W nor computes dcol into a temporary and copies it back.
   const size_t kx = dx_rows(rt, columns);

@@ -139,6 +139,20 @@ ModelSpec spec_of_layers(const char* layers, const Shape& image, size_t classes)
   return model_from_flags(flags, image, classes);
 }
 
+// A Conv2D algorithm as the tables name it.
+std::string algorithm_name(ConvForward algo) {
+  switch (algo) {
+    case ConvForward::convgemm:
+      return "CLBlast Convgemm";
+    case ConvForward::direct:
+      return "direct kernels";
+    case ConvForward::automatic:
+      return "the default (direct for a short patch on a CPU)";
+    default:
+      return "im2col + one GEMM";
+  }
+}
+
 // Median training samples/s of `spec` with Adam over `repeats` epochs after a warm-up epoch, the
 // convolutions forward by `algo`; the timed steps' command breakdown appended to `breakdown` if given.
 double training_rate(Runtime& rt, const ModelSpec& spec, ConvForward algo, const data::DataSplits& splits,
@@ -167,8 +181,9 @@ double training_rate(Runtime& rt, const ModelSpec& spec, ConvForward algo, const
 
 }  // namespace
 
-Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repeats, bool with_convgemm,
-                std::vector<Table>* breakdown, const std::string& trace_path, const std::string& which) {
+Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repeats,
+                const std::vector<ConvForward>& forwards, std::vector<Table>* breakdown,
+                const std::string& trace_path, const std::string& which) {
   if (which != "cnn" && which != "bncnn")
     throw ValidationError("bench cnn: the model must be cnn or bncnn, got '" + which + "'");
   const bool batchnorm = which == "bncnn";
@@ -192,21 +207,20 @@ Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repe
   // 1. The real Trainer: each Conv2D forward algorithm in turn, or the BatchNorm CNN and the same CNN
   // without BatchNorm (the im2col forward alone).
   std::vector<std::pair<std::string, double>> rates;
-  std::vector<ConvForward> algorithms{ConvForward::im2col_gemm};
-  if (with_convgemm && !batchnorm) algorithms.push_back(ConvForward::convgemm);
-  for (ConvForward algo : algorithms)
-    rates.emplace_back(batchnorm                       ? "BatchNorm CNN"
-                       : algo == ConvForward::convgemm ? "CLBlast Convgemm"
-                                                       : "im2col + one GEMM",
-                       training_rate(rt, spec, algo, splits, repeats,
-                                     algo == ConvForward::im2col_gemm ? breakdown : nullptr, trace_path));
+  if (forwards.empty()) throw ValidationError("bench cnn: no Conv2D algorithm to train");
+  std::vector<ConvForward> algorithms = forwards;
+  if (batchnorm) algorithms.resize(1);
+  for (size_t i = 0; i < algorithms.size(); ++i)
+    rates.emplace_back(
+        batchnorm ? "BatchNorm CNN" : algorithm_name(algorithms[i]),
+        training_rate(rt, spec, algorithms[i], splits, repeats, i == 0 ? breakdown : nullptr, trace_path));
   if (batchnorm)
     rates.emplace_back("the same CNN without BatchNorm",
-                       training_rate(rt, spec_of_layers(kWithoutBatchNorm, image, classes),
-                                     ConvForward::im2col_gemm, splits, repeats, nullptr, {}));
+                       training_rate(rt, spec_of_layers(kWithoutBatchNorm, image, classes), algorithms[0],
+                                     splits, repeats, nullptr, {}));
   for (const auto& [name, sps] : rates)
     t.rows.push_back(
-        {Cell::str(batchnorm ? "device training, " + name : "device training, conv forward by " + name),
+        {Cell::str(batchnorm ? "device training, " + name : "device training, convolutions by " + name),
          Cell::str(fmt::format("{:.0f} samples/s", sps)), Cell::none(), Cell::none(), Cell::none(),
          Cell::str(fmt::format("epoch {:.0f} s", 60000.0 / sps))});
   if (batchnorm)
@@ -260,7 +274,7 @@ Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repe
                       Cell::num(bwd[i] * 1e3, 2), Cell::num(hf * 1e3, 2), Cell::num(hb * 1e3, 2)});
     dev_total += fwd[i] + bwd[i];
     host_total += hf + hb;
-    // Both forward algorithms, for each convolution at this shape.
+    // Each algorithm's forward pass, for each convolution at this shape.
     if (auto* c = dynamic_cast<Conv2D*>(layers[i].get())) {
       for (ConvForward algo : algorithms) {
         c->set_forward(algo);
@@ -268,9 +282,8 @@ Table bench_cnn(Runtime& rt, const std::string& data_dir, size_t limit, int repe
           c->forward(inputs[i], ctx);
           rt.finish();
         });
-        t.rows.push_back({Cell::str(algo == ConvForward::convgemm ? "  forward by CLBlast Convgemm"
-                                                                  : "  forward by im2col + one GEMM"),
-                          Cell::none(), Cell::num(s * 1e3, 2), Cell::none(), Cell::none(), Cell::none()});
+        t.rows.push_back({Cell::str("  forward by " + algorithm_name(algo)), Cell::none(),
+                          Cell::num(s * 1e3, 2), Cell::none(), Cell::none(), Cell::none()});
       }
     }
     in = out;

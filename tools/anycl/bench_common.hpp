@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "anycl/nn/conv2d.hpp"
 #include "bench_table.hpp"
 
 namespace anycl::cli {
@@ -22,9 +23,10 @@ struct BenchSettings {
   std::string data_dir;
   size_t limit = 12800;
   std::string blas_note;
-  bool breakdown = false;               // mlp, cnn: profile the steps (--breakdown, --profile)
-  std::string gemm_model = "mlp";       // --model: gemm: whose GEMM shapes (mlp, cnn); cnn: cnn or bncnn
-  bool with_convgemm = true;            // cnn: also the CLBlast Convgemm forward (--conv-forward)
+  bool breakdown = false;          // mlp, cnn: profile the steps (--breakdown, --profile)
+  std::string gemm_model = "mlp";  // --model: gemm: whose GEMM shapes (mlp, cnn); cnn: cnn or bncnn
+  // cnn: the Conv2D algorithms trained (--conv-forward), the first also profiled and timed per layer
+  std::vector<ConvForward> conv_forwards{ConvForward::automatic, ConvForward::convgemm};
   std::string profile_path;             // mlp: where the trace goes (--profile)
   std::vector<Table>* extra = nullptr;  // tables a bench adds after its own (the breakdown)
 };

@@ -55,9 +55,38 @@ constexpr const char* kUsage =
     "  --breakdown         mlp, cnn: one timed step command by command (each kernel and GEMM, share, gaps),\n"
     "                      from OpenCL profiling events (the profiled run is a little slower)\n"
     "  --profile FILE      mlp, cnn: also write the device timeline as Chrome trace JSON (open in Perfetto)\n"
-    "  --conv-forward im2col  cnn: only the default Conv2D forward (im2col + GEMM), not also CLBlast's\n"
-    "                      Convgemm (default both; Convgemm's training epochs take minutes on a CPU)\n"
+    "  --conv-forward LIST cnn: the Conv2D algorithms to train, in turn (the first is profiled): default\n"
+    "                      (direct kernels for a patch C·K·K ≤ 32 on a CPU, else im2col + GEMM), gemm\n"
+    "                      (im2col + GEMM for every convolution), direct, convgemm (CLBlast's Convgemm\n"
+    "                      forward: minutes an epoch on a CPU); both = default,convgemm (the default),\n"
+    "                      im2col = default alone\n"
     "Run under tools/count-launches.sh to count every OpenCL kernel launch (CLBlast's too).\n";
+
+// --conv-forward's comma-separated list (both and im2col: the names it had before direct kernels).
+std::vector<ConvForward> parse_conv_forwards(const std::string& text) {
+  if (text == "both") return {ConvForward::automatic, ConvForward::convgemm};
+  if (text == "im2col") return {ConvForward::automatic};
+  std::vector<ConvForward> out;
+  std::istringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ',')) {
+    if (part == "default")
+      out.push_back(ConvForward::automatic);
+    else if (part == "gemm")
+      out.push_back(ConvForward::im2col_gemm);
+    else if (part == "direct")
+      out.push_back(ConvForward::direct);
+    else if (part == "convgemm")
+      out.push_back(ConvForward::convgemm);
+    else
+      throw UsageError(
+          "--conv-forward takes default, gemm, direct and convgemm, comma-separated (or both, "
+          "im2col), got '" +
+          part + "'");
+  }
+  if (out.empty()) throw UsageError("--conv-forward needs at least one of default, gemm, direct, convgemm");
+  return out;
+}
 
 std::vector<size_t> parse_sizes(const std::string& text) {
   std::vector<size_t> out;
@@ -104,12 +133,9 @@ int run_bench(int argc, char** argv) {
     throw UsageError(which == "cnn"
                          ? "--model must be cnn or bncnn for `anycl bench cnn`, got '" + s.gemm_model + "'"
                          : "--model must be mlp or cnn, got '" + s.gemm_model + "'");
-  const std::string conv_forward = args.get("--conv-forward", "both");
-  if (conv_forward != "both" && conv_forward != "im2col")
-    throw UsageError("--conv-forward must be both or im2col");
   if (args.has("--conv-forward") && which != "cnn")
     throw UsageError("--conv-forward is a flag of `anycl bench cnn`");
-  s.with_convgemm = conv_forward == "both";
+  s.conv_forwards = parse_conv_forwards(args.get("--conv-forward", "both"));
   s.data_dir = args.get("--data");
   s.limit = size_t(args.get_int("--limit", which == "cnn" ? 1280 : 12800, 128, 1ll << 40));
   s.profile_path = args.get("--profile");
@@ -168,7 +194,7 @@ int run_bench(int argc, char** argv) {
   run("mlp", bench_mlp);
   if (which == "cnn")
     run("cnn", [](Runtime& r, const BenchSettings& st) {
-      return bench_cnn(r, st.data_dir, st.limit, st.repeats, st.with_convgemm,
+      return bench_cnn(r, st.data_dir, st.limit, st.repeats, st.conv_forwards,
                        st.breakdown ? st.extra : nullptr, st.profile_path, st.gemm_model);
     });
   run("startup",

@@ -1,5 +1,6 @@
 // Conv2D over NCHW images: y = act(W ⊛ x + b) (cross-correlation, as Keras), through an im2col of
-// the whole batch and one CLBlast GEMM per pass (or CLBlast's Convgemm for the forward pass).
+// the whole batch and one CLBlast GEMM per pass (or CLBlast's Convgemm for the forward pass), or,
+// for a patch too short for a GEMM, direct kernels for the forward pass and the weight gradient.
 // W is stored (filters, C, K, K) row-major, as ONNX's Conv expects it, then b (filters).
 #pragma once
 
@@ -13,12 +14,16 @@ namespace anycl {
 
 class BiasActivation;  // src/ops/activation.hpp
 class ConvOps;         // src/ops/conv.hpp
+class ConvDirectOps;   // src/ops/conv_direct.hpp
 
 enum class Padding { valid = 0, same = 1 };
 
-/// How Conv2D runs its forward pass: our whole-batch im2col + one CLBlast GEMM, or CLBlast's
-/// Convgemm (symmetric padding only; otherwise im2col is used). `anycl bench cnn` measures both.
-enum class ConvForward { im2col_gemm, convgemm };
+/// How Conv2D runs its forward pass and weight gradient: our whole-batch im2col + one CLBlast GEMM
+/// per pass; CLBlast's Convgemm forward (symmetric padding only; otherwise im2col is used); direct
+/// kernels (conv_direct.cl) for the forward pass and the weight gradient, no GEMM, dx still a GEMM;
+/// or automatic (the default): direct where the patch C·K·K is at most kDirectMaxPatch on a CPU
+/// device (the reference CNN's first layer, k = 9), else im2col_gemm. `anycl bench cnn` measures them.
+enum class ConvForward { im2col_gemm, convgemm, direct, automatic };
 
 class Conv2D final : public Layer {
  public:
@@ -34,8 +39,14 @@ class Conv2D final : public Layer {
   Init init() const noexcept { return init_; }
   /// The geometry for a (C, H, W) input; ValidationError when the input is not an image or too small.
   ConvGeometry geometry(const Shape& input) const;
-  /// Chooses the forward algorithm (default im2col_gemm).
+  /// The longest patch C·K·K that ConvForward::automatic runs directly (a GEMM's inner size shorter
+  /// than a tile of it: CLBlast pads k = 9 to 16 and moves a 9-row column matrix).
+  static constexpr size_t kDirectMaxPatch = 32;
+  /// Chooses the forward algorithm (default automatic).
   void set_forward(ConvForward f) noexcept { forward_algo_ = f; }
+  /// Whether the forward pass and weight gradient run as direct kernels (no GEMM) for `input` on
+  /// `rt`'s device, as the chosen algorithm says.
+  bool uses_direct(const Runtime* rt, const Shape& input) const;
   /// Into how many slices of the batch the weight gradient's GEMM is split at `batch` rows: 1 for
   /// a large weight matrix; for a small one (the first layer's 32×9), up to the runtime's
   /// dw_slices() (16 before build()) slices of whole samples, so that the long inner size is spread
@@ -62,7 +73,7 @@ class Conv2D final : public Layer {
   Padding padding_;
   Activation activation_;
   Init init_;
-  ConvForward forward_algo_ = ConvForward::im2col_gemm;
+  ConvForward forward_algo_ = ConvForward::automatic;
   ConvGeometry g_;
   uint32_t index_ = 0;
   Runtime* rt_ = nullptr;   // the runtime build() was given: its GEMM planner bounds the split
@@ -92,7 +103,11 @@ class Conv2D final : public Layer {
   Tensor x_last_, y_last_;
   Tensor z_, z_last_;  // gelu only (activation_keeps_input): the output before the activation, as y_
   std::unique_ptr<ConvOps> ops_;
+  std::unique_ptr<ConvDirectOps> direct_ops_;  // made on first use
   std::unique_ptr<BiasActivation> bias_act_;
+  ConvDirectOps& direct_ops();
+  bool direct_for(const Runtime* rt, size_t patch) const;  // uses_direct() for this patch
+  Tensor backward_dx(Runtime& rt, size_t batch);           // dx = col2im(Wᵀ·dz), dz in cf_
 };
 
 /// The registry entry: "conv2d FILTERS KERNEL STRIDE PADDING ACTIVATION INIT"; `--layers` tokens
