@@ -244,3 +244,12 @@ TEST_CASE("anycl bench cnn --model bncnn trains the BatchNorm CNN beside the sam
   CHECK(bad.exit_code != 0);
   CHECK_MESSAGE(bad.output.find("--model must be cnn or bncnn") != std::string::npos, bad.output);
 }
+
+TEST_CASE("anycl bench cnn --conv-forward refuses an unknown algorithm with the names it takes") {
+  for (const char* list : {"nope", "default,nope", ","}) {
+    const auto r = anycl::test::run_command(
+        fmt::format("{} bench cnn --conv-forward '{}'", anycl::test::anycl_cli(), list));
+    CHECK_MESSAGE(r.exit_code == 2, list, ": ", r.output);
+    CHECK_MESSAGE(r.output.find("default, gemm, direct") != std::string::npos, list, ": ", r.output);
+  }
+}

@@ -227,3 +227,19 @@ TEST_CASE("Conv2D refuses inputs it cannot slide over and flat inputs, with the 
   CHECK_THROWS_AS(anycl::Conv2D(0, 3), anycl::ValidationError);
   CHECK_THROWS_AS(anycl::Conv2D(4, 0), anycl::ValidationError);
 }
+
+TEST_CASE("Conv2D runs a patch of at most 32 as direct kernels on a CPU, a longer one as GEMMs") {
+  auto& rt = anycl::test::runtime();
+  const bool cpu = rt.info().type == anycl::DeviceType::cpu;
+  anycl::Conv2D conv(32, 3);                            // ConvForward::automatic
+  CHECK(conv.uses_direct(&rt, {1, 28, 28}) == cpu);     // patch 9: the reference CNN's conv 1
+  CHECK(conv.uses_direct(&rt, {3, 32, 32}) == cpu);     // patch 27
+  CHECK_FALSE(conv.uses_direct(&rt, {4, 32, 32}));      // patch 36
+  CHECK_FALSE(conv.uses_direct(&rt, {32, 26, 26}));     // patch 288: conv 2
+  CHECK_FALSE(conv.uses_direct(nullptr, {1, 28, 28}));  // no device known: GEMMs
+  conv.set_forward(anycl::ConvForward::direct);         // on any device, for a short patch
+  CHECK(conv.uses_direct(&rt, {1, 28, 28}));
+  CHECK_FALSE(conv.uses_direct(&rt, {32, 26, 26}));
+  conv.set_forward(anycl::ConvForward::im2col_gemm);
+  CHECK_FALSE(conv.uses_direct(&rt, {1, 28, 28}));
+}

@@ -170,7 +170,9 @@ run() {
   if has breakdown; then  # where a step's time goes with CLBlast's own parameters
     export XDG_CACHE_HOME=$(cache breakdown) ANYCL_TUNING=off
     step "mlp step breakdown, CLBlast's own parameters" 40 "$anycl" bench mlp --breakdown --repeats 2
-    step "cnn step breakdown, CLBlast's own parameters" 60 "$anycl" bench cnn --profile "$out/cnn-profile.json" --repeats 2
+    # conv 1 (patch 9) as direct kernels beside its GEMMs (automatic keeps GEMMs on a GPU until measured)
+    step "cnn step breakdown, CLBlast's own parameters" 90 "$anycl" bench cnn --profile "$out/cnn-profile.json" \
+      --repeats 2 --conv-forward default,direct,convgemm
     unset ANYCL_TUNING
   fi
   if has bncnn; then  # the BatchNorm CNN (issue 46) beside PyTorch, and its cost beside the CNN without it

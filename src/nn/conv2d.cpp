@@ -213,14 +213,10 @@ bool Conv2D::uses_direct(const Runtime* rt, const Shape& input) const {
 }
 
 bool Conv2D::direct_for(const Runtime* rt, size_t patch) const {
-  switch (forward_algo_) {
-    case ConvForward::direct:
-      return true;
-    case ConvForward::automatic:  // measured on CPUs only so far (docs/dev/performance-log.md)
-      return rt && rt->info().type == DeviceType::cpu && patch <= kDirectMaxPatch;
-    default:
-      return false;
-  }
+  if (patch > kDirectMaxPatch) return false;
+  // automatic: measured faster on CPUs only so far (docs/dev/performance-log.md)
+  return forward_algo_ == ConvForward::direct ||
+         (forward_algo_ == ConvForward::automatic && rt && rt->info().type == DeviceType::cpu);
 }
 
 ConvDirectOps& Conv2D::direct_ops() {

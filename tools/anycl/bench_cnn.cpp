@@ -145,7 +145,7 @@ std::string algorithm_name(ConvForward algo) {
     case ConvForward::convgemm:
       return "CLBlast Convgemm";
     case ConvForward::direct:
-      return "direct kernels";
+      return "direct kernels for a short patch";
     case ConvForward::automatic:
       return "the default (direct for a short patch on a CPU)";
     default:

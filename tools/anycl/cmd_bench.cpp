@@ -57,7 +57,8 @@ constexpr const char* kUsage =
     "  --profile FILE      mlp, cnn: also write the device timeline as Chrome trace JSON (open in Perfetto)\n"
     "  --conv-forward LIST cnn: the Conv2D algorithms to train, in turn (the first is profiled): default\n"
     "                      (direct kernels for a patch C·K·K ≤ 32 on a CPU, else im2col + GEMM), gemm\n"
-    "                      (im2col + GEMM for every convolution), direct, convgemm (CLBlast's Convgemm\n"
+    "                      (im2col + GEMM for every convolution), direct (direct kernels for a short\n"
+    "                      patch on any device), convgemm (CLBlast's Convgemm\n"
     "                      forward: minutes an epoch on a CPU); both = default,convgemm (the default),\n"
     "                      im2col = default alone\n"
     "Run under tools/count-launches.sh to count every OpenCL kernel launch (CLBlast's too).\n";

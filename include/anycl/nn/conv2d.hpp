@@ -19,10 +19,11 @@ class ConvDirectOps;   // src/ops/conv_direct.hpp
 enum class Padding { valid = 0, same = 1 };
 
 /// How Conv2D runs its forward pass and weight gradient: our whole-batch im2col + one CLBlast GEMM
-/// per pass; CLBlast's Convgemm forward (symmetric padding only; otherwise im2col is used); direct
-/// kernels (conv_direct.cl) for the forward pass and the weight gradient, no GEMM, dx still a GEMM;
-/// or automatic (the default): direct where the patch C·K·K is at most kDirectMaxPatch on a CPU
-/// device (the reference CNN's first layer, k = 9), else im2col_gemm. `anycl bench cnn` measures them.
+/// per pass; CLBlast's Convgemm forward (symmetric padding only; otherwise im2col is used); direct:
+/// where the patch C·K·K is at most kDirectMaxPatch (the reference CNN's first layer, k = 9), direct
+/// kernels (conv_direct.cl) for the forward pass and the weight gradient — no GEMM, dx still a GEMM —
+/// and im2col_gemm for a longer patch; or automatic (the default): direct on a CPU device, im2col_gemm
+/// elsewhere (direct is not yet measured on a GPU). `anycl bench cnn --conv-forward` measures them.
 enum class ConvForward { im2col_gemm, convgemm, direct, automatic };
 
 class Conv2D final : public Layer {
