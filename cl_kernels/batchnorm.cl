@@ -85,6 +85,82 @@ static inline float8 bn_act_grad8(const float8 dy, const float8 z) {
 #endif
 }
 
+// a[0] ← Σ va, b[0] ← Σ vb over the WG lanes' values, in a fixed tree (every lane calls it).
+static inline void bn_tree_sum2(__local float* a, __local float* b, const float va, const float vb,
+                                const uint lane) {
+  a[lane] = va;
+  b[lane] = vb;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (uint span = WG / 2; span > 0; span /= 2) {
+    if (lane < span) {
+      a[lane] += a[lane + span];
+      b[lane] += b[lane + span];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+
+// The terms one value x adds to the statistics' sums: d = x − shift and d².
+static inline void bn_stats_terms(const float xk, const float shift, float* sum, float* squares) {
+  const float d = xk - shift;
+  *sum += d;
+  *squares += d * d;
+}
+
+// Group c's finish of the statistics (both forms), from the sums of d and d² over its channel's fm
+// values (every lane calls it): mean and biased variance into stats[c] and stats[channels + c] and,
+// with `update`, folded into the moving statistics.
+static inline void bn_stats_store(const float sum, const float squares, const float shift, const float fm,
+                                  const uint c, const uint channels, const uint lane, __global float* stats,
+                                  __global float* moving, const uint moving_off, const float momentum,
+                                  const uint update) {
+  const float mean_d = sum / fm;
+  const float mean = shift + mean_d, var = fmax(squares / fm - mean_d * mean_d, 0.0f);
+  if (lane == 0) {
+    stats[c] = mean;
+    stats[channels + c] = var;
+    if (update) {
+      __global float* mm = moving + moving_off;
+      mm[c] = mm[c] * momentum + mean * (1.0f - momentum);
+      mm[channels + c] = mm[channels + c] * momentum + var * (1.0f - momentum);
+    }
+  }
+}
+
+// Channel c's constants for the gradient sums: x̂ = (x − mean)·inv, z = (x − mean)·scale + β.
+typedef struct {
+  float mean, inv, scale, beta;
+} BnGradConst;
+static inline BnGradConst bn_grad_const(__global const float* stats, const float epsilon,
+                                        __global const float* params, const uint p_off, const uint channels,
+                                        const uint c) {
+  BnGradConst k;
+  const float var = stats[channels + c];
+  k.mean = stats[c];
+  k.inv = 1.0f / sqrt(var + epsilon);
+  k.scale = params[p_off + c] / sqrt(var + epsilon);
+  k.beta = params[p_off + channels + c];
+  return k;
+}
+
+// The terms one value x with gradient dy adds to the gradient sums: g = dy·act'(z) and g·x̂.
+static inline void bn_grad_terms(const float xk, const float dyk, const BnGradConst k, float* s_dy,
+                                 float* s_dyx) {
+  const float g = bn_act_grad(dyk, (xk - k.mean) * k.scale + k.beta);
+  *s_dy += g;
+  *s_dyx += g * ((xk - k.mean) * k.inv);
+}
+
+// Group c's finish of the gradient sums (both forms; every lane calls it): dγ = Σ g·x̂ and dβ = Σ g
+// into grads[g_off + c] and grads[g_off + channels + c].
+static inline void bn_grads_store(const float s_dy, const float s_dyx, const uint c, const uint channels,
+                                  const uint lane, __global float* grads, const uint g_off) {
+  if (lane == 0) {
+    grads[g_off + c] = s_dyx;
+    grads[g_off + channels + c] = s_dy;
+  }
+}
+
 // Group c: mean and biased variance of channel c over batch·plane values into stats[c] and
 // stats[channels + c]: one pass of the sums of d = x − x₀ and d² (x₀ the channel's first value,
 // which keeps E[d²] − E[d]² from cancelling), var = E[d²] − E[d]². With `update`, folded into the
@@ -112,42 +188,18 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_stats(
         s8 += d;
         q8 += d * d;
       }
-      for (; p < plane; ++p) {
-        const float d = row[p] - shift;
-        sum += d;
-        squares += d * d;
-      }
+      for (; p < plane; ++p) bn_stats_terms(row[p], shift, &sum, &squares);
     }
     sum += bn_sum8(s8);
     squares += bn_sum8(q8);
   } else {
     BN_EACH_BEGIN(k)
-    const float d = x[k] - shift;
-    sum += d;
-    squares += d * d;
+    bn_stats_terms(x[k], shift, &sum, &squares);
     BN_EACH_END
   }
-  part[lane] = sum;
-  part_sq[lane] = squares;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint span = WG / 2; span > 0; span /= 2) {
-    if (lane < span) {
-      part[lane] += part[lane + span];
-      part_sq[lane] += part_sq[lane + span];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const float mean_d = part[0] / fm;
-  const float mean = shift + mean_d, var = fmax(part_sq[0] / fm - mean_d * mean_d, 0.0f);
-  if (lane == 0) {
-    stats[c] = mean;
-    stats[channels + c] = var;
-    if (update) {
-      __global float* mm = moving + moving_off;
-      mm[c] = mm[c] * momentum + mean * (1.0f - momentum);
-      mm[channels + c] = mm[channels + c] * momentum + var * (1.0f - momentum);
-    }
-  }
+  bn_tree_sum2(part, part_sq, sum, squares, lane);
+  bn_stats_store(part[0], part_sq[0], shift, fm, c, channels, lane, stats, moving, moving_off, momentum,
+                 update);
 }
 
 // y = act((x − mean)·(γ / sqrt(var + ε)) + β), element-wise; mean at stats[s_off + c], var at
@@ -177,9 +229,7 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_backward
   __local float part_dy[WG];
   __local float part_dyx[WG];
   const uint c = get_group_id(0), lane = get_local_id(0);
-  const float mean = stats[c], var = stats[channels + c];
-  const float inv = 1.0f / sqrt(var + epsilon);
-  const float scale = params[p_off + c] / sqrt(var + epsilon), beta = params[p_off + channels + c];
+  const BnGradConst k = bn_grad_const(stats, epsilon, params, p_off, channels, c);
   x += x_off;
   dy += dy_off;
   float s_dy = 0.0f, s_dyx = 0.0f;
@@ -189,42 +239,22 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_backward
       const size_t base = ((size_t)n * channels + c) * plane;
       uint p = 0;
       for (; p + 8 <= plane; p += 8) {
-        const float8 xh = (vload8(0, x + base + p) - mean);
-        const float8 g = bn_act_grad8(vload8(0, dy + base + p), xh * scale + beta);
+        const float8 xh = (vload8(0, x + base + p) - k.mean);
+        const float8 g = bn_act_grad8(vload8(0, dy + base + p), xh * k.scale + k.beta);
         a8 += g;
-        b8 += g * (xh * inv);
+        b8 += g * (xh * k.inv);
       }
-      for (; p < plane; ++p) {
-        const float xk = x[base + p];
-        const float g = bn_act_grad(dy[base + p], (xk - mean) * scale + beta);
-        s_dy += g;
-        s_dyx += g * ((xk - mean) * inv);
-      }
+      for (; p < plane; ++p) bn_grad_terms(x[base + p], dy[base + p], k, &s_dy, &s_dyx);
     }
     s_dy += bn_sum8(a8);
     s_dyx += bn_sum8(b8);
   } else {
-    BN_EACH_BEGIN(k)
-    const float xk = x[k];
-    const float g = bn_act_grad(dy[k], (xk - mean) * scale + beta);
-    s_dy += g;
-    s_dyx += g * ((xk - mean) * inv);
+    BN_EACH_BEGIN(i)
+    bn_grad_terms(x[i], dy[i], k, &s_dy, &s_dyx);
     BN_EACH_END
   }
-  part_dy[lane] = s_dy;
-  part_dyx[lane] = s_dyx;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint span = WG / 2; span > 0; span /= 2) {
-    if (lane < span) {
-      part_dy[lane] += part_dy[lane + span];
-      part_dyx[lane] += part_dyx[lane + span];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (lane == 0) {
-    grads[g_off + c] = part_dyx[0];
-    grads[g_off + channels + c] = part_dy[0];
-  }
+  bn_tree_sum2(part_dy, part_dyx, s_dy, s_dyx, lane);
+  bn_grads_store(part_dy[0], part_dyx[0], c, channels, lane, grads, g_off);
 }
 
 // dx = γ·inv/m · (m·g − dβ − x̂·dγ), element-wise over the range of batchnorm_forward, m =
@@ -280,18 +310,6 @@ __kernel void batchnorm_backward_dx(__global const float* x, const uint x_off, _
     }                                                                                             \
   }
 
-// a[0] ← Σ a, b[0] ← Σ b over the WG lanes' values, in a fixed tree (every lane calls it).
-static inline void bn_tree_sum2(__local float* a, __local float* b, const uint lane) {
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (uint span = WG / 2; span > 0; span /= 2) {
-    if (lane < span) {
-      a[lane] += a[lane + span];
-      b[lane] += b[lane + span];
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-}
-
 // Channel c's partials added in order s = lane, lane + WG, …, then the tree: into a[0] and b[0].
 static inline void bn_gather_partials(__global const float* partial, const uint splits, const uint channels,
                                       const uint c, const uint lane, __local float* a, __local float* b) {
@@ -300,9 +318,7 @@ static inline void bn_gather_partials(__global const float* partial, const uint 
     sa += partial[(size_t)c * splits + s];
     sb += partial[((size_t)channels + c) * splits + s];
   }
-  a[lane] = sa;
-  b[lane] = sb;
-  bn_tree_sum2(a, b, lane);
+  bn_tree_sum2(a, b, sa, sb, lane);
 }
 
 // Group (s, c): Σ d and Σ d² (d = x − x₀) over share s of channel c.
@@ -316,13 +332,9 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_stats_pa
   const float shift = x[(size_t)c * plane];
   float sum = 0.0f, squares = 0.0f;
   BN_SHARE_BEGIN(k)
-  const float d = x[k] - shift;
-  sum += d;
-  squares += d * d;
+  bn_stats_terms(x[k], shift, &sum, &squares);
   BN_SHARE_END
-  part[lane] = sum;
-  part_sq[lane] = squares;
-  bn_tree_sum2(part, part_sq, lane);
+  bn_tree_sum2(part, part_sq, sum, squares, lane);
   if (lane == 0) {
     partial[(size_t)c * splits + s] = part[0];
     partial[((size_t)channels + c) * splits + s] = part_sq[0];
@@ -340,17 +352,8 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_stats_fi
   const float fm = (float)(batch * plane);
   const float shift = x[x_off + (size_t)c * plane];
   bn_gather_partials(partial, splits, channels, c, lane, part, part_sq);
-  const float mean_d = part[0] / fm;
-  const float mean = shift + mean_d, var = fmax(part_sq[0] / fm - mean_d * mean_d, 0.0f);
-  if (lane == 0) {
-    stats[c] = mean;
-    stats[channels + c] = var;
-    if (update) {
-      __global float* mm = moving + moving_off;
-      mm[c] = mm[c] * momentum + mean * (1.0f - momentum);
-      mm[channels + c] = mm[channels + c] * momentum + var * (1.0f - momentum);
-    }
-  }
+  bn_stats_store(part[0], part_sq[0], shift, fm, c, channels, lane, stats, moving, moving_off, momentum,
+                 update);
 }
 
 // Group (s, c): Σ g and Σ g·x̂ over share s of channel c (batchnorm_backward_sums' terms).
@@ -362,21 +365,14 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_backward
   __local float part_dy[WG];
   __local float part_dyx[WG];
   const uint s = get_group_id(0), c = get_group_id(1), lane = get_local_id(0);
-  const float mean = stats[c], var = stats[channels + c];
-  const float inv = 1.0f / sqrt(var + epsilon);
-  const float scale = params[p_off + c] / sqrt(var + epsilon), beta = params[p_off + channels + c];
+  const BnGradConst k = bn_grad_const(stats, epsilon, params, p_off, channels, c);
   x += x_off;
   dy += dy_off;
   float s_dy = 0.0f, s_dyx = 0.0f;
-  BN_SHARE_BEGIN(k)
-  const float xk = x[k];
-  const float g = bn_act_grad(dy[k], (xk - mean) * scale + beta);
-  s_dy += g;
-  s_dyx += g * ((xk - mean) * inv);
+  BN_SHARE_BEGIN(i)
+  bn_grad_terms(x[i], dy[i], k, &s_dy, &s_dyx);
   BN_SHARE_END
-  part_dy[lane] = s_dy;
-  part_dyx[lane] = s_dyx;
-  bn_tree_sum2(part_dy, part_dyx, lane);
+  bn_tree_sum2(part_dy, part_dyx, s_dy, s_dyx, lane);
   if (lane == 0) {
     partial[(size_t)c * splits + s] = part_dy[0];
     partial[((size_t)channels + c) * splits + s] = part_dyx[0];
@@ -391,8 +387,5 @@ __kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_backward
   __local float part_dyx[WG];
   const uint c = get_group_id(0), lane = get_local_id(0);
   bn_gather_partials(partial, splits, channels, c, lane, part_dy, part_dyx);
-  if (lane == 0) {
-    grads[g_off + c] = part_dyx[0];
-    grads[g_off + channels + c] = part_dy[0];
-  }
+  bn_grads_store(part_dy[0], part_dyx[0], c, channels, lane, grads, g_off);
 }

@@ -15,23 +15,9 @@
 #include <cmath>
 
 #include "batchnorm_form.hpp"
+#include "built_batchnorm.hpp"
 #include "helpers.hpp"
 #include "reference/batchnorm.hpp"
-
-namespace {
-
-struct Built {
-  anycl::BatchNormalization layer;
-  anycl::Tensor params, grads, state;
-  Built(anycl::Runtime& rt, const anycl::Shape& in, size_t batch, float momentum, float epsilon)
-      : layer(momentum, epsilon), params(rt, {2 * in[0]}), grads(rt, {2 * in[0]}), state(rt, {2 * in[0]}) {
-    layer.build(rt, in, batch, params, grads, 0);
-    layer.bind_state(state);
-    layer.initialize(0);
-  }
-};
-
-}  // namespace
 
 TEST_CASE("BatchNormalization matches the host reference per feature and per channel") {
   auto& rt = anycl::test::runtime();
@@ -46,7 +32,7 @@ TEST_CASE("BatchNormalization matches the host reference per feature and per cha
       CAPTURE(reduction.name());
       const size_t c = in[0], plane = anycl::shape_size(in) / c, n = batch * anycl::shape_size(in);
       const anycl::test::BatchNormForm form(rt, reduction);
-      Built b(rt, in, batch, 0.9f, 1e-3f);
+      anycl::test::BuiltBatchNorm b(rt, in, batch, anycl::Activation::linear, 0.9f, 1e-3f);
       CHECK(b.state.download() == [&] {
         std::vector<float> v(2 * c, 0.f);
         std::fill(v.begin() + long(c), v.end(), 1.f);
@@ -114,16 +100,8 @@ TEST_CASE("BatchNormalization runs are bit-identical (fixed-order reductions)") 
     std::vector<std::vector<float>> outputs;
     for (int run = 0; run < 2; ++run) {
       const anycl::test::BatchNormForm form(rt, reduction);
-      Built b(rt, in, batch, 0.99f, 1e-3f);
-      anycl::StepContext train;
-      train.training = true;
-      const std::vector<float> y =
-          b.layer.forward(anycl::Tensor::from_host(rt, {batch, 8, 6, 6}, x), train).download();
-      anycl::Tensor dyt = anycl::Tensor::from_host(rt, {batch, 8, 6, 6}, dy);
-      std::vector<float> all = b.layer.backward(dyt, train, true).download();
-      for (const auto& part : {y, b.grads.download(), b.state.download()})
-        all.insert(all.end(), part.begin(), part.end());
-      outputs.push_back(all);
+      anycl::test::BuiltBatchNorm b(rt, in, batch, anycl::Activation::linear, 0.99f, 1e-3f);
+      outputs.push_back(b.training_step(rt, {batch, 8, 6, 6}, x, dy));
     }
     CHECK(outputs[0] == outputs[1]);
   }

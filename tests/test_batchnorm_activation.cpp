@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "batchnorm_form.hpp"
+#include "built_batchnorm.hpp"
 #include "helpers.hpp"
 #include "reference/activation.hpp"
 #include "reference/batchnorm.hpp"
@@ -21,17 +22,6 @@
 namespace {
 
 using anycl::Activation;
-
-struct Built {
-  anycl::BatchNormalization layer;
-  anycl::Tensor params, grads, state;
-  Built(anycl::Runtime& rt, const anycl::Shape& in, size_t batch, Activation act)
-      : layer(0.9f, 1e-3f, act), params(rt, {2 * in[0]}), grads(rt, {2 * in[0]}), state(rt, {2 * in[0]}) {
-    layer.build(rt, in, batch, params, grads, 0);
-    layer.bind_state(state);
-    layer.initialize(0);
-  }
-};
 
 // linear first: plain BatchNormalization, whose finite-difference check this table also runs.
 const Activation kActivations[] = {Activation::linear,  Activation::relu,       Activation::tanh,
@@ -56,7 +46,7 @@ TEST_CASE("BatchNormalization with an activation matches the host reference - tr
       CAPTURE(anycl::to_string(act));
       CAPTURE(batch);
       const size_t c = in[0], plane = anycl::shape_size(in) / c, n = batch * anycl::shape_size(in);
-      Built b(rt, in, batch, act);
+      anycl::test::BuiltBatchNorm b(rt, in, batch, act);
       const auto p = anycl::test::random_floats(2 * c, -1.f, 1.f, seed++);  // γ of either sign
       b.params.upload(p);
       const auto x = anycl::test::random_floats(n, -2.f, 2.f, seed++);
@@ -104,7 +94,7 @@ TEST_CASE("BatchNormalization's backward through its activation agrees with fini
       CAPTURE(reduction.name());
       CAPTURE(anycl::to_string(act));
       const anycl::test::BatchNormForm form(rt, reduction);
-      Built b(rt, in, batch, act);
+      anycl::test::BuiltBatchNorm b(rt, in, batch, act);
       const auto p = anycl::test::random_floats(2 * c, 0.5f, 1.5f, 51);
       b.params.upload(p);
       const auto x = anycl::test::random_floats(n, -1.f, 1.f, 52);
@@ -165,16 +155,8 @@ TEST_CASE("BatchNormalization with relu - runs are bit-identical on wide and nar
       std::vector<std::vector<float>> outputs;
       for (int run = 0; run < 2; ++run) {
         const anycl::test::BatchNormForm form(rt, reduction);
-        Built b(rt, in, batch, Activation::relu);
-        anycl::StepContext train;
-        train.training = true;
-        const std::vector<float> y =
-            b.layer.forward(anycl::Tensor::from_host(rt, shape, x), train).download();
-        anycl::Tensor dyt = anycl::Tensor::from_host(rt, shape, dy);
-        std::vector<float> all = b.layer.backward(dyt, train, true).download();
-        for (const auto& part : {y, b.grads.download(), b.state.download()})
-          all.insert(all.end(), part.begin(), part.end());
-        outputs.push_back(all);
+        anycl::test::BuiltBatchNorm b(rt, in, batch, Activation::relu);
+        outputs.push_back(b.training_step(rt, shape, x, dy));
       }
       CHECK(outputs[0] == outputs[1]);
     }

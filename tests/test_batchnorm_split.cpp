@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "batchnorm_form.hpp"
+#include "built_batchnorm.hpp"
 #include "helpers.hpp"
 #include "ops/batchnorm_split.hpp"
 #include "reference/batchnorm.hpp"
@@ -16,17 +17,6 @@
 namespace {
 
 using anycl::Activation;
-
-struct Built {
-  anycl::BatchNormalization layer;
-  anycl::Tensor params, grads, state;
-  Built(anycl::Runtime& rt, const anycl::Shape& in, size_t batch, Activation act)
-      : layer(0.9f, 1e-3f, act), params(rt, {2 * in[0]}), grads(rt, {2 * in[0]}), state(rt, {2 * in[0]}) {
-    layer.build(rt, in, batch, params, grads, 0);
-    layer.bind_state(state);
-    layer.initialize(0);
-  }
-};
 
 }  // namespace
 
@@ -45,7 +35,7 @@ TEST_CASE("BatchNormalization split over work-groups matches the host reference"
       CAPTURE(splits);
       const size_t c = in[0], plane = anycl::shape_size(in) / c, n = batch * anycl::shape_size(in);
       const anycl::test::BatchNormForm form(rt, {false, splits});
-      Built b(rt, in, batch, act);
+      anycl::test::BuiltBatchNorm b(rt, in, batch, act);
       auto p = anycl::test::random_floats(2 * c, -1.f, 1.f, seed++);
       for (size_t i = 0; i < c; ++i) p[i] += 1.5f;  // γ away from 0
       b.params.upload(p);
@@ -90,7 +80,7 @@ TEST_CASE("BatchNormalization split over work-groups - the automatic cut, as on 
       anycl::batchnorm_split(anycl::BatchNormShape{batch, c, plane}, rt.info().compute_units, 256, 0).splits >
       1);
   const anycl::test::BatchNormForm form(rt, {false, 0, true});
-  Built b(rt, in, batch, Activation::elu);
+  anycl::test::BuiltBatchNorm b(rt, in, batch, Activation::elu);
   const auto p = anycl::test::random_floats(2 * c, 0.5f, 1.5f, 81);
   b.params.upload(p);
   const auto x = anycl::test::random_floats(n, -2.f, 2.f, 82);
@@ -126,15 +116,8 @@ TEST_CASE("BatchNormalization split over work-groups - reruns are bit-identical"
     std::vector<std::vector<float>> outputs;
     for (int run = 0; run < 2; ++run) {
       const anycl::test::BatchNormForm form(rt, {false, 5});
-      Built b(rt, in, batch, Activation::relu);
-      anycl::StepContext train;
-      train.training = true;
-      const std::vector<float> y = b.layer.forward(anycl::Tensor::from_host(rt, shape, x), train).download();
-      anycl::Tensor dyt = anycl::Tensor::from_host(rt, shape, dy);
-      std::vector<float> all = b.layer.backward(dyt, train, true).download();
-      for (const auto& part : {y, b.grads.download(), b.state.download()})
-        all.insert(all.end(), part.begin(), part.end());
-      outputs.push_back(all);
+      anycl::test::BuiltBatchNorm b(rt, in, batch, Activation::relu);
+      outputs.push_back(b.training_step(rt, shape, x, dy));
     }
     CHECK(outputs[0] == outputs[1]);
   }

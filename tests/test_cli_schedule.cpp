@@ -4,10 +4,23 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <string>
+
 #include "helpers.hpp"
 
 using anycl::test::anycl_cli;
 using anycl::test::run_command;
+
+namespace {
+
+// `anycl train ARGS`, which must succeed: its output.
+std::string train_ok(const std::string& args) {
+  const auto r = run_command(fmt::format("{} train {}", anycl_cli(), args));
+  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  return r.output;
+}
+
+}  // namespace
 
 TEST_SUITE_BEGIN("cli");
 
@@ -43,42 +56,34 @@ TEST_CASE("bad --lr-schedule specs exit 2 saying what is wrong and what to write
 
 TEST_CASE("each epoch line reports the scheduled rate of its last step") {
   // 300 samples / batch 100: 3 steps an epoch, so epoch e ends with step 3e - 1 (from 0).
-  const auto r = run_command(
-      fmt::format("{} train --limit 300 --batch 100 --epochs 2 --layers 16 --optimizer sgd --lr 0.1 "
-                  "--lr-schedule exponential:decay_steps=3,decay_rate=0.5",
-                  anycl_cli()));
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  CHECK_MESSAGE(r.output.find(" - lr: 0.0629961\n") != std::string::npos, r.output);  // 0.1 · 0.5^(2/3)
-  CHECK_MESSAGE(r.output.find(" - lr: 0.031498\n") != std::string::npos, r.output);   // 0.1 · 0.5^(5/3)
-  const auto plain =
-      run_command(fmt::format("{} train --limit 300 --batch 100 --epochs 1 --layers 16", anycl_cli()));
-  REQUIRE_MESSAGE(plain.exit_code == 0, plain.output);
-  CHECK(plain.output.find(" - lr: ") == std::string::npos);  // without a schedule the lines are as before
+  const std::string out = train_ok(
+      "--limit 300 --batch 100 --epochs 2 --layers 16 --optimizer sgd --lr 0.1 "
+      "--lr-schedule exponential:decay_steps=3,decay_rate=0.5");
+  CHECK_MESSAGE(out.find(" - lr: 0.0629961\n") != std::string::npos, out);  // 0.1 · 0.5^(2/3)
+  CHECK_MESSAGE(out.find(" - lr: 0.031498\n") != std::string::npos, out);   // 0.1 · 0.5^(5/3)
+  const std::string plain = train_ok("--limit 300 --batch 100 --epochs 1 --layers 16");
+  CHECK(plain.find(" - lr: ") == std::string::npos);  // without a schedule the lines are as before
 }
 
 TEST_CASE("a run with a plateau schedule resumes from its checkpoint bit-identically") {
   anycl::test::TempDir dir;
   const std::string common = "--limit 300 --batch 100 --epochs 3 --layers 16 --validation-split 0.2 --seed 4";
   const std::string schedule = "--lr-schedule plateau:patience=1,min_delta=10,factor=0.5";
-  auto r = run_command(
-      fmt::format("{} train {} {} --save {}", anycl_cli(), common, schedule, dir.file("whole.anycl")));
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  CHECK_MESSAGE(r.output.find(" - lr: 0.0005\n") != std::string::npos, r.output);  // reduced after epoch 2
+  const std::string whole =
+      train_ok(fmt::format("{} {} --save {}", common, schedule, dir.file("whole.anycl")));
+  CHECK_MESSAGE(whole.find(" - lr: 0.0005\n") != std::string::npos, whole);  // reduced after epoch 2
 
   // 240 training samples: 3 steps an epoch; stop in epoch 3, after the reduction at epoch 2's end.
-  r = run_command(fmt::format("{} train {} {} --checkpoint {} --max-steps 7", anycl_cli(), common, schedule,
-                              dir.file("ck")));
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  r = run_command(
+  train_ok(fmt::format("{} {} --checkpoint {} --max-steps 7", common, schedule, dir.file("ck")));
+  const auto r = run_command(
       fmt::format("{} train --resume {} --lr-schedule cosine:decay_steps=5", anycl_cli(), dir.file("ck")));
   CHECK(r.exit_code == 2);
   CHECK_MESSAGE(r.output.find("--lr-schedule cosine:decay_steps=5,alpha=0 differs from the checkpoint's "
                               "(plateau:factor=0.5") != std::string::npos,
                 r.output);
-  r = run_command(
-      fmt::format("{} train --resume {} --save {}", anycl_cli(), dir.file("ck"), dir.file("resumed.anycl")));
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  CHECK(r.output.find(" - lr: 0.0005\n") != std::string::npos);
+  const std::string resumed =
+      train_ok(fmt::format("--resume {} --save {}", dir.file("ck"), dir.file("resumed.anycl")));
+  CHECK(resumed.find(" - lr: 0.0005\n") != std::string::npos);
   CHECK(anycl::test::slurp(dir.file("resumed.anycl")) == anycl::test::slurp(dir.file("whole.anycl")));
 }
 
@@ -88,20 +93,15 @@ TEST_CASE("a cosine warm-up rises from 0 without --lr, and resumes from its chec
   anycl::test::TempDir dir;
   const std::string common = "--limit 300 --batch 100 --epochs 3 --layers 16 --optimizer sgd --seed 4";
   const std::string schedule = "--lr-schedule cosine:decay_steps=4,warmup_target=0.1,warmup_steps=4";
-  auto r = run_command(
-      fmt::format("{} train {} {} --save {}", anycl_cli(), common, schedule, dir.file("whole.anycl")));
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  CHECK_MESSAGE(r.output.find(" - lr: 0.05\n") != std::string::npos, r.output);       // step 2: 0.1 · 2/4
-  CHECK_MESSAGE(r.output.find(" - lr: 0.0853553\n") != std::string::npos, r.output);  // 0.1 · ½(1 + cos(π/4))
-  CHECK_MESSAGE(r.output.find(" - lr: 0\n") != std::string::npos, r.output);          // step 8: alpha 0
+  const std::string whole =
+      train_ok(fmt::format("{} {} --save {}", common, schedule, dir.file("whole.anycl")));
+  CHECK_MESSAGE(whole.find(" - lr: 0.05\n") != std::string::npos, whole);       // step 2: 0.1 · 2/4
+  CHECK_MESSAGE(whole.find(" - lr: 0.0853553\n") != std::string::npos, whole);  // 0.1 · ½(1 + cos(π/4))
+  CHECK_MESSAGE(whole.find(" - lr: 0\n") != std::string::npos, whole);          // step 8: alpha 0
 
   // Stop in the warm-up (after 2 steps), resume without --lr: the checkpoint's start, 0.
-  r = run_command(fmt::format("{} train {} {} --checkpoint {} --max-steps 2", anycl_cli(), common, schedule,
-                              dir.file("ck")));
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  r = run_command(
-      fmt::format("{} train --resume {} --save {}", anycl_cli(), dir.file("ck"), dir.file("resumed.anycl")));
-  REQUIRE_MESSAGE(r.exit_code == 0, r.output);
+  train_ok(fmt::format("{} {} --checkpoint {} --max-steps 2", common, schedule, dir.file("ck")));
+  train_ok(fmt::format("--resume {} --save {}", dir.file("ck"), dir.file("resumed.anycl")));
   CHECK(anycl::test::slurp(dir.file("resumed.anycl")) == anycl::test::slurp(dir.file("whole.anycl")));
 }
 
