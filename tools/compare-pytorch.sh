@@ -3,13 +3,16 @@
 # database, or first-use tuning where no entry fits, reported apart from the epoch) beside PyTorch
 # on the CPU of the same machine as its users run it (PyPI wheel, default threads and settings), in
 # one run. PyTorch goes into build/torch-venv from PyPI.
-# Usage: tools/compare-pytorch.sh [--model mlp|cnn|bncnn] [--epochs N] [--limit N] [--isa native|avx2]
+# Usage: tools/compare-pytorch.sh [--model mlp|cnn|bncnn] [--epochs N] [--limit N] [--isa native|avx2|avx]
 #   --epochs  epochs (default 2 for mlp, 3 for cnn and bncnn); the last one is compared
 #   --limit   training samples per epoch (default: all for mlp, 1280 for cnn and bncnn)
 #   --isa avx2  both limited to AVX2 on an AVX-512 CPU: PoCL's avx2 kernel library
 #             (POCL_KERNELLIB_NAME=avx2, device pthread-haswell) and PyTorch's AVX2 paths
 #             (ATEN_CPU_CAPABILITY, MKL_ENABLE_INSTRUCTIONS, ONEDNN_MAX_CPU_ISA): the AVX2 CPU class
 #             on the same cores (not a real AVX2 CPU: same caches and clocks)
+#   --isa avx   both limited to AVX: PoCL's avx library (pthread-sandybridge, a class no tuning entry
+#             names, so the first run tunes on first use) and PyTorch's AVX (oneDNN, MKL; ATen's
+#             default level, having none for AVX)
 # ANYCL_DEVICE picks anycl's device (default pocl).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,8 +36,10 @@ if ! "$venv/bin/python" -c 'import torch' 2>/dev/null; then
 fi
 if [ "$isa" = avx2 ]; then
   export POCL_KERNELLIB_NAME=avx2 ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2
+elif [ "$isa" = avx ]; then  # a class no tuning entry names (PoCL's sandybridge library); ATen has no AVX level
+  export POCL_KERNELLIB_NAME=avx ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=AVX ONEDNN_MAX_CPU_ISA=AVX
 elif [ "$isa" != native ]; then
-  echo "compare-pytorch: --isa must be native or avx2" >&2; exit 2
+  echo "compare-pytorch: --isa must be native, avx2 or avx" >&2; exit 2
 fi
 flags=$(grep -m1 -o -w -E 'avx512f|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ')
 metrics=build/compare-pytorch-anycl.csv
