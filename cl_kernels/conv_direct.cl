@@ -88,31 +88,25 @@ static inline void conv_direct_forward_row(
   }
 }
 
-// conv_direct_forward_<activation> over a 3-D range (x over ox, y over oy, z over the planes b·F + f)
-// and conv_direct_forward_rows_<activation> over a 1-D one (the rows (b·F + f)·OH + oy), the
-// activation a constant in each (as conv.cl's output stage).
-#define CONV_DIRECT_KERNELS(NAME, ACT)                                                                       \
-  __kernel void conv_direct_forward_##NAME(                                                                  \
-      __global const float* restrict x, const uint x_off, __global const float* restrict w,                  \
-      const uint w_off, __global const float* restrict bias, const uint bias_off,                            \
-      __global float* restrict y, const uint y_off, __global float* z, const uint z_off, const uint batch,   \
-      const uint channels, const uint height, const uint width, const uint kh, const uint kw,                \
-      const uint stride, const uint pad_top, const uint pad_left, const uint out_h, const uint out_w,        \
-      const uint filters) {                                                                                  \
-    conv_direct_forward(get_global_id(0), get_global_id(1), get_global_id(2), x, x_off, w, w_off, bias,      \
-                        bias_off, y, y_off, z, z_off, batch, channels, height, width, kh, kw, stride,        \
-                        pad_top, pad_left, out_h, out_w, filters, ACT);                                      \
-  }                                                                                                          \
-  __kernel void conv_direct_forward_rows_##NAME(                                                             \
-      __global const float* restrict x, const uint x_off, __global const float* restrict w,                  \
-      const uint w_off, __global const float* restrict bias, const uint bias_off,                            \
-      __global float* restrict y, const uint y_off, __global float* z, const uint z_off, const uint batch,   \
-      const uint channels, const uint height, const uint width, const uint kh, const uint kw,                \
-      const uint stride, const uint pad_top, const uint pad_left, const uint out_h, const uint out_w,        \
-      const uint filters) {                                                                                  \
-    conv_direct_forward_row(get_global_id(0), x, x_off, w, w_off, bias, bias_off, y, y_off, z, z_off, batch, \
-                            channels, height, width, kh, kw, stride, pad_top, pad_left, out_h, out_w,        \
-                            filters, ACT);                                                                   \
+// The forward kernels' parameters, and their values after the work-item's index (object-like
+// macros: plain OpenCL C 1.2). Then conv_direct_forward_<activation> over a 3-D range (x over ox,
+// y over oy, z over the planes b·F + f) and conv_direct_forward_rows_<activation> over a 1-D one
+// (the rows (b·F + f)·OH + oy), the activation a constant in each (as conv.cl's output stage).
+#define CONV_DIRECT_PARAMS                                                                                \
+  __global const float *restrict x, const uint x_off, __global const float *restrict w, const uint w_off, \
+      __global const float *restrict bias, const uint bias_off, __global float *restrict y,               \
+      const uint y_off, __global float *z, const uint z_off, const uint batch, const uint channels,       \
+      const uint height, const uint width, const uint kh, const uint kw, const uint stride,               \
+      const uint pad_top, const uint pad_left, const uint out_h, const uint out_w, const uint filters
+#define CONV_DIRECT_ARGS                                                                                  \
+  x, x_off, w, w_off, bias, bias_off, y, y_off, z, z_off, batch, channels, height, width, kh, kw, stride, \
+      pad_top, pad_left, out_h, out_w, filters
+#define CONV_DIRECT_KERNELS(NAME, ACT)                                                                \
+  __kernel void conv_direct_forward_##NAME(CONV_DIRECT_PARAMS) {                                      \
+    conv_direct_forward(get_global_id(0), get_global_id(1), get_global_id(2), CONV_DIRECT_ARGS, ACT); \
+  }                                                                                                   \
+  __kernel void conv_direct_forward_rows_##NAME(CONV_DIRECT_PARAMS) {                                 \
+    conv_direct_forward_row(get_global_id(0), CONV_DIRECT_ARGS, ACT);                                 \
   }
 CONV_DIRECT_KERNELS(linear, 0)
 CONV_DIRECT_KERNELS(relu, 1)

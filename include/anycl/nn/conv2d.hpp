@@ -40,7 +40,7 @@ class Conv2D final : public Layer {
   Init init() const noexcept { return init_; }
   /// The geometry for a (C, H, W) input; ValidationError when the input is not an image or too small.
   ConvGeometry geometry(const Shape& input) const;
-  /// The longest patch C·K·K that ConvForward::automatic runs directly (a GEMM's inner size shorter
+  /// The longest patch C·K·K that ConvForward::direct and automatic run directly (a GEMM's inner size shorter
   /// than a tile of it: CLBlast pads k = 9 to 16 and moves a 9-row column matrix).
   static constexpr size_t kDirectMaxPatch = 32;
   /// Chooses the forward algorithm (default automatic).
