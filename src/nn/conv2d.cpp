@@ -293,6 +293,9 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   // max_batch itself does not, e.g. a last batch of 8 under a maximum of 17).
   dw_parts_ = Tensor(rt, {most_slices * d.fp * d.kp});
   ops_ = std::make_unique<ConvOps>(rt);
+  // The direct kernels' program is built here, not in the first step, where this runtime runs them
+  // (a later set_forward() that asks for them makes them on first use).
+  if (direct_for(&rt, g_.patch())) direct_ops_ = std::make_unique<ConvDirectOps>(rt);
   bias_act_ = std::make_unique<BiasActivation>(rt);
 }
 

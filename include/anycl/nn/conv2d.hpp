@@ -104,7 +104,7 @@ class Conv2D final : public Layer {
   Tensor x_last_, y_last_;
   Tensor z_, z_last_;  // gelu only (activation_keeps_input): the output before the activation, as y_
   std::unique_ptr<ConvOps> ops_;
-  std::unique_ptr<ConvDirectOps> direct_ops_;  // made on first use
+  std::unique_ptr<ConvDirectOps> direct_ops_;  // made by build() or on first use
   std::unique_ptr<BiasActivation> bias_act_;
   ConvDirectOps& direct_ops();
   bool direct_for(const Runtime* rt, size_t patch) const;  // uses_direct() for this patch
