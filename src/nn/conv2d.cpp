@@ -279,19 +279,25 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   y_ = Tensor(rt, {max_batch, filters_, g_.out_h, g_.out_w});
   if (activation_keeps_input(activation_)) z_ = Tensor(rt, {max_batch, filters_, g_.out_h, g_.out_w});
   dx_ = Tensor(rt, {max_batch, g_.channels, g_.height, g_.width});
-  const size_t most_columns = max_batch * g_.plane();
-  col_ = Tensor(rt, {dx_rows(rt, most_columns) * most_columns});  // flat: a batch's (K, B·P) is its front
-  // dW's operands and slices, padded for the tuning in force now (backward grows them if it changes)
-  const size_t most_slices = detail::conv_most_dw_slices(rt, filters_, g_.patch(), max_batch);
-  const DwLayout d = dw_layout(rt, max_batch * g_.plane() / most_slices);
-  colt_ = Tensor(rt, {d.kp * max_batch * g_.plane()});
-  colt_zeroed_ld_ = 0;
-  xt_ = Tensor(rt, {max_batch * g_.channels * g_.height * g_.width});
-  dz_rows_ = Tensor(rt, {d.fp * max_batch * g_.plane()});
   cf_ = Tensor(rt, {filters_, max_batch * g_.plane()});
-  // Room for the most slices any batch up to max_batch can take (a smaller batch may split where
-  // max_batch itself does not, e.g. a last batch of 8 under a maximum of 17).
-  dw_parts_ = Tensor(rt, {most_slices * d.fp * d.kp});
+  colt_zeroed_ld_ = 0;
+  // The GEMM path's scratch: col (im2col, and dx's dcol), colᵀ with its channels-last x (im2row), dz's
+  // rows and dW's slices. None where direct kernels run the forward pass and dW (a first layer's
+  // 22 MB at batch 128 for the reference CNN's conv 1): a later set_forward() or dx's GEMM reserves
+  // what it uses on first use.
+  if (!direct_for(&rt, g_.patch())) {
+    const size_t most_columns = max_batch * g_.plane();
+    col_ = Tensor(rt, {dx_rows(rt, most_columns) * most_columns});  // flat: a batch's (K, B·P) is its front
+    // dW's operands and slices, padded for the tuning in force now (backward grows them if it changes)
+    const size_t most_slices = detail::conv_most_dw_slices(rt, filters_, g_.patch(), max_batch);
+    const DwLayout d = dw_layout(rt, max_batch * g_.plane() / most_slices);
+    colt_ = Tensor(rt, {d.kp * max_batch * g_.plane()});
+    xt_ = Tensor(rt, {max_batch * g_.channels * g_.height * g_.width});
+    dz_rows_ = Tensor(rt, {d.fp * max_batch * g_.plane()});
+    // Room for the most slices any batch up to max_batch can take (a smaller batch may split where
+    // max_batch itself does not, e.g. a last batch of 8 under a maximum of 17).
+    dw_parts_ = Tensor(rt, {most_slices * d.fp * d.kp});
+  }
   ops_ = std::make_unique<ConvOps>(rt);
   // The direct kernels' program is built here, not in the first step, where this runtime runs them
   // (a later set_forward() that asks for them makes them on first use).
@@ -325,7 +331,7 @@ Tensor Conv2D::forward(const Tensor& x, const StepContext&) {
              x.buffer(), x.offset(), w_.buffer(), w_.offset(), yb, y.offset());
     bias_act_->forward_channels(y, b_, g_.plane(), activation_, z);
   } else {
-    ops_->im2col(x, col_, g_);
+    ops_->im2col(x, reserve(col_, k * y_.rows() * g_.plane()), g_);  // room for the largest batch
     DeviceBuffer cfb = cf_.buffer();
     gemm(x.runtime(), Trans::no, Trans::no, filters_, columns, k, 1.f, w_.buffer(), w_.offset(), k,
          col_.buffer(), 0, columns, 0.f, cfb, 0, columns);
@@ -359,7 +365,7 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
   // patch is one run of channels-last x), each row padded as gemm_padding says, so that CLBlast
   // copies neither (its batched routine allocates every copy it makes, on every call). The slices'
   // sum puts the columns back in W's order; with one channel the orders agree.
-  ops_->im2row(x_last_, xt_, colt_for(columns, d.kp), g_, d.kp);
+  ops_->im2row(x_last_, reserve(xt_, dx_.size()), colt_for(columns, d.kp), g_, d.kp);
   if (nn) {
     Tensor& out = g_.channels == 1 ? dw_ : reserve(dw_parts_, filters_ * k);
     DeviceBuffer ob = out.buffer();
@@ -387,7 +393,7 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
 // dx = col2im(Wᵀ·dz) from dz in cf_.
 Tensor Conv2D::backward_dx(Runtime& rt, size_t batch) {
   const size_t columns = batch * g_.plane(), k = g_.patch();
-  DeviceBuffer cb = col_.buffer();
+  DeviceBuffer cb = reserve(col_, k * y_.rows() * g_.plane()).buffer();
   // dcol = Wᵀ·dz. Where gemm_padding pads C·K·K, W gets zero columns and dcol rows to match, so that
   // CLBlast neither copies W nor computes dcol into a temporary and copies it back.
   const size_t kx = dx_rows(rt, columns);
