@@ -68,7 +68,16 @@ anycl_status anycl_tune(anycl_model* model, anycl_runtime* runtime, const anycl_
     anycl::TuneSettings settings;
     settings.quick = o.quick != 0 || o.first_use != 0;
     settings.minutes = o.minutes;
-    settings.shapes = anycl::model_gemm_shapes(anycl::Sequential(model->saved.spec), o.batch);
+    // The GEMMs a step runs on this device, as training runs them there: judged under the database's
+    // sets for them (a CNN's `large` sets, as the tuning's baseline applies them), which a
+    // convolution's dW padding follows.
+    const anycl::Sequential shaped(model->saved.spec);
+    settings.shapes = anycl::model_gemm_shapes(shaped, o.batch, &rt);
+    if (!o.first_use)
+      if (const auto entry = anycl::database_tuning(rt.info(), nullptr, nullptr, &settings.shapes)) {
+        anycl::apply_tuning(rt, *entry);
+        settings.shapes = anycl::model_gemm_shapes(shaped, o.batch, &rt);
+      }
     size_t candidates = 0;
     if (o.on_progress)
       settings.progress = [&](const anycl::TuneProgress& p) {
