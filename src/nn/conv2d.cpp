@@ -287,8 +287,8 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   if (activation_keeps_input(activation_)) z_ = Tensor(rt, {max_batch, filters_, g_.out_h, g_.out_w});
   dx_ = Tensor(rt, {max_batch, g_.channels, g_.height, g_.width});
   const size_t most_columns = max_batch * g_.plane();
-  col_ = Tensor(
-      rt, {dx_rows(rt, g_.patch(), most_columns) * most_columns});  // flat: a batch's (K, B·P) is its front
+  // flat: a batch's (K, B·P) is its front
+  col_ = Tensor(rt, {dx_rows(rt, g_.patch(), most_columns) * most_columns});
   // dW's operands and slices, padded for the tuning in force now (backward grows them if it changes)
   const size_t most_slices = detail::conv_most_dw_slices(rt, filters_, g_.patch(), max_batch);
   const DwLayout d = dw_layout(rt, g_.patch(), max_batch * g_.plane() / most_slices);
