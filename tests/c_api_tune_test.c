@@ -3,7 +3,9 @@
  * file written; with ANYCL_TUNE_WORKER naming no file (the "missing-worker" mode), the call fails with
  * ANYCL_ERROR_UNSUPPORTED and says what to do. CTest runs it with ANYCL_CACHE_DIR at a scratch folder
  * and the small test tuning database (tests/CMakeLists.txt). */
+#include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "c_api_check.h"
 
@@ -43,6 +45,10 @@ static void stopped_by_callback(anycl_runtime* rt) {
   CHECK(r.candidates >= 1); /* and any the worker finished before it saw the stop: */
   CHECK(r.candidates <= 2); /* the small database has two sets per kernel */
   CHECK(r.ms_before > 0);
+  /* API version 5: what it was measured against (the small database matches no device: CLBlast's own)
+   * and whether that was kept (not when stopped). */
+  CHECK(strcmp(r.against, "CLBlast's own parameters") == 0);
+  CHECK(r.kept_entry == 0);
   char path[4096];
   size_t length = 0;
   CHECK_STATUS(anycl_tuning_file_path(rt, path, sizeof path, &length), ANYCL_OK, "");
@@ -62,8 +68,23 @@ static void stopped_by_callback(anycl_runtime* rt) {
   anycl_tune_options_init(&o);
   o.first_use = 1;
   anycl_tune_result_init(&r);
+  strcpy(r.against, "stale");
   CHECK_STATUS(anycl_tune(model, rt, &o, &r), ANYCL_OK, "");
   CHECK(r.tuned == 0);
+  CHECK(r.against[0] == '\0'); /* it did not tune: nothing was measured against */
+  /* A caller built against version 4's header: its shorter struct is accepted and written up to its
+   * size, the fields version 5 appended left as they were. */
+  anycl_tune_result_init(&r);
+  r.struct_size = offsetof(anycl_tune_result, kept_entry);
+  r.tuned = 5;
+  r.kept_entry = 7;
+  strcpy(r.against, "untouched");
+  CHECK_STATUS(anycl_tune(model, rt, &o, &r), ANYCL_OK, "");
+  CHECK(r.tuned == 0);
+  CHECK(r.kept_entry == 7);
+  CHECK(strcmp(r.against, "untouched") == 0);
+  r.struct_size = offsetof(anycl_tune_result, kept_entry) - 1; /* any other shorter size: refused */
+  CHECK_STATUS(anycl_tune(model, rt, &o, &r), ANYCL_ERROR_INVALID_ARGUMENT, "anycl_tune_result_init");
   /* Nonsense is refused in the call's own words. */
   o.minutes = -1;
   CHECK_STATUS(anycl_tune(model, rt, &o, NULL), ANYCL_ERROR_INVALID_ARGUMENT, "anycl_tune: minutes");

@@ -6,6 +6,8 @@
 #include <anycl/blas/tuning.hpp>
 #include <anycl/error.hpp>
 #include <anycl/nn/conv2d.hpp>
+#include <anycl/nn/model_from_flags.hpp>
+#include <anycl/nn/sequential.hpp>
 
 #include <clblast.h>
 
@@ -17,6 +19,7 @@
 #include "blas/clblast_params.hpp"
 #include "blas/gemm_plan.hpp"
 #include "helpers.hpp"
+#include "ops/kernel_call.hpp"
 #include "reference/conv.hpp"
 
 using anycl::Activation;
@@ -242,4 +245,51 @@ TEST_CASE("Conv2D runs a patch of at most 32 as direct kernels on a CPU, a longe
   CHECK_FALSE(conv.uses_direct(&rt, {32, 26, 26}));
   conv.set_forward(anycl::ConvForward::im2col_gemm);
   CHECK_FALSE(conv.uses_direct(&rt, {1, 28, 28}));
+}
+
+TEST_CASE("the reference CNN's GEMM shapes on a runtime are those its training runs there") {
+  // anycl tune, first-use tuning and bench gemm time these: on a CPU, conv 1 (patch 9, the first
+  // layer: no dx) runs direct kernels and no GEMM at all; conv 2's dW in the slices and padding of
+  // the runtime's GEMM planner, as the built layer runs it, not the planner's default of 16 slices.
+  auto& rt = anycl::test::runtime();
+  const bool cpu = rt.info().type == anycl::DeviceType::cpu;
+  struct Bound {  // the runtime's dW bound, restored however the test ends
+    anycl::Runtime& rt;
+    size_t before = anycl::detail::gemm_state(rt).dw_slices;
+    ~Bound() { anycl::detail::set_most_dw_slices(rt, before); }
+  } bound{rt};
+  anycl::detail::set_most_dw_slices(rt, 8);
+  const size_t batch = 32, columns = batch * 24 * 24;  // conv 2: 64 filters, patch 288, 24×24 out
+  anycl::Sequential model(anycl::reference_cnn());
+  const auto shapes = anycl::model_gemm_shapes(model, batch, &rt);
+  const auto anywhere = anycl::model_gemm_shapes(model, batch, nullptr);
+  model.build(rt, batch);
+  const auto& conv1 = dynamic_cast<const anycl::Conv2D&>(*model.layers().at(0));
+  const auto& conv2 = dynamic_cast<const anycl::Conv2D&>(*model.layers().at(1));
+  CHECK(conv1.gemm_shapes({1, 28, 28}, batch, false, &rt).empty() == cpu);
+  CHECK(conv1.gemm_shapes({1, 28, 28}, batch, false, nullptr).size() == 2);  // no device: fwd and dW
+  CHECK(shapes.size() == anywhere.size() - (cpu ? 2 : 0));
+  for (const anycl::GemmShape& s : shapes) {  // conv 1's: 32 filters over a patch of 9
+    CAPTURE(s.label);
+    CHECK((cpu && s.m == 32 && (s.k == 9 || s.n == 9)) == false);
+  }
+  const anycl::GemmShape* dw = nullptr;  // conv 2's: the only dW as wide as its patch
+  for (const anycl::GemmShape& s : shapes)
+    if (s.label.rfind("dW", 0) == 0 && s.n >= 288) dw = dw ? nullptr : &s;
+  REQUIRE(dw);
+  const size_t slices = conv2.dw_slices(batch), part = columns / slices;
+  CHECK(slices == 8);
+  CHECK(dw->count == slices);
+  CHECK(dw->trans_a);
+  CHECK(dw->k == part);
+  const anycl::GemmPadding pad = anycl::gemm_padding(rt, 64, 288, part);
+  CHECK(dw->m == anycl::detail::round_up(64, pad.m));
+  CHECK(dw->n == anycl::detail::round_up(288, pad.n));
+  const anycl::GemmShape* dx = nullptr;  // conv 2's dX: dcol = Wᵀ·dz, its rows padded as trained
+  for (const anycl::GemmShape& s : shapes)
+    if (s.label.rfind("dX", 0) == 0 && s.trans_a) dx = dx ? nullptr : &s;
+  REQUIRE(dx);
+  CHECK(dx->m == anycl::detail::round_up(288, anycl::gemm_padding(rt, 288, columns, 64).m));
+  CHECK(dx->n == columns);
+  CHECK(dx->k == 64);
 }

@@ -48,7 +48,7 @@ TEST_CASE(
   anycl::ModelFlags flags;
   flags.layers = "1024";
   anycl::Sequential model(anycl::model_from_flags(flags, anycl::Shape{1, 32, 64}, 10));
-  const std::vector<anycl::GemmShape> shapes = anycl::model_gemm_shapes(model, 128);
+  const std::vector<anycl::GemmShape> shapes = anycl::model_gemm_shapes(model, 128, &shared);
   const auto large = anycl::database_tuning(device, nullptr, nullptr, &shapes);
   REQUIRE(large);
   anycl::test::TempDir dir;

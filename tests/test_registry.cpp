@@ -103,7 +103,8 @@ TEST_CASE("anycl tune's shapes come from the model - the reference model gives i
                    shapes[i].k) == expected[i]);
   anycl::ModelFlags flags;
   flags.layers = "64";
-  const auto small = anycl::model_gemm_shapes(anycl::Sequential(anycl::model_from_flags(flags, 20, 3)), 32);
+  const auto small =
+      anycl::model_gemm_shapes(anycl::Sequential(anycl::model_from_flags(flags, 20, 3)), 32, nullptr);
   REQUIRE(small.size() == 5);  // fwd 1, fwd 2, dW 2, dX 2, dW 1
   CHECK(small[0].n == 64);
   CHECK(small[0].k == 20);
@@ -113,7 +114,9 @@ TEST_CASE("anycl tune's shapes come from the model - the reference model gives i
 TEST_CASE("a CNN's GEMM shapes include its convolutions', so anycl tune and the warm-up cover them") {
   // Keras' mnist_cnn at batch 4: conv 32 3×3 on 1×28×28 (P = 676), conv 64 3×3 on 32×26×26 (P = 576),
   // then Dense 128 on 9216 features and Dense 10.
-  const auto shapes = anycl::model_gemm_shapes(anycl::Sequential(anycl::reference_cnn()), 4);
+  // On no device in particular (nullptr): every GEMM the layers can run, at the planner's defaults
+  // (test_conv2d.cpp checks the shapes on a runtime).
+  const auto shapes = anycl::model_gemm_shapes(anycl::Sequential(anycl::reference_cnn()), 4, nullptr);
   // The last number: calls per step (a weight gradient split over slices: anycl tune weighs it so).
   const std::vector<std::tuple<std::string, bool, bool, size_t, size_t, size_t, size_t>> expected{
       {"fwd 1", false, false, 32, 4 * 676, 9, 1}, {"fwd 2", false, false, 64, 4 * 576, 288, 1},

@@ -36,3 +36,25 @@ TEST_CASE("tuning margin: the rest of the shortlist runs only when the probe fou
   CHECK(shortlist_pays(0.0, 9.8));          // the current set did not run: nothing to compare with
   CHECK_FALSE(shortlist_pays(10.0, std::numeric_limits<double>::infinity()));  // no exact set: stop
 }
+
+TEST_CASE(
+    "a full tune's confirmation - the tuned set replaces the current one only when its median wins by 5 %") {
+  using anycl::detail::confirmation_verdict;
+  CHECK(anycl::detail::median({}) == 0.0);
+  CHECK(anycl::detail::median({3.0, 1.0, 2.0}) == 2.0);
+  CHECK(anycl::detail::median({4.0, 1.0, 3.0, 2.0}) == 2.5);
+  // The medians, not a round's best or the first round: one lucky round does not confirm.
+  auto c = confirmation_verdict({10.0, 10.2, 9.9}, {9.0, 10.1, 10.0});
+  CHECK(c.current_median == 10.0);
+  CHECK(c.tuned_median == 10.0);
+  CHECK_FALSE(c.confirmed);
+  CHECK(c.current.size() == 3);
+  c = confirmation_verdict({10.0, 12.0, 11.0}, {10.4, 9.0, 11.5});  // 10.4 × 1.05 = 10.92 ≤ 11
+  CHECK(c.confirmed);
+  // The drift this guards against: a baseline timed at 167 ms, a tuned set modelled at 240 against 291,
+  // and in turn the entry 170 to 180 ms, the tuned set 330 to 350.
+  c = confirmation_verdict({0.170, 0.180, 0.175}, {0.340, 0.330, 0.350});
+  CHECK_FALSE(c.confirmed);
+  CHECK_FALSE(confirmation_verdict({}, {}).confirmed);  // nothing timed: nothing confirmed
+  CHECK_FALSE(confirmation_verdict({0, 0, 0}, {0, 0, 0}).confirmed);
+}

@@ -31,7 +31,7 @@ extern "C" {
 
 /** The API version this header describes: grows by one when functions or option fields are added
  * (old callers keep working); a caller built against version N runs on a library of version >= N. */
-#define ANYCL_API_VERSION 4
+#define ANYCL_API_VERSION 5
 
 /** What every call returns. */
 typedef enum anycl_status {
@@ -307,6 +307,10 @@ typedef struct anycl_tune_result {
   double seconds;    /* how long the tuning took */
   double ms_before;  /* one pass over the model's GEMMs with the parameters it started from */
   double ms_after;   /* ... and as tuned (0 when stopped before the last stage) */
+  /* API version 5 (a caller of an earlier version passes the shorter struct_size: not written): */
+  int kept_entry;    /* 1 when nothing beat the parameters compared against by 5 %, so they were kept */
+  char against[512]; /* what it was compared against ("the pocl-cpu-avx512.txt parameters", "CLBlast's
+                        own parameters"), NUL-terminated, cut at 511 bytes; "" when it did not tune */
 } anycl_tune_result;
 
 /** Defaults: a full tuning (not quick, not first_use), the default time, batch 128, no callback. */

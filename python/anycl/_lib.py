@@ -14,7 +14,7 @@ import sys
 
 from . import errors
 
-API_VERSION = 4  # ANYCL_API_VERSION of the header this module mirrors
+API_VERSION = 5  # ANYCL_API_VERSION of the header this module mirrors
 
 c_size_p = ctypes.POINTER(ctypes.c_size_t)
 

@@ -55,6 +55,9 @@ class _TuneResult(ctypes.Structure):
         ("seconds", ctypes.c_double),
         ("ms_before", ctypes.c_double),
         ("ms_after", ctypes.c_double),
+        # API version 5:
+        ("kept_entry", ctypes.c_int),
+        ("against", ctypes.c_char * 512),
     ]
 
 
@@ -92,6 +95,9 @@ class TuneResult:
     ms_after: float
     path: str            # the device's tuning file
     skipped: str = ""    # why first-use tuning did not run
+    against: str = ""    # what it was measured against: "the pocl-cpu-avx512.txt parameters" (the device's
+                         # tuning database entry), "CLBlast's own parameters"; "" when it did not tune
+    kept_entry: bool = False  # nothing beat those parameters by 5 %, so they were kept (ms_after == ms_before)
 
 
 def tune(model, batch_size=128, quick=False, minutes=None, progress=None, verbose=1, runtime=None,
@@ -130,7 +136,8 @@ def tune(model, batch_size=128, quick=False, minutes=None, progress=None, verbos
     check(status)
     skipped = "" if r.tuned else text(lib.anycl_first_use_tuning_skipped, rt._h)
     return TuneResult(bool(r.tuned), bool(r.stopped), r.candidates, r.seconds, r.ms_before, r.ms_after,
-                      text(lib.anycl_tuning_file_path, rt._h), skipped)
+                      text(lib.anycl_tuning_file_path, rt._h), skipped,
+                      against=r.against.decode("utf-8", "replace"), kept_entry=bool(r.kept_entry))
 
 
 def first_use(model, runtime, batch_size, verbose, autotune):

@@ -59,6 +59,8 @@ def test_tune_stopped_by_its_progress_callback_keeps_the_best_set_found(runtime,
     assert [p.candidates for p in seen].count(1) >= 1
     assert any(p.stage == "XgemmDirect" for p in seen)
     assert r.ms_before > 0
+    # What it was measured against (the small database matches no device), and nothing kept: stopped.
+    assert r.against == "CLBlast's own parameters" and r.kept_entry is False, r
     assert os.path.dirname(r.path) == os.environ["ANYCL_CACHE_DIR"], r.path
     assert "XgemmDirect" in open(r.path).read()
     # The callback's exception stops the tuning and is raised from tune().
@@ -71,6 +73,34 @@ def test_tune_stopped_by_its_progress_callback_keeps_the_best_set_found(runtime,
         pass
     print("OK")
     """, {"ANYCL_CACHE_DIR": str(cache), "ANYCL_TUNING_DATABASE": SMALL_DATABASE})
+    skip_without_device(code, output)
+    assert code == 0 and "OK" in output, output
+
+
+def test_tune_says_what_it_was_measured_against_and_whether_it_kept_that(runtime, tmp_path):
+    # The small sets as an entry of this device's platform: a quick tune measures against it and keeps it
+    # unless beaten by 5 %. Which of the two happens is timing's: each is checked for what it reports.
+    selected = [d for d in anycl.devices() if d.get("selected")]
+    assert selected, "no selected device"
+    with open(os.path.join(SMALL_DATABASE, "small-sets.txt")) as f:
+        entry = f.read()
+    assert "match device=a device no machine has" in entry
+    platform = selected[0]["platform_name"]
+    entry = entry.replace("match device=a device no machine has",
+                          f"match platform={platform}\nkernel GemmRoutine XGEMM_MIN_INDIRECT_SIZE=1")
+    database = tmp_path / "database"
+    database.mkdir()
+    (database / "small-sets.txt").write_text(entry)
+    code, output = run_script(tmp_path, PRELUDE + """
+    r = anycl.tune(model, batch_size=48, quick=True, verbose=0, runtime=rt)
+    assert r.tuned and not r.stopped, r
+    assert r.against.startswith("the ") and r.against.endswith("small-sets.txt parameters"), r
+    if r.kept_entry:
+        assert r.ms_after == r.ms_before, r
+    else:
+        assert r.ms_after * 1.05 <= r.ms_before, r
+    print("OK", r.kept_entry)
+    """, {"ANYCL_CACHE_DIR": str(tmp_path / "cache"), "ANYCL_TUNING_DATABASE": str(database)})
     skip_without_device(code, output)
     assert code == 0 and "OK" in output, output
 

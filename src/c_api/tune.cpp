@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
+#include <string>
 
 #include "anycl/blas/tune.hpp"
 #include "anycl/error.hpp"
@@ -14,6 +16,18 @@
 using namespace anycl::detail::c_api;
 
 namespace {
+
+// anycl_tune_result as API version 4 had it: up to ms_after.
+constexpr size_t kTuneResultV4 = offsetof(anycl_tune_result, kept_entry);
+
+// `text` into `out`, NUL-terminated, cut at its capacity less one (at a UTF-8 character's start).
+template <size_t N>
+void copy_cut(const std::string& text, char (&out)[N]) {
+  size_t n = std::min(text.size(), N - 1);
+  while (n > 0 && n < text.size() && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  std::memcpy(out, text.data(), n);
+  out[n] = '\0';
+}
 
 // The result's fields up to the caller's struct_size (a caller built against an older header has
 // a shorter struct).
@@ -53,8 +67,8 @@ anycl_status anycl_tune(anycl_model* model, anycl_runtime* runtime, const anycl_
                         "anycl_tune_options_init");
       o = *options;
     }
-    if (result)
-      check_struct_size("anycl_tune", result->struct_size, sizeof(anycl_tune_result),
+    if (result)  // version 4's result ends before kept_entry: accepted, written up to its size
+      check_struct_size("anycl_tune", result->struct_size, {kTuneResultV4}, sizeof(anycl_tune_result),
                         "anycl_tune_result_init");
     check_finite_option("anycl_tune", "minutes", o.minutes);
     if (o.minutes < 0)
@@ -68,7 +82,16 @@ anycl_status anycl_tune(anycl_model* model, anycl_runtime* runtime, const anycl_
     anycl::TuneSettings settings;
     settings.quick = o.quick != 0 || o.first_use != 0;
     settings.minutes = o.minutes;
-    settings.shapes = anycl::model_gemm_shapes(anycl::Sequential(model->saved.spec), o.batch);
+    // The GEMMs a step runs on this device, as training runs them there: judged under the database's
+    // sets for them (a CNN's `large` sets, as the tuning's baseline applies them), which a
+    // convolution's dW padding follows.
+    const anycl::Sequential shaped(model->saved.spec);
+    settings.shapes = anycl::model_gemm_shapes(shaped, o.batch, &rt);
+    if (!o.first_use)
+      if (const auto entry = anycl::database_tuning(rt.info(), nullptr, nullptr, &settings.shapes)) {
+        anycl::apply_tuning(rt, *entry);
+        settings.shapes = anycl::model_gemm_shapes(shaped, o.batch, &rt);
+      }
     size_t candidates = 0;
     if (o.on_progress)
       settings.progress = [&](const anycl::TuneProgress& p) {
@@ -93,6 +116,8 @@ anycl_status anycl_tune(anycl_model* model, anycl_runtime* runtime, const anycl_
     r.seconds = report->tuning.seconds;
     r.ms_before = report->tuning.seconds_before * 1e3;
     r.ms_after = report->stopped ? 0 : report->tuning.seconds_after * 1e3;
+    r.kept_entry = report->kept_entry ? 1 : 0;
+    copy_cut(report->against, r.against);
     write_result(result, r);
   });
 }

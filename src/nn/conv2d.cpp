@@ -224,13 +224,13 @@ ConvDirectOps& Conv2D::direct_ops() {
   return *direct_ops_;
 }
 
-Conv2D::DwLayout Conv2D::dw_layout(Runtime& rt, size_t part) const {
-  const GemmPadding pad = gemm_padding(rt, filters_, g_.patch(), part);
-  return {detail::round_up(filters_, pad.m), detail::round_up(g_.patch(), pad.n)};
+Conv2D::DwLayout Conv2D::dw_layout(Runtime& rt, size_t patch, size_t part) const {
+  const GemmPadding pad = gemm_padding(rt, filters_, patch, part);
+  return {detail::round_up(filters_, pad.m), detail::round_up(patch, pad.n)};
 }
 
-size_t Conv2D::dx_rows(Runtime& rt, size_t columns) const {
-  return detail::round_up(g_.patch(), gemm_padding(rt, g_.patch(), columns, filters_).m);
+size_t Conv2D::dx_rows(Runtime& rt, size_t patch, size_t columns) const {
+  return detail::round_up(patch, gemm_padding(rt, patch, columns, filters_).m);
 }
 
 // A scratch tensor of at least `floats` (a new tuning can ask for more padding than build() saw).
@@ -252,17 +252,24 @@ Tensor& Conv2D::colt_for(size_t columns, size_t kp) {
   return colt_;
 }
 
-std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, bool need_dx) const {
+std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, bool need_dx,
+                                           Runtime* rt) const {
   const ConvGeometry g = geometry(input);
-  const size_t columns = checked_mul(batch, g.plane(), "a Conv2D's column matrix");
+  const size_t columns = checked_mul(batch, g.plane(), "a Conv2D's column matrix"), k = g.patch();
   // cf = W·col (NN); dW = dz·colᵀ (TN over dz's rows and im2row's colᵀ, per slice of the batch
-  // when split, then summed by a kernel; NN over dz where neither split nor padded); dcol = Wᵀ·dz (TN)
-  const size_t slices = detail::conv_dw_slices(rt_, filters_, g.patch(), batch);
+  // when split, then summed by a kernel; NN over dz where neither split nor padded); dcol = Wᵀ·dz (TN).
+  // On a runtime, as backward() runs them there: the slices and padding its GEMM planner gives.
   std::vector<GemmShape> shapes;
-  if (!uses_direct(rt_, input))  // direct kernels run the forward pass and dW otherwise
-    shapes = {{"fwd", false, false, filters_, columns, g.patch()},
-              {"dW", true, false, filters_, g.patch(), columns / slices, slices}};
-  if (need_dx) shapes.push_back({"dX", true, false, g.patch(), columns, filters_});
+  if (!uses_direct(rt, input)) {  // direct kernels run the forward pass and dW otherwise
+    shapes.push_back({"fwd", false, false, filters_, columns, k});
+    const size_t slices = detail::conv_dw_slices(rt, filters_, k, batch), part = columns / slices;
+    const DwLayout d = rt ? dw_layout(*rt, k, part) : DwLayout{filters_, k};
+    if (rt && slices == 1 && d.fp == filters_ && d.kp == k)  // nothing to pad: NN over dz
+      shapes.push_back({"dW", false, false, filters_, k, columns});
+    else
+      shapes.push_back({"dW", true, false, d.fp, d.kp, part, slices});
+  }
+  if (need_dx) shapes.push_back({"dX", true, false, rt ? dx_rows(*rt, k, columns) : k, columns, filters_});
   return shapes;
 }
 
@@ -287,10 +294,11 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   // what it uses on first use.
   if (!direct_for(&rt, g_.patch())) {
     const size_t most_columns = max_batch * g_.plane();
-    col_ = Tensor(rt, {dx_rows(rt, most_columns) * most_columns});  // flat: a batch's (K, B·P) is its front
+    // flat: a batch's (K, B·P) is its front
+    col_ = Tensor(rt, {dx_rows(rt, g_.patch(), most_columns) * most_columns});
     // dW's operands and slices, padded for the tuning in force now (backward grows them if it changes)
     const size_t most_slices = detail::conv_most_dw_slices(rt, filters_, g_.patch(), max_batch);
-    const DwLayout d = dw_layout(rt, max_batch * g_.plane() / most_slices);
+    const DwLayout d = dw_layout(rt, g_.patch(), max_batch * g_.plane() / most_slices);
     colt_ = Tensor(rt, {d.kp * max_batch * g_.plane()});
     xt_ = Tensor(rt, {max_batch * g_.channels * g_.height * g_.width});
     dz_rows_ = Tensor(rt, {d.fp * max_batch * g_.plane()});
@@ -352,7 +360,7 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
     return need_dx ? backward_dx(rt, batch) : Tensor();
   }
   const size_t slices = dw_slices(batch), part = columns / slices;
-  const DwLayout d = dw_layout(rt, part);
+  const DwLayout d = dw_layout(rt, k, part);
   const bool nn = slices == 1 && d.fp == filters_ && d.kp == k;  // nothing to pad (row-major): NN over dz
   // Where dW's columns are padded, colᵀ's first padding column is ones (colt_for): the GEMM then also
   // forms db = Σ dz as dW's column C·K·K, which the slices' sum takes out; otherwise a kernel sums
@@ -396,7 +404,7 @@ Tensor Conv2D::backward_dx(Runtime& rt, size_t batch) {
   DeviceBuffer cb = reserve(col_, k * y_.rows() * g_.plane()).buffer();
   // dcol = Wᵀ·dz. Where gemm_padding pads C·K·K, W gets zero columns and dcol rows to match, so that
   // CLBlast neither copies W nor computes dcol into a temporary and copies it back.
-  const size_t kx = dx_rows(rt, columns);
+  const size_t kx = dx_rows(rt, k, columns);
   if (kx == k) {
     gemm(rt, Trans::yes, Trans::no, k, columns, filters_, 1.f, w_.buffer(), w_.offset(), k, cf_.buffer(), 0,
          columns, 0.f, cb, 0, columns);

@@ -108,7 +108,7 @@ size_t Dense::activation_floats(const Shape& input) const {
                                              : floats;  // gelu keeps z too
 }
 
-std::vector<GemmShape> Dense::gemm_shapes(const Shape& input, size_t batch, bool need_dx) const {
+std::vector<GemmShape> Dense::gemm_shapes(const Shape& input, size_t batch, bool need_dx, Runtime*) const {
   const size_t in = flat_input(input, units_);
   // y = x·W (NN); dW = xᵀ·dz (TN); dx = dz·Wᵀ (NT): y and dx as TN over anycl's transposes where the
   // indirect kernel reads A transposed (forward and backward below)

@@ -43,6 +43,6 @@ LayerSpec Layer::spec() const { return {type().name, args()}; }
 
 std::string Layer::kind() const { return type().summary_name; }
 
-std::vector<GemmShape> Layer::gemm_shapes(const Shape&, size_t, bool) const { return {}; }
+std::vector<GemmShape> Layer::gemm_shapes(const Shape&, size_t, bool, Runtime*) const { return {}; }
 
 }  // namespace anycl

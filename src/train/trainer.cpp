@@ -300,11 +300,10 @@ void Trainer::write_checkpoint_if_asked() {
 
 void Trainer::warm_up() {
   // The model's own GEMMs at the batch size, once each: CLBlast compiles exactly the kernels
-  // (direct or indirect, per transpose) that training then uses, and nothing larger.
-  const std::vector<GemmShape> shapes = model_gemm_shapes(model(), options_.batch);
+  // (direct or indirect, per transpose) that training then uses on each replica's device, and nothing larger.
   for (auto& r : replicas_) {
     Runtime& rt = r->runtime();
-    for (const GemmShape& g : shapes) {
+    for (const GemmShape& g : model_gemm_shapes(model(), options_.batch, &rt)) {
       Tensor a(rt, g.trans_a ? Shape{g.k, g.m} : Shape{g.m, g.k});
       Tensor b(rt, g.trans_b ? Shape{g.n, g.k} : Shape{g.k, g.n});
       Tensor c(rt, {g.m, g.n});

@@ -21,9 +21,10 @@ Table bench_gemm(Runtime& rt, const BenchSettings& s) {
   ModelFlags flags;
   flags.layers = s.gemm_model == "cnn" ? kReferenceCnnLayers : "512,512";
   Sequential model(model_from_flags(flags, Shape{1, 28, 28}, 10));
-  std::vector<GemmShape> shapes = model_gemm_shapes(model);
-  const size_t model_shapes = shapes.size();
   model.build(rt, 128);  // which prepares its GEMMs on the runtime (the database's sets), as training does
+  // The GEMMs a step runs on this device, as it runs them (after build: the sets the model trains with)
+  std::vector<GemmShape> shapes = model_gemm_shapes(model, 128, &rt);
+  const size_t model_shapes = shapes.size();
   for (size_t n : s.sizes) shapes.push_back({fmt::format("{}³", n), false, false, n, n, n});
   double model_dev = 0, model_host = 0;
   for (const auto& sh : shapes) {

@@ -24,13 +24,45 @@ namespace anycl::cli {
 
 namespace {
 
+// A model to tune at (--model, --layers), its shapes' labels prefixed where --model names two.
+struct TuneModel {
+  std::string prefix;
+  ModelSpec spec;
+};
+
+// The GEMMs one step of each model runs on rt's device at `batch` rows, as training runs them there:
+// judged under the database's sets for them (a CNN's `large` sets, as the tuning's baseline applies
+// them), which a convolution's dW padding follows.
+std::vector<GemmShape> shapes_on(Runtime& rt, const std::vector<TuneModel>& models, size_t batch) {
+  auto shapes = [&] {
+    std::vector<GemmShape> all;
+    for (const TuneModel& m : models)
+      for (GemmShape s : model_gemm_shapes(Sequential(m.spec), batch, &rt)) {
+        s.label = m.prefix + s.label;
+        all.push_back(s);
+      }
+    return all;
+  };
+  std::vector<GemmShape> first = shapes();
+  if (const auto entry = database_tuning(rt.info(), nullptr, nullptr, &first)) {
+    apply_tuning(rt, *entry);
+    return shapes();
+  }
+  return first;
+}
+
 // The tuning in this process through the library (anycl::tune: candidates in child processes of the
 // tuning worker, the result stored at `path`); this prints what it says, and stops it on Ctrl-C.
-int tune_here(const DeviceInfo& device, const std::string& path, TuneSettings settings) {
+// Without --shapes, at the GEMMs of `models` on the device.
+int tune_here(const DeviceInfo& device, const std::string& path, TuneSettings settings,
+              const std::vector<TuneModel>& models, size_t batch) {
   RuntimeOptions rt_options;
   rt_options.device_spec = std::to_string(device.index);
   rt_options.apply_stored_tuning = false;  // no earlier tuning file: the baseline is the database entry
   Runtime rt(rt_options);
+  if (settings.shapes.empty()) settings.shapes = shapes_on(rt, models, batch);
+  if (settings.shapes.empty())
+    throw UsageError("the model runs no GEMM on " + device.name + ": nothing to tune (--layers)");
   settings.stop = &install_stop_handlers();
   settings.progress = [](const TuneProgress& p) {
     fmt::print("{}\n", p.line);
@@ -117,16 +149,16 @@ int run_tune(int argc, char** argv) {
   // so convolution layers fit; a flat input otherwise.
   const auto side = size_t(std::lround(std::sqrt(double(features))));
   const Shape input = side * side == features ? Shape{1, side, side} : Shape{features};
-  options.shapes.clear();
+  options.shapes.clear();  // the models' shapes on the device (tune_here), unless --shapes gives them
+  std::vector<TuneModel> models;
   for (const char* name : {"mlp", "cnn"}) {
     if (preset.find(name) == std::string::npos) continue;
     ModelFlags model;
     model.layers = args.get("--layers", std::string(name) == "cnn" ? kReferenceCnnLayers : "512,512");
     try {
-      for (GemmShape s : model_gemm_shapes(Sequential(model_from_flags(model, input, classes)), batch)) {
-        if (preset.size() > 3) s.label = std::string(name) + " " + s.label;
-        options.shapes.push_back(s);
-      }
+      models.push_back({preset.size() > 3 ? std::string(name) + " " : std::string(),
+                        model_from_flags(model, input, classes)});
+      model_gemm_shapes(Sequential(models.back().spec), batch, nullptr);  // a model that does not fit: now
     } catch (const ValidationError& e) {
       throw UsageError(e.what());  // names the flag
     }
@@ -199,7 +231,7 @@ int run_tune(int argc, char** argv) {
                describe_parameters(*tuning));
     return 0;
   }
-  return tune_here(device, path, options);
+  return tune_here(device, path, options, models, batch);
 }
 
 }  // namespace anycl::cli

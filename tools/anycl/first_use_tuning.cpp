@@ -11,7 +11,7 @@
 
 namespace anycl::cli {
 
-void run_first_use_tuning(const std::vector<Runtime*>& runtimes, const std::vector<GemmShape>& shapes,
+void run_first_use_tuning(const std::vector<Runtime*>& runtimes, const Sequential& model, size_t batch,
                           bool quiet) {
   std::set<size_t> done;
   for (Runtime* rt : runtimes) {
@@ -31,7 +31,7 @@ void run_first_use_tuning(const std::vector<Runtime*>& runtimes, const std::vect
     std::fflush(stdout);
     std::optional<TuneReport> report;
     try {
-      report = tune_on_first_use(*rt, shapes, [quiet](const TuneProgress& p) {
+      report = tune_on_first_use(*rt, model_gemm_shapes(model, batch, rt), [quiet](const TuneProgress& p) {
         if (!quiet) fmt::print("{}\n", p.line), std::fflush(stdout);
         return true;
       });

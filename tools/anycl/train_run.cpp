@@ -144,8 +144,7 @@ int run_training(TrainRequest r) {
     }
   }();
   if (r.autotune && world == 1)  // before the trainer compiles CLBlast's kernels with the parameters
-    run_first_use_tuning(pointers, model_gemm_shapes(Sequential(spec), r.train.batch / pointers.size()),
-                         !speak);
+    run_first_use_tuning(pointers, Sequential(spec), r.train.batch / pointers.size(), !speak);
   try {
     check_optimizer_config(r.optimizer);
   } catch (const ValidationError& e) {

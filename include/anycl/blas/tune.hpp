@@ -5,7 +5,7 @@
 // driver that crashes on one parameter set costs that candidate, not the application.
 //
 //   anycl::TuneSettings s;
-//   s.shapes = anycl::model_gemm_shapes(model, 128);
+//   s.shapes = anycl::model_gemm_shapes(model, 128, &rt);  // the GEMMs training runs on rt's device
 //   s.progress = [](const anycl::TuneProgress& p) { std::puts(p.line.c_str()); return true; };
 //   anycl::TuneReport r = anycl::tune(rt, s);  // minutes on a CPU; applied to rt and stored
 #pragma once

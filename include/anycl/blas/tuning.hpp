@@ -46,9 +46,13 @@ struct GemmShape {
 
 /// The reference model's eight GEMMs per training step at batch 128 (forward, dW, dX).
 std::vector<GemmShape> reference_model_gemm_shapes(size_t batch = 128);
-/// The GEMMs one training step of `model` runs at `batch` rows: "fwd 1…" in layer order, then
-/// "dW i"/"dX i" as backward reaches them (i counts the layers that run GEMMs).
-std::vector<GemmShape> model_gemm_shapes(const Sequential& model, size_t batch = 128);
+/// The GEMMs one training step of `model` runs at `batch` rows on `rt`'s device: "fwd 1…" in layer
+/// order, then "dW i"/"dX i" as backward reaches them (i counts the layers that run GEMMs). The
+/// model need not be built. On a runtime, only the GEMMs training runs there, laid out as it runs
+/// them (a convolution that runs direct kernels on a CPU has no forward or dW GEMM; a convolution's
+/// dW in the slices and padding of the runtime's GEMM planner); a null `rt`: every GEMM the layers
+/// can run, at the planner's defaults (Layer::gemm_shapes).
+std::vector<GemmShape> model_gemm_shapes(const Sequential& model, size_t batch, Runtime* rt);
 
 /// One parameter set of one CLBlast kernel ("XgemmDirect" or "Xgemm") to time at a model's shapes.
 struct TuningCandidate {

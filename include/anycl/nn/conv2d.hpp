@@ -62,7 +62,8 @@ class Conv2D final : public Layer {
   using Layer::parameter_count;
   size_t parameter_count(const Shape& input) const override;
   size_t activation_floats(const Shape& input) const override;
-  std::vector<GemmShape> gemm_shapes(const Shape& input, size_t batch, bool need_dx) const override;
+  std::vector<GemmShape> gemm_shapes(const Shape& input, size_t batch, bool need_dx,
+                                     Runtime* rt) const override;
   void build(Runtime& rt, const Shape& input, size_t max_batch, Tensor params, Tensor grads,
              uint32_t index) override;
   void initialize(uint64_t seed) override;
@@ -95,9 +96,9 @@ class Conv2D final : public Layer {
   struct DwLayout {
     size_t fp, kp;
   };
-  DwLayout dw_layout(Runtime& rt, size_t part) const;
-  // dcol's rows: C·K·K padded as gemm_padding asks for dcol = Wᵀ·dz over `columns` pixels.
-  size_t dx_rows(Runtime& rt, size_t columns) const;
+  DwLayout dw_layout(Runtime& rt, size_t patch, size_t part) const;
+  // dcol's rows: C·K·K (`patch`) padded as gemm_padding asks for dcol = Wᵀ·dz over `columns` pixels.
+  size_t dx_rows(Runtime& rt, size_t patch, size_t columns) const;
   Tensor& reserve(Tensor& t, size_t floats);
   // colt_ for `columns` rows of kp floats, its padding columns zero (im2row writes only the patch).
   Tensor& colt_for(size_t columns, size_t kp);

@@ -32,7 +32,8 @@ class Dense final : public Layer {
   size_t parameter_count(const Shape& input) const override;
   size_t activation_floats(const Shape& input) const override;
   bool can_be_output() const override { return true; }
-  std::vector<GemmShape> gemm_shapes(const Shape& input, size_t batch, bool need_dx) const override;
+  std::vector<GemmShape> gemm_shapes(const Shape& input, size_t batch, bool need_dx,
+                                     Runtime* rt) const override;
   void build(Runtime& rt, const Shape& input, size_t max_batch, Tensor params, Tensor grads,
              uint32_t index) override;
   void initialize(uint64_t seed) override;

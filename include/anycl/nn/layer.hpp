@@ -60,9 +60,12 @@ class Layer {
   virtual size_t activation_floats(const Shape& input) const = 0;
   /// Whether the layer can be a model's last layer (its outputs are the model's outputs).
   virtual bool can_be_output() const { return false; }
-  /// The GEMMs one training step of this layer runs on `batch` rows, labelled "fwd", "dW" or "dX"
-  /// (no dX when !need_dx), so `anycl tune` tunes the model it is given. None by default.
-  virtual std::vector<GemmShape> gemm_shapes(const Shape& input, size_t batch, bool need_dx) const;
+  /// The GEMMs one training step of this layer runs on `batch` rows on `rt`'s device, labelled "fwd",
+  /// "dW" or "dX" (no dX when !need_dx), as training lays them out there (the layer need not be built),
+  /// so `anycl tune` tunes the GEMMs training runs; a null `rt`: on no device in particular (every
+  /// GEMM the layer can run, at the GEMM planner's defaults). None by default.
+  virtual std::vector<GemmShape> gemm_shapes(const Shape& input, size_t batch, bool need_dx,
+                                             Runtime* rt) const;
   /// Flat conveniences: output width and parameter count for `input_features` inputs.
   size_t output_features(size_t input_features) const { return shape_size(output_shape({input_features})); }
   size_t parameter_count(size_t input_features) const { return parameter_count(Shape{input_features}); }

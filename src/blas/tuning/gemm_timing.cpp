@@ -6,6 +6,7 @@
 
 #include "anycl/blas/blas.hpp"
 #include "anycl/tensor.hpp"
+#include "blas/gemm_plan.hpp"
 
 namespace anycl::detail {
 namespace {
@@ -69,6 +70,48 @@ double dense_transposes_seconds(Runtime& rt, const GemmShape& shape, int repeats
   }
   std::sort(t.begin(), t.end());
   return t[t.size() / 2];
+}
+
+namespace {
+
+// Median seconds of anycl's transpose of an rows×cols matrix (a dense dx's W, before its GEMM NN).
+double transpose_seconds(Runtime& rt, size_t rows, size_t cols, int repeats) {
+  using Clock = std::chrono::steady_clock;
+  Tensor w(rt, {rows, cols}), wt(rt, {cols, rows});
+  transpose(w, wt);  // compiles
+  rt.finish();
+  std::vector<double> t;
+  for (int r = 0; r < std::max(1, repeats); ++r) {
+    const auto t0 = Clock::now();
+    for (int i = 0; i < kCallsPerTiming; ++i) transpose(w, wt);
+    rt.finish();
+    t.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / kCallsPerTiming);
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+}  // namespace
+
+double pass_seconds_as_trained(Runtime& rt, const std::vector<GemmShape>& shapes, ShapeBuffers& buf,
+                               int repeats) {
+  std::vector<GemmShape> run = shapes;
+  std::vector<double> extra(shapes.size(), 0.0);  // anycl's transposes before a shape
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const GemmShape& s = shapes[i];
+    if (!s.transposes_a) continue;                // not a Dense product: as it is
+    if (reads_a_transposed(rt, s.m, s.n, s.k)) {  // xᵀ (dzᵀ and Wᵀ for dx), then TN
+      run[i].trans_a = true, run[i].trans_b = false;
+      extra[i] = dense_transposes_seconds(rt, s, repeats);
+    } else if (!s.trans_a && s.trans_b && dense_dx(rt, s.m, s.n, s.k) == DenseDxForm::transpose_w_gemm_nn) {
+      run[i].trans_b = false;  // Wᵀ, then NN
+      extra[i] = transpose_seconds(rt, s.n, s.k, repeats);
+    }
+  }
+  const std::vector<double> each = time_each_shape(rt, run, buf, repeats);
+  double sum = 0;
+  for (size_t i = 0; i < each.size(); ++i) sum += (each[i] + extra[i]) * double(shapes[i].count);
+  return sum;
 }
 
 double time_shapes(Runtime& rt, const std::vector<GemmShape>& shapes, ShapeBuffers& buf, int repeats) {

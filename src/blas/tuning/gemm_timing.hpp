@@ -29,4 +29,12 @@ double dense_transposes_seconds(Runtime& rt, const GemmShape& shape, int repeats
 /// Seconds for one pass over every shape: the sum of time_each_shape.
 double time_shapes(Runtime& rt, const std::vector<GemmShape>& shapes, ShapeBuffers& buffers, int repeats = 3);
 
+/// Seconds for one pass over every shape as training runs it with the parameters applied now (the
+/// GEMM planner's rules): a Dense product on an indirect kernel that reads A transposed as anycl's
+/// transposes plus a GEMM TN, a dense dx the tuning lays out as Wᵀ plus a GEMM NN so, any other
+/// shape through gemm() as it is; each shape `count` times. After one untimed pass (which compiles
+/// what the parameters need), the medians of `repeats` timings. `buffers` as for `shapes`.
+double pass_seconds_as_trained(Runtime& rt, const std::vector<GemmShape>& shapes, ShapeBuffers& buffers,
+                               int repeats = 3);
+
 }  // namespace anycl::detail

@@ -12,6 +12,7 @@
 #include "anycl/error.hpp"
 #include "anycl/util/atomic_file.hpp"
 #include "blas/gemm_plan.hpp"
+#include "blas/tuning/confirm_tuning.hpp"
 #include "blas/tuning/contained_check.hpp"
 #include "blas/tuning/tune_worker.hpp"
 #include "blas/tuning/tuning_margin.hpp"
@@ -178,20 +179,61 @@ TuneReport tune(Runtime& rt, const TuneSettings& settings) {
     }
     return report;
   }
-  if (baseline && tuning_complete(*baseline) && !detail::beats_by_margin(t.seconds_after, t.seconds_before)) {
+  const bool against_entry = baseline && tuning_complete(*baseline);
+  bool keep = against_entry && !detail::beats_by_margin(t.seconds_after, t.seconds_before);
+  std::optional<detail::Confirmation> ab;
+  if (against_entry && !keep && !settings.quick) {
+    // A full tune confirms before it replaces the entry: its baseline was timed once, minutes before
+    // the result, and a shared CPU drifts by more than the margin in that time. The two sets in turn
+    // in this process, the model's GEMMs as trained with each; medians compared. First use (quick)
+    // does not: its run is short, and its time is bounded (first_use.cpp).
+    say(
+        fmt::format("confirming against {}: the model's GEMMs as trained with it and with the tuned set in "
+                    "turn, {} rounds each…",
+                    entry, detail::kConfirmRounds));
+    const auto confirming = Clock::now();
+    try {
+      ab = detail::confirm_tuning(rt, *baseline, t, settings.shapes, detail::kConfirmRounds, say);
+    } catch (const Error& e) {  // the tuned set could not run here: not confirmed
+      say(fmt::format("      the confirmation failed ({})", e.what()));
+      ab = detail::Confirmation{};
+    }
+    t.seconds += since(confirming);  // the confirmation counts in tuning's time
+    keep = !ab->confirmed;
+  }
+  if (keep) {
     // A tuning (quick or full) that does not clearly beat the device's entry keeps the entry: a few
     // per cent measured once on a CPU is noise, and the entry was measured as training runs.
-    say(fmt::format("no {} beat {} by {:.0f} % ({:.3f} vs {:.3f} ms per pass): keeping it",
-                    settings.quick ? "shortlist set" : "set found", entry, (detail::kReplaceMargin - 1) * 100,
-                    t.seconds_after * 1e3, t.seconds_before * 1e3));
-    const double seconds = t.seconds, before = t.seconds_before;
+    if (ab && ab->same_sets)
+      say(fmt::format("the set found is {}'s own: keeping it", entry));
+    else if (ab && !(ab->current_median > 0 && ab->tuned_median > 0))
+      say(fmt::format("the set found could not be confirmed against {}: keeping it", entry));
+    else if (ab)
+      say(fmt::format(
+          "the set found did not beat {} by {:.0f} % timed in turn with it ({:.3f} vs {:.3f} ms per "
+          "pass, medians of {} rounds): keeping it",
+          entry, (detail::kReplaceMargin - 1) * 100, ab->tuned_median * 1e3, ab->current_median * 1e3,
+          ab->tuned.size()));
+    else
+      say(fmt::format("no {} beat {} by {:.0f} % ({:.3f} vs {:.3f} ms per pass): keeping it",
+                      settings.quick ? "shortlist set" : "set found", entry,
+                      (detail::kReplaceMargin - 1) * 100, t.seconds_after * 1e3, t.seconds_before * 1e3));
+    const double seconds = t.seconds,
+                 before = ab && ab->current_median > 0 ? ab->current_median : t.seconds_before;
     t = *baseline;
     t.device = device.name, t.driver = device.driver_version, t.quick = settings.quick;
     t.seconds = seconds, t.seconds_before = t.seconds_after = before;
     save_tuning(report.path, t);
-    apply_tuning(rt, t);
+    apply_tuning(rt, detail::whole_tuning(t));  // a choice line the entry lacks: back to its default
     report.kept_entry = true;
   } else {
+    if (ab) {  // confirmed: the times measured in turn are the ones recorded
+      say(fmt::format("confirmed: {:.3f} → {:.3f} ms per pass against {} (medians of {} rounds in turn)",
+                      ab->current_median * 1e3, ab->tuned_median * 1e3, report.against, ab->tuned.size()));
+      t.seconds_before = ab->current_median, t.seconds_after = ab->tuned_median;
+      apply_tuning(rt, t);
+      save_tuning(report.path, t);
+    }
     say(fmt::format("the model's GEMMs: {:.3f} → {:.3f} ms per pass against {} ({:.2f}x)",
                     t.seconds_before * 1e3, t.seconds_after * 1e3, report.against,
                     t.seconds_before / t.seconds_after));

@@ -38,13 +38,13 @@ GemmTuning only(const std::string& kernel, std::map<std::string, size_t> params)
 
 }  // namespace
 
-std::vector<GemmShape> model_gemm_shapes(const Sequential& model, size_t batch) {
+std::vector<GemmShape> model_gemm_shapes(const Sequential& model, size_t batch, Runtime* rt) {
   std::vector<GemmShape> forward, backward;
   Shape in = model.input_shape();
   std::vector<std::vector<GemmShape>> per_layer;
   for (size_t i = 0; i < model.layers().size(); ++i) {
     const Layer& layer = *model.layers()[i];
-    auto g = layer.gemm_shapes(in, batch, /*need_dx=*/i > 0);
+    auto g = layer.gemm_shapes(in, batch, /*need_dx=*/i > 0, rt);
     if (!g.empty()) per_layer.push_back(std::move(g));
     in = layer.output_shape(in);
   }
@@ -59,7 +59,7 @@ std::vector<GemmShape> model_gemm_shapes(const Sequential& model, size_t batch) 
 }
 
 std::vector<GemmShape> reference_model_gemm_shapes(size_t batch) {
-  return model_gemm_shapes(Sequential(reference_mlp()), batch);
+  return model_gemm_shapes(Sequential(reference_mlp()), batch, nullptr);  // Dense's shapes need no device
 }
 
 void apply_tuning(Runtime& rt, const GemmTuning& t) {

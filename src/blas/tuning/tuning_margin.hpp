@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 namespace anycl::detail {
 
@@ -22,5 +23,24 @@ size_t shortlist_probe(size_t size);
 /// the same way) by the margin. True when the current set has no time (it did not run): nothing to
 /// compare with, so the shortlist runs whole.
 bool shortlist_pays(double current_seconds, double best_seconds);
+
+/// Rounds of a full tune's confirmation: the parameters it would replace and the tuned set applied in
+/// turn (ABAB…), the model's GEMMs timed as trained with each, this many times each.
+inline constexpr int kConfirmRounds = 3;
+
+/// What a confirmation found: seconds per pass with each set, a round each, and their medians.
+struct Confirmation {
+  std::vector<double> current, tuned;
+  double current_median = 0, tuned_median = 0;
+  bool same_sets = false;  // the tuned set is the current one: nothing was timed
+  bool confirmed = false;  // the tuned set's median beat the current one's by the margin
+};
+
+/// The median of `seconds` (the mean of the middle two for an even count); 0 for none.
+double median(std::vector<double> seconds);
+
+/// The verdict on a confirmation's rounds: the tuned set replaces the current one only when its
+/// median beats the current one's by kReplaceMargin (and both sets were timed).
+Confirmation confirmation_verdict(std::vector<double> current, std::vector<double> tuned);
 
 }  // namespace anycl::detail
