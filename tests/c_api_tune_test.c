@@ -42,8 +42,12 @@ static void stopped_by_callback(anycl_runtime* rt) {
   CHECK(r.tuned == 1);
   CHECK(r.stopped == 1);
   CHECK(s.first_candidates == 1);
-  CHECK(r.candidates >= 1); /* and any the worker finished before it saw the stop: */
-  CHECK(r.candidates <= 2); /* the small database has two sets per kernel */
+  /* At least the one the callback saw, and any the worker finished before the stop was seen (the
+     parent reads results every 0.1 s; with PoCL's cache warm the whole first shortlist took 0.24 s):
+     at most that shortlist, CLBlast's current XgemmDirect set and the small database's two. The
+     second stage never starts once the stop is seen. */
+  CHECK(r.candidates >= 1);
+  CHECK(r.candidates <= 3);
   CHECK(r.ms_before > 0);
   /* API version 5: what it was measured against (the small database matches no device: CLBlast's own)
    * and whether that was kept (not when stopped). */

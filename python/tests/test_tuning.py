@@ -55,7 +55,9 @@ def test_tune_stopped_by_its_progress_callback_keeps_the_best_set_found(runtime,
         return p.candidates < 1
     r = anycl.tune(model, batch_size=48, minutes=30, progress=progress, verbose=0, runtime=rt)
     assert r.tuned and r.stopped, r
-    assert 1 <= r.candidates <= 2, r  # and any set the worker finished before it saw the stop
+    # At least the one seen, and any set the worker finished before the stop was seen (results are read
+    # every 0.1 s): at most the first stage's shortlist, CLBlast's current set and the database's two.
+    assert 1 <= r.candidates <= 3, r
     assert [p.candidates for p in seen].count(1) >= 1
     assert any(p.stage == "XgemmDirect" for p in seen)
     assert r.ms_before > 0
