@@ -61,7 +61,9 @@ TEST_CASE("a full anycl tune keeps the device's entry unless it beats it by 5 %,
   CHECK_MESSAGE(
       r.output.find("measured against anycl's tuning database entry " + folder) != std::string::npos,
       r.output);
-  const bool kept = r.output.find("no set found beat") != std::string::npos;
+  // Kept when the search found nothing 5 % faster, or when its result did not stay 5 % faster timed in
+  // turn with the entry (the confirmation): every path that keeps the entry says so.
+  const bool kept = r.output.find(": keeping it") != std::string::npos;
   CHECK_MESSAGE(r.output.find(kept ? "nothing beat the " : " ms per pass against the ") != std::string::npos,
                 r.output);
   CHECK_MESSAGE(r.output.find("small-sets.txt parameters") != std::string::npos, r.output);
