@@ -42,6 +42,11 @@ const Case kCases[] = {
     {2, 6, 6, 3, 3, 1, Padding::same, Activation::leaky_relu},
     {1, 7, 6, 2, 3, 2, Padding::valid, Activation::elu},
     {2, 5, 7, 3, 3, 2, Padding::same, Activation::gelu},
+    {3, 5, 6, 4, 3, 1, Padding::same, Activation::gelu},  // odd output rows for Winograd's 2×2 blocks
+    // Rows wide enough for the Winograd row kernels' eight-tile chunks: an edge tile each side (same
+    // padding, odd width), and chunks over the whole row (valid), gelu's z among them
+    {2, 5, 21, 3, 3, 1, Padding::same, Activation::relu},
+    {2, 4, 26, 3, 3, 1, Padding::valid, Activation::gelu},
 };
 
 struct Built {
@@ -93,8 +98,8 @@ TEST_CASE("Conv2D forward and backward match the host reference (every forward a
     CAPTURE(batched_dw);
     CAPTURE(row_kernels);
     for (const Case& k : kCases)
-      for (anycl::ConvForward algo :
-           {anycl::ConvForward::im2col_gemm, anycl::ConvForward::convgemm, anycl::ConvForward::direct})
+      for (anycl::ConvForward algo : {anycl::ConvForward::im2col_gemm, anycl::ConvForward::convgemm,
+                                      anycl::ConvForward::direct, anycl::ConvForward::winograd})
         for (const size_t batch : {size_t(3), size_t(1)}) {  // dW split into 3 slices, and in one GEMM
           const int padding = int(k.padding), algorithm = int(algo);
           CAPTURE(k.c);
@@ -247,6 +252,23 @@ TEST_CASE("Conv2D runs a patch of at most 32 as direct kernels on a CPU, a longe
   CHECK_FALSE(conv.uses_direct(&rt, {1, 28, 28}));
 }
 
+TEST_CASE("Conv2D runs a 3x3 stride-1 layer with a longer patch as Winograd's on a CPU") {
+  auto& rt = anycl::test::runtime();
+  const bool cpu = rt.info().type == anycl::DeviceType::cpu;
+  anycl::Conv2D conv(64, 3);                                              // ConvForward::automatic
+  CHECK(conv.uses_winograd(&rt, {32, 26, 26}) == cpu);                    // the reference CNN's conv 2
+  if (cpu) CHECK_FALSE(conv.uses_winograd(&rt, {1, 28, 28}));             // conv 1: direct kernels on a CPU
+  CHECK_FALSE(conv.uses_winograd(nullptr, {32, 26, 26}));                 // no device known: GEMMs
+  CHECK_FALSE(anycl::Conv2D(64, 3, 2).uses_winograd(&rt, {32, 26, 26}));  // stride 2
+  CHECK_FALSE(anycl::Conv2D(64, 5).uses_winograd(&rt, {32, 26, 26}));     // 5×5
+  conv.set_forward(anycl::ConvForward::winograd);                         // on any device
+  CHECK(conv.uses_winograd(&rt, {32, 26, 26}));
+  CHECK(conv.uses_winograd(&rt, {1, 28, 28}));
+  CHECK_FALSE(conv.uses_direct(&rt, {1, 28, 28}));
+  conv.set_forward(anycl::ConvForward::im2col_gemm);
+  CHECK_FALSE(conv.uses_winograd(&rt, {32, 26, 26}));
+}
+
 TEST_CASE("the reference CNN's GEMM shapes on a runtime are those its training runs there") {
   // anycl tune, first-use tuning and bench gemm time these: on a CPU, conv 1 (patch 9, the first
   // layer: no dx) runs direct kernels and no GEMM at all; conv 2's dW in the slices and padding of
@@ -292,4 +314,20 @@ TEST_CASE("the reference CNN's GEMM shapes on a runtime are those its training r
   CHECK(dx->m == anycl::detail::round_up(288, anycl::gemm_padding(rt, 288, columns, 64).m));
   CHECK(dx->n == columns);
   CHECK(dx->k == 64);
+  const anycl::GemmShape* fwd = nullptr;  // conv 2's forward: Winograd's 16 products on a CPU
+  for (const anycl::GemmShape& s : shapes)
+    if (s.label.rfind("fwd", 0) == 0 && (s.m == 64 || s.k == 288 || s.count == 16)) fwd = fwd ? nullptr : &s;
+  REQUIRE(fwd);
+  if (cpu) {
+    const size_t tiles = batch * 12 * 12;
+    const anycl::GemmPadding wp = anycl::gemm_padding(rt, 64, tiles, 32);
+    CHECK(fwd->count == 16);
+    CHECK(fwd->trans_a);
+    CHECK(fwd->m == anycl::detail::round_up(64, wp.m));
+    CHECK(fwd->n == anycl::detail::round_up(tiles, wp.n));
+    CHECK(fwd->k == 32);
+  } else {
+    CHECK(fwd->count == 1);
+    CHECK(fwd->k == 288);
+  }
 }

@@ -12,7 +12,10 @@
 // strided-batched GEMM, or one GEMM per slice where the GEMM planner says so) and the slices
 // summed in order by a kernel. A patch C·K·K too short for a GEMM to pay (the first layer's 9 on a
 // CPU; ConvForward::automatic) runs its forward pass and weight gradient as direct kernels instead
-// (conv_direct.cl): no column matrix, no GEMM; its dx, where needed, is the GEMM's.
+// (conv_direct.cl): no column matrix, no GEMM; its dx, where needed, is the GEMM's. A 3×3 kernel at
+// stride 1 with a longer patch (the second layer's 288) runs its forward pass as Winograd's F(2×2, 3×3)
+// on a CPU (conv_winograd.cl: one batched GEMM of 2.25 times fewer multiplications than im2col's); its
+// backward pass is the GEMMs' above.
 #include "anycl/nn/conv2d.hpp"
 
 #include <fmt/format.h>
@@ -28,6 +31,7 @@
 #include "ops/activation.hpp"
 #include "ops/conv.hpp"
 #include "ops/conv_direct.hpp"
+#include "ops/conv_winograd.hpp"
 #include "ops/init.hpp"
 #include "ops/kernel_call.hpp"
 
@@ -197,11 +201,16 @@ size_t Conv2D::activation_floats(const Shape& input) const {
   const ConvGeometry g = geometry(input);
   const size_t y = checked_mul(filters_, g.plane(), "a Conv2D's output");
   const size_t col = checked_mul(g.patch(), g.plane(), "a Conv2D's column matrix");
-  return checked_add(  // y, cf and dz's rows (and gelu's z); x and its channels-last copy; col (im2col)
-                       // and colt (im2row; more where padded)
+  const size_t floats = checked_add(  // y, cf and dz's rows (and gelu's z); x and its channels-last copy;
+                                      // col (im2col) and colt (im2row; more where padded)
       checked_add(checked_mul(y, activation_keeps_input(activation_) ? 4 : 3, "a Conv2D's activations"),
                   checked_mul(shape_size(input), 2, "a Conv2D's activations"), "a Conv2D's activations"),
       checked_mul(col, 2, "a Conv2D's activations"), "a Conv2D's activations");
+  // Winograd's scratch where it may run (its transformed weights counted per row too: a bound)
+  return ConvWinogradOps::fits(g)
+             ? checked_add(floats, ConvWinogradOps::scratch_floats(nullptr, g, filters_, 1),
+                           "a Conv2D's activations")
+             : floats;
 }
 
 size_t Conv2D::dw_slices(size_t batch) const noexcept {
@@ -217,6 +226,22 @@ bool Conv2D::direct_for(const Runtime* rt, size_t patch) const {
   // automatic: measured faster on CPUs only so far (docs/dev/performance-log.md)
   return forward_algo_ == ConvForward::direct ||
          (forward_algo_ == ConvForward::automatic && rt && rt->info().type == DeviceType::cpu);
+}
+
+bool Conv2D::uses_winograd(const Runtime* rt, const Shape& input) const {
+  return winograd_for(rt, geometry(input));
+}
+
+bool Conv2D::winograd_for(const Runtime* rt, const ConvGeometry& g) const {
+  if (!ConvWinogradOps::fits(g) || direct_for(rt, g.patch())) return false;
+  // automatic: measured faster on CPUs only so far (docs/dev/performance-log.md)
+  return forward_algo_ == ConvForward::winograd ||
+         (forward_algo_ == ConvForward::automatic && rt && rt->info().type == DeviceType::cpu);
+}
+
+ConvWinogradOps& Conv2D::winograd_ops() {
+  if (!winograd_ops_) winograd_ops_ = std::make_unique<ConvWinogradOps>(w_.runtime());
+  return *winograd_ops_;
 }
 
 ConvDirectOps& Conv2D::direct_ops() {
@@ -261,7 +286,10 @@ std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, boo
   // On a runtime, as backward() runs them there: the slices and padding its GEMM planner gives.
   std::vector<GemmShape> shapes;
   if (!uses_direct(rt, input)) {  // direct kernels run the forward pass and dW otherwise
-    shapes.push_back({"fwd", false, false, filters_, columns, k});
+    if (winograd_for(rt, g))
+      shapes.push_back(ConvWinogradOps::gemm_shape(rt, g, filters_, batch));
+    else
+      shapes.push_back({"fwd", false, false, filters_, columns, k});
     const size_t slices = detail::conv_dw_slices(rt, filters_, k, batch), part = columns / slices;
     const DwLayout d = rt ? dw_layout(*rt, k, part) : DwLayout{filters_, k};
     if (rt && slices == 1 && d.fp == filters_ && d.kp == k)  // nothing to pad: NN over dz
@@ -310,6 +338,7 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   // The direct kernels' program is built here, not in the first step, where this runtime runs them
   // (a later set_forward() that asks for them makes them on first use).
   if (direct_for(&rt, g_.patch())) direct_ops_ = std::make_unique<ConvDirectOps>(rt);
+  if (winograd_for(&rt, g_)) winograd_ops_ = std::make_unique<ConvWinogradOps>(rt);
   bias_act_ = std::make_unique<BiasActivation>(rt);
 }
 
@@ -333,6 +362,8 @@ Tensor Conv2D::forward(const Tensor& x, const StepContext&) {
                          (g_.out_w - 1) * g_.stride + g_.kernel == g_.width + 2 * g_.pad_left;
   if (direct_for(&x.runtime(), k)) {
     direct_ops().forward(x, w_, b_, y, g_, activation_, z);
+  } else if (winograd_for(&x.runtime(), g_)) {
+    winograd_ops().forward(x, w_, b_, y, g_, activation_, z);
   } else if (forward_algo_ == ConvForward::convgemm && symmetric) {
     DeviceBuffer yb = y.buffer();
     convgemm(x.runtime(), g_.channels, g_.height, g_.width, g_.kernel, g_.pad_top, g_.stride, filters_, batch,

@@ -146,8 +146,10 @@ std::string algorithm_name(ConvForward algo) {
       return "CLBlast Convgemm";
     case ConvForward::direct:
       return "direct kernels for a short patch";
+    case ConvForward::winograd:
+      return "Winograd F(2×2,3×3) for 3×3 at stride 1";
     case ConvForward::automatic:
-      return "the default (direct for a short patch on a CPU)";
+      return "the default (direct for a short patch, Winograd for 3×3, on a CPU)";
     default:
       return "im2col + one GEMM";
   }

@@ -56,11 +56,12 @@ constexpr const char* kUsage =
     "                      from OpenCL profiling events (the profiled run is a little slower)\n"
     "  --profile FILE      mlp, cnn: also write the device timeline as Chrome trace JSON (open in Perfetto)\n"
     "  --conv-forward LIST cnn: the Conv2D algorithms to train, in turn (the first is profiled): default\n"
-    "                      (direct kernels for a patch C·K·K ≤ 32 on a CPU, else im2col + GEMM), gemm\n"
-    "                      (im2col + GEMM for every convolution), direct (direct kernels for a short\n"
-    "                      patch on any device), convgemm (CLBlast's Convgemm\n"
-    "                      forward: minutes an epoch on a CPU); both = default,convgemm (the default),\n"
-    "                      im2col = default alone\n"
+    "                      (direct kernels for a patch C·K·K ≤ 32 on a CPU, else Winograd for 3×3 at\n"
+    "                      stride 1 on a CPU, else im2col + GEMM), gemm (im2col + GEMM for every\n"
+    "                      convolution), direct (direct kernels for a short patch on any device),\n"
+    "                      winograd (Winograd F(2×2,3×3) forward for 3×3 at stride 1 on any device),\n"
+    "                      convgemm (CLBlast's Convgemm forward: minutes an epoch on a CPU);\n"
+    "                      both = default,convgemm (the default), im2col = default alone\n"
     "Run under tools/count-launches.sh to count every OpenCL kernel launch (CLBlast's too).\n";
 
 // --conv-forward's comma-separated list (both and im2col: the names it had before direct kernels).
@@ -77,15 +78,18 @@ std::vector<ConvForward> parse_conv_forwards(const std::string& text) {
       out.push_back(ConvForward::im2col_gemm);
     else if (part == "direct")
       out.push_back(ConvForward::direct);
+    else if (part == "winograd")
+      out.push_back(ConvForward::winograd);
     else if (part == "convgemm")
       out.push_back(ConvForward::convgemm);
     else
       throw UsageError(
-          "--conv-forward takes default, gemm, direct and convgemm, comma-separated (or both, "
+          "--conv-forward takes default, gemm, direct, winograd and convgemm, comma-separated (or both, "
           "im2col), got '" +
           part + "'");
   }
-  if (out.empty()) throw UsageError("--conv-forward needs at least one of default, gemm, direct, convgemm");
+  if (out.empty())
+    throw UsageError("--conv-forward needs at least one of default, gemm, direct, winograd, convgemm");
   return out;
 }
 

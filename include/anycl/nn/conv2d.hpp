@@ -1,6 +1,7 @@
 // Conv2D over NCHW images: y = act(W ⊛ x + b) (cross-correlation, as Keras), through an im2col of
 // the whole batch and one CLBlast GEMM per pass (or CLBlast's Convgemm for the forward pass), or,
-// for a patch too short for a GEMM, direct kernels for the forward pass and the weight gradient.
+// for a patch too short for a GEMM, direct kernels for the forward pass and the weight gradient, or
+// for a 3×3 kernel at stride 1, Winograd's F(2×2, 3×3) forward pass around one batched GEMM.
 // W is stored (filters, C, K, K) row-major, as ONNX's Conv expects it, then b (filters).
 #pragma once
 
@@ -12,9 +13,10 @@
 
 namespace anycl {
 
-class BiasActivation;  // src/ops/activation.hpp
-class ConvOps;         // src/ops/conv.hpp
-class ConvDirectOps;   // src/ops/conv_direct.hpp
+class BiasActivation;   // src/ops/activation.hpp
+class ConvOps;          // src/ops/conv.hpp
+class ConvDirectOps;    // src/ops/conv_direct.hpp
+class ConvWinogradOps;  // src/ops/conv_winograd.hpp
 
 enum class Padding { valid = 0, same = 1 };
 
@@ -22,9 +24,13 @@ enum class Padding { valid = 0, same = 1 };
 /// per pass; CLBlast's Convgemm forward (symmetric padding only; otherwise im2col is used); direct:
 /// where the patch C·K·K is at most kDirectMaxPatch (the reference CNN's first layer, k = 9), direct
 /// kernels (conv_direct.cl) for the forward pass and the weight gradient — no GEMM, dx still a GEMM —
-/// and im2col_gemm for a longer patch; or automatic (the default): direct on a CPU device, im2col_gemm
-/// elsewhere (direct is not yet measured on a GPU). `anycl bench cnn --conv-forward` measures them.
-enum class ConvForward { im2col_gemm, convgemm, direct, automatic };
+/// and im2col_gemm for a longer patch; winograd: for a 3×3 kernel at stride 1, the forward pass as
+/// Winograd's F(2×2, 3×3) (conv_winograd.cl: 16 products of F × C by C × tiles in one batched GEMM,
+/// 2.25 times fewer multiplications than im2col's), the backward pass as im2col_gemm's, and
+/// im2col_gemm for any other kernel or stride; or automatic (the default): on a CPU device direct for
+/// a short patch, else winograd where it applies, else im2col_gemm; im2col_gemm on other devices
+/// (direct and winograd are not yet measured on a GPU). `anycl bench cnn --conv-forward` measures them.
+enum class ConvForward { im2col_gemm, convgemm, direct, automatic, winograd };
 
 class Conv2D final : public Layer {
  public:
@@ -48,6 +54,9 @@ class Conv2D final : public Layer {
   /// Whether the forward pass and weight gradient run as direct kernels (no GEMM) for `input` on
   /// `rt`'s device, as the chosen algorithm says.
   bool uses_direct(const Runtime* rt, const Shape& input) const;
+  /// Whether the forward pass runs as Winograd's F(2×2, 3×3) for `input` on `rt`'s device, as the
+  /// chosen algorithm says.
+  bool uses_winograd(const Runtime* rt, const Shape& input) const;
   /// Into how many slices of the batch the weight gradient's GEMM is split at `batch` rows: 1 for
   /// a large weight matrix; for a small one (the first layer's 32×9), up to the runtime's
   /// dw_slices() (16 before build()) slices of whole samples, so that the long inner size is spread
@@ -105,11 +114,14 @@ class Conv2D final : public Layer {
   Tensor x_last_, y_last_;
   Tensor z_, z_last_;  // gelu only (activation_keeps_input): the output before the activation, as y_
   std::unique_ptr<ConvOps> ops_;
-  std::unique_ptr<ConvDirectOps> direct_ops_;  // made by build() or on first use
+  std::unique_ptr<ConvDirectOps> direct_ops_;      // made by build() or on first use
+  std::unique_ptr<ConvWinogradOps> winograd_ops_;  // likewise, with its scratch
   std::unique_ptr<BiasActivation> bias_act_;
   ConvDirectOps& direct_ops();
-  bool direct_for(const Runtime* rt, size_t patch) const;  // uses_direct() for this patch
-  Tensor backward_dx(Runtime& rt, size_t batch);           // dx = col2im(Wᵀ·dz), dz in cf_
+  bool direct_for(const Runtime* rt, size_t patch) const;             // uses_direct() for this patch
+  bool winograd_for(const Runtime* rt, const ConvGeometry& g) const;  // uses_winograd() for g
+  ConvWinogradOps& winograd_ops();
+  Tensor backward_dx(Runtime& rt, size_t batch);  // dx = col2im(Wᵀ·dz), dz in cf_
 };
 
 /// The registry entry: "conv2d FILTERS KERNEL STRIDE PADDING ACTIVATION INIT"; `--layers` tokens
