@@ -12,8 +12,8 @@
 // Row lengths fp ≥ F and tp ≥ T are the GEMM's padded ones: U's padding is written as zeros, V's is
 // zeroed once by the launcher; M's padded rows and columns are never read. The input and output
 // stages come in two forms, as conv_direct.cl's: over a 3-D range (x over the tile column tx, y over
-// the tile row ty, z over the image planes), and one work-item per row of tiles (the drivers of
-// Runtime::row_kernels), walking its tiles in an inner loop. Every sum is in a fixed order: reruns
+// the tile row ty, z over the image planes), and one work-item per row of tiles (every CPU driver:
+// PoCL's and Intel's), walking its tiles in an inner loop. Every sum is in a fixed order: reruns
 // are bit-identical.
 
 // U[ξ][c][f] for item c·fp + f.

@@ -201,16 +201,17 @@ size_t Conv2D::activation_floats(const Shape& input) const {
   const ConvGeometry g = geometry(input);
   const size_t y = checked_mul(filters_, g.plane(), "a Conv2D's output");
   const size_t col = checked_mul(g.patch(), g.plane(), "a Conv2D's column matrix");
-  const size_t floats = checked_add(  // y, cf and dz's rows (and gelu's z); x and its channels-last copy;
-                                      // col (im2col) and colt (im2row; more where padded)
+  return checked_add(  // y, cf and dz's rows (and gelu's z); x and its channels-last copy; col (im2col)
+                       // and colt (im2row; more where padded)
       checked_add(checked_mul(y, activation_keeps_input(activation_) ? 4 : 3, "a Conv2D's activations"),
                   checked_mul(shape_size(input), 2, "a Conv2D's activations"), "a Conv2D's activations"),
       checked_mul(col, 2, "a Conv2D's activations"), "a Conv2D's activations");
-  // Winograd's scratch where it may run (its transformed weights counted per row too: a bound)
-  return ConvWinogradOps::fits(g)
-             ? checked_add(floats, ConvWinogradOps::scratch_floats(nullptr, g, filters_, 1),
-                           "a Conv2D's activations")
-             : floats;
+}
+
+size_t Conv2D::scratch_floats(const Shape& input, size_t batch, Runtime& rt) const {
+  const ConvGeometry g = geometry(input);
+  // Winograd's planes where it runs (ConvWinogradOps reserves them on first use)
+  return winograd_for(&rt, g) ? ConvWinogradOps::scratch_floats(&rt, g, filters_, batch) : 0;
 }
 
 size_t Conv2D::dw_slices(size_t batch) const noexcept {

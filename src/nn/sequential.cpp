@@ -146,7 +146,8 @@ void Sequential::check_memory(Runtime& rt, size_t max_batch) const {
   const std::vector<Shape> in = shapes();
   size_t floats = add(mul(parameter_count(), 2), state_count());
   for (size_t i = 0; i < layers_.size(); ++i)
-    floats = add(floats, mul(max_batch, layers_[i]->activation_floats(in[i])));
+    floats = add(add(floats, mul(max_batch, layers_[i]->activation_floats(in[i]))),
+                 layers_[i]->scratch_floats(in[i], max_batch, rt));
   const size_t bytes = mul(floats, sizeof(float));
   if (bytes > rt.info().global_mem_bytes)
     throw ValidationError(fmt::format(

@@ -48,7 +48,7 @@ class ConvWinogradOps {
   Runtime& rt_;
   compute::kernel weights_;
   // The input and output stages by range: [0] 3-D over the tiles, [1] one work-item per row of tiles,
-  // which PoCL's CPU driver (Runtime::row_kernels) runs; the output's also by Activation.
+  // which every CPU driver runs (Runtime::row_kernels' and Intel's); the output's also by Activation.
   std::array<compute::kernel, 2> input_;
   std::array<std::array<compute::kernel, 7>, 2> output_;
   Tensor u_, v_, m_;  // (16, C, fp), (16, C, tp) with its padding columns zero, (16, fp, tp) (+ strides)

@@ -71,6 +71,7 @@ class Conv2D final : public Layer {
   using Layer::parameter_count;
   size_t parameter_count(const Shape& input) const override;
   size_t activation_floats(const Shape& input) const override;
+  size_t scratch_floats(const Shape& input, size_t batch, Runtime& rt) const override;
   std::vector<GemmShape> gemm_shapes(const Shape& input, size_t batch, bool need_dx,
                                      Runtime* rt) const override;
   void build(Runtime& rt, const Shape& input, size_t max_batch, Tensor params, Tensor grads,

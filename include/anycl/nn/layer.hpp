@@ -58,6 +58,9 @@ class Layer {
   virtual size_t state_count(const Shape& /*input*/) const { return 0; }
   /// Floats per sample that build() allocates (outputs, input gradients, masks).
   virtual size_t activation_floats(const Shape& input) const = 0;
+  /// Floats of device scratch beyond those that the layer uses on `rt`'s device for batches of
+  /// `batch` rows (a Conv2D's Winograd planes on a CPU), for Sequential's memory check. None by default.
+  virtual size_t scratch_floats(const Shape& /*input*/, size_t /*batch*/, Runtime& /*rt*/) const { return 0; }
   /// Whether the layer can be a model's last layer (its outputs are the model's outputs).
   virtual bool can_be_output() const { return false; }
   /// The GEMMs one training step of this layer runs on `batch` rows on `rt`'s device, labelled "fwd",
