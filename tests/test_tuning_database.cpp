@@ -159,10 +159,12 @@ TEST_CASE(
   REQUIRE(small);
   REQUIRE(large);
   CHECK(small->kernels == anycl::database_tuning(avx512)->kernels);  // no shapes: the entry's own sets
-  // The CNN's GEMMs run on the MLP's indirect set (they need no copies, docs/dev/performance-log.md,
-  // 2026-11-25); its `large` lines send its GEMMs under 120³ (the first convolution's weight-gradient
-  // slices) to a direct kernel of 32×32 tiles (2026-11-26).
-  CHECK(large->kernels.at("Xgemm") == small->kernels.at("Xgemm"));
+  // The CNN's GEMMs run on the MLP's indirect set with 96-wide tiles (conv 2's patch of 288 is three
+  // of them, 2026-11-29); its `large` lines send its GEMMs under 120³ (the first convolution's
+  // weight-gradient slices) to a direct kernel of 32×32 tiles (2026-11-26).
+  CHECK(large->kernels.at("Xgemm").at("MWG") == 96);
+  CHECK(small->kernels.at("Xgemm").at("MWG") == 128);
+  CHECK(large->kernels.at("Xgemm").at("GEMMK") == small->kernels.at("Xgemm").at("GEMMK"));
   CHECK(large->kernels.at("GemmRoutine").at("XGEMM_MIN_INDIRECT_SIZE") == 120);
   CHECK(small->kernels.at("GemmRoutine").at("XGEMM_MIN_INDIRECT_SIZE") == 1);
   CHECK(large->kernels.at("XgemmDirect").at("WGD") == 32);

@@ -87,18 +87,22 @@ const GemmLayoutParams& layout_params(Runtime& rt) {
 }
 
 // Where CLBlast 1.5 takes its indirect kernel (m·n·k from XGEMM_MIN_INDIRECT_SIZE³ on) in its GEMMK=0
-// form, which wants C column-major, unless the swap pads the product to more tiles: the kernel
-// computes whole MWG × NWG tiles, and m and n trade places (the reference MLP's output layer, n = 10:
-// asked column-major, 10 rows padded to MWG = 128 cost twice the tiles of 10 columns padded to NWG =
-// 64, where C's transpose back is only 128×10). Its GEMMK=1 form wants C row-major and is left
-// row-major.
+// form, which wants C column-major, unless the swap costs more than it saves: the kernel computes whole
+// MWG × NWG tiles, and m and n trade places (the reference MLP's output layer, n = 10: asked
+// column-major, 10 rows padded to MWG = 128 cost twice the tiles of 10 columns padded to NWG = 64,
+// where C's transpose back is only 128×10), while asked row-major it computes C into a temporary it
+// copies in and out, costed as kCopyMacs multiply-adds an element of C (conv 2's dX under a 96 × 64
+// tile: 11 % fewer tiles row-major, 24.0 → 44.5 ms a step with the copies, docs/dev/performance-log.md).
+// Its GEMMK=1 form wants C row-major and is left row-major.
 bool column_major_call(Runtime& rt, size_t m, size_t n, size_t k) {
   const GemmLayoutParams layout = layout_params(rt);
   if (uint64_t(m) * n * k < layout.column_major_from) return false;
-  auto tiles = [](uint64_t rows, uint64_t cols, uint64_t mwg, uint64_t nwg) {
-    return (rows + mwg - 1) / mwg * ((cols + nwg - 1) / nwg);
+  constexpr double kCopyMacs = 32;
+  auto work = [&](uint64_t rows, uint64_t cols) {  // multiply-adds of whole tiles, C's rows on MWG
+    return double((rows + layout.mwg - 1) / layout.mwg * ((cols + layout.nwg - 1) / layout.nwg)) *
+           layout.mwg * layout.nwg * double(k);
   };
-  return tiles(n, m, layout.mwg, layout.nwg) <= tiles(m, n, layout.mwg, layout.nwg);
+  return work(n, m) <= work(m, n) + kCopyMacs * double(m) * double(n);
 }
 
 bool reads_a_transposed(Runtime& rt, size_t m, size_t n, size_t k) {
