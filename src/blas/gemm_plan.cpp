@@ -99,8 +99,8 @@ bool column_major_call(Runtime& rt, size_t m, size_t n, size_t k) {
   if (uint64_t(m) * n * k < layout.column_major_from) return false;
   constexpr double kCopyMacs = 32;
   auto work = [&](uint64_t rows, uint64_t cols) {  // multiply-adds of whole tiles, C's rows on MWG
-    return double((rows + layout.mwg - 1) / layout.mwg * ((cols + layout.nwg - 1) / layout.nwg)) *
-           layout.mwg * layout.nwg * double(k);
+    const uint64_t tiles = ((rows + layout.mwg - 1) / layout.mwg) * ((cols + layout.nwg - 1) / layout.nwg);
+    return double(tiles) * layout.mwg * layout.nwg * double(k);
   };
   return work(n, m) <= work(m, n) + kCopyMacs * double(m) * double(n);
 }
