@@ -199,3 +199,50 @@ TEST_CASE("gemm splits C's last rows off where the rest is whole tiles of the in
         CHECK(rt.counters().gemm_calls - padded == 1);
       }
 }
+
+// CLBlast 1.5.3's batched indirect kernel takes every operand it does not copy as packed from the
+// buffer's start, whatever the strides and offsets given: gemm_strided_batched must be exact for any
+// layout all the same (a skewed stride once trained Winograd's convolution on garbage).
+TEST_CASE("gemm_strided_batched is exact for packed, skewed and shared strides and for offsets") {
+  auto& rt = anycl::test::runtime();
+  anycl::test::IndirectGemmScope indirect(rt);  // the kernel that ignored them, whatever the device
+  const size_t aligned = rt.info().base_address_alignment / sizeof(float);
+  REQUIRE(aligned > 0);
+  unsigned seed = 90;
+  const size_t m = 64, n = 96, k = 32, batch = 3;  // whole tiles of the scope's 32×32 set: no copies
+  for (Trans ta : kTrans)
+    for (Trans tb : kTrans) {
+      const size_t a_rows = ta == Trans::no ? m : k, lda = ta == Trans::no ? k : m;
+      const size_t b_rows = tb == Trans::no ? k : n, ldb = tb == Trans::no ? n : k, ldc = n;
+      struct Strides {
+        size_t a, b, c, offset;
+      };
+      for (const Strides st : {Strides{a_rows * lda, b_rows * ldb, m * ldc, 0},  // packed
+                               Strides{a_rows * lda + aligned, b_rows * ldb + 16, m * ldc + aligned, 0},
+                               Strides{0, b_rows * ldb, m * ldc, 0},  // A shared
+                               Strides{a_rows * lda, b_rows * ldb, m * ldc, aligned},
+                               Strides{a_rows * lda, b_rows * ldb, m * ldc, 3}}) {  // an unaligned offset
+        CAPTURE(st.a);
+        CAPTURE(st.b);
+        CAPTURE(st.c);
+        CAPTURE(st.offset);
+        const size_t a_size = st.offset + st.a * (batch - 1) + a_rows * lda;
+        const size_t b_size = st.offset + st.b * (batch - 1) + b_rows * ldb;
+        const size_t c_size = st.offset + st.c * (batch - 1) + m * ldc;
+        const auto a = anycl::test::random_ints(a_size, -3, 3, seed++);
+        const auto b = anycl::test::random_ints(b_size, -3, 3, seed++);
+        auto c = anycl::test::random_ints(c_size, -5, 5, seed++);
+        auto da = anycl::Tensor::from_host(rt, {a.size()}, a);
+        auto db = anycl::Tensor::from_host(rt, {b.size()}, b);
+        auto dc = anycl::Tensor::from_host(rt, {c.size()}, c);
+        anycl::DeviceBuffer c_buffer = dc.buffer();
+        anycl::gemm_strided_batched(rt, ta, tb, m, n, k, 1.f, da.buffer(), st.offset, lda, st.a, db.buffer(),
+                                    st.offset, ldb, st.b, 0.5f, c_buffer, st.offset, ldc, st.c, batch);
+        for (size_t i = 0; i < batch; ++i)
+          anycl::reference::gemm(ta == Trans::yes, tb == Trans::yes, m, n, k, 1.f,
+                                 a.data() + st.offset + i * st.a, lda, b.data() + st.offset + i * st.b, ldb,
+                                 0.5f, c.data() + st.offset + i * st.c, ldc);
+        anycl::test::check_close(dc.download(), c, 0, 0, "gemm_strided_batched");
+      }
+    }
+}

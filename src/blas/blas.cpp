@@ -198,6 +198,19 @@ void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, s
   const DeviceBuffer& x = from_start<float>(swap ? b : a, x_off, x_view);
   const DeviceBuffer& y = from_start<float>(swap ? a : b, y_off, y_view);
   const DeviceBuffer& out = from_start<float>(c, c_off, c_view);
+  // CLBlast 1.5.3's indirect batched kernel ignores the strides and offsets of every operand it does
+  // not copy: it takes matrix i at i × its packed size from the buffer's start. Packed strides at offset
+  // 0 (the trainer's calls) go to it; any other layout runs as one GEMM a batch, which is exact for all.
+  const size_t a_rows = ta == Trans::no ? m : k, b_rows = tb == Trans::no ? k : n;
+  const bool packed =
+      x_off == 0 && y_off == 0 && c_off == 0 &&
+      (batch == 1 || (a_stride == a_rows * lda && b_stride == b_rows * ldb && c_stride == m * ldc));
+  if (!packed) {
+    for (size_t i = 0; i < batch; ++i)
+      gemm(rt, ta, tb, m, n, k, alpha, a, a_offset + i * a_stride, lda, b, b_offset + i * b_stride, ldb, beta,
+           c, c_offset + i * c_stride, ldc);
+    return;
+  }
   cl_command_queue queue = rt.queue();
   ++rt.counters().gemm_calls;
   // One kernel where the operands are laid out as gemm_padding says (the trainer's case).

@@ -29,7 +29,9 @@ void matmul(const Tensor& a, Trans ta, const Tensor& b, Trans tb, Tensor& c, flo
             float beta = 0.f);
 
 /// `batch` single-precision GEMMs C_i = alpha·op(A_i)·op(B_i) + beta·C_i (row-major), A_i at
-/// a_offset + i·a_stride (a stride of 0 shares A), likewise B and C: CLBlast's GemmStridedBatched.
+/// a_offset + i·a_stride (a stride of 0 shares A), likewise B and C: CLBlast's GemmStridedBatched where
+/// each operand is packed (a stride of its rows × its leading dimension) from a buffer's start or a
+/// sub-buffer's, one GEMM a batch otherwise (CLBlast 1.5.3's indirect kernel ignores other strides).
 void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, size_t k, float alpha,
                           const DeviceBuffer& a, size_t a_offset, size_t lda, size_t a_stride,
                           const DeviceBuffer& b, size_t b_offset, size_t ldb, size_t b_stride, float beta,
