@@ -14,7 +14,7 @@
 // CPU; ConvForward::automatic) runs its forward pass and weight gradient as direct kernels instead
 // (conv_direct.cl): no column matrix, no GEMM; its dx, where needed, is the GEMM's. A 3×3 kernel at
 // stride 1 with a longer patch (the second layer's 288) runs its forward pass as Winograd's F(2×2, 3×3)
-// on a CPU (conv_winograd.cl: one batched GEMM of 2.25 times fewer multiplications than im2col's); its
+// on a CPU (conv_winograd.cl: 16 GEMMs with 2.25 times fewer multiplications than im2col's); its
 // backward pass is the GEMMs' above.
 #include "anycl/nn/conv2d.hpp"
 

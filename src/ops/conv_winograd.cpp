@@ -1,4 +1,4 @@
-// Launchers for cl_kernels/conv_winograd.cl, and the batched GEMM between them.
+// Launchers for cl_kernels/conv_winograd.cl, and the GEMMs between them (one a plane).
 #include "conv_winograd.hpp"
 
 #include "anycl/blas/blas.hpp"

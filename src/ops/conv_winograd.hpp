@@ -1,5 +1,5 @@
 // Winograd F(2×2, 3×3) forward pass of a 3×3, stride-1 convolution (cl_kernels/conv_winograd.cl):
-// the weights and x transformed to 16 planes each, one batched CLBlast GEMM over the planes (16
+// the weights and x transformed to 16 planes each, a CLBlast GEMM for each plane (16
 // products of F × C by C × tiles, where im2col + GEMM multiplies F × 9C by 9C × pixels: 2.25 times
 // fewer multiplications), and the inverse transform with the bias and activation into y. Conv2D
 // chooses it (ConvForward::winograd, and automatic on a CPU); the backward pass stays its GEMMs'.
@@ -26,7 +26,8 @@ class ConvWinogradOps {
   static size_t tiles_per_image(const ConvGeometry& g) noexcept {
     return ((g.out_h + kTile - 1) / kTile) * ((g.out_w + kTile - 1) / kTile);
   }
-  /// The batched GEMM a forward pass over `batch` images runs on `rt` (with its padding), for tuning.
+  /// The GEMM (one a plane, 16 calls) a forward pass over `batch` images runs on `rt` (with its padding), for
+  /// tuning.
   static GemmShape gemm_shape(Runtime* rt, const ConvGeometry& g, size_t filters, size_t batch);
 
   /// Fetches the kernels once; launches reuse them.

@@ -1,7 +1,7 @@
 // Conv2D over NCHW images: y = act(W ⊛ x + b) (cross-correlation, as Keras), through an im2col of
 // the whole batch and one CLBlast GEMM per pass (or CLBlast's Convgemm for the forward pass), or,
 // for a patch too short for a GEMM, direct kernels for the forward pass and the weight gradient, or
-// for a 3×3 kernel at stride 1, Winograd's F(2×2, 3×3) forward pass around one batched GEMM.
+// for a 3×3 kernel at stride 1, Winograd's F(2×2, 3×3) forward pass around 16 GEMMs.
 // W is stored (filters, C, K, K) row-major, as ONNX's Conv expects it, then b (filters).
 #pragma once
 
@@ -25,7 +25,7 @@ enum class Padding { valid = 0, same = 1 };
 /// where the patch C·K·K is at most kDirectMaxPatch (the reference CNN's first layer, k = 9), direct
 /// kernels (conv_direct.cl) for the forward pass and the weight gradient — no GEMM, dx still a GEMM —
 /// and im2col_gemm for a longer patch; winograd: for a 3×3 kernel at stride 1, the forward pass as
-/// Winograd's F(2×2, 3×3) (conv_winograd.cl: 16 products of F × C by C × tiles in one batched GEMM,
+/// Winograd's F(2×2, 3×3) (conv_winograd.cl: 16 products of F × C by C × tiles, a GEMM each,
 /// 2.25 times fewer multiplications than im2col's), the backward pass as im2col_gemm's, and
 /// im2col_gemm for any other kernel or stride; or automatic (the default): on a CPU device direct for
 /// a short patch, else winograd where it applies, else im2col_gemm; im2col_gemm on other devices
