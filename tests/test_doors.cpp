@@ -51,6 +51,8 @@ const std::vector<Kind>& kinds() {
       {"dense regressor", "16", 8, 0, 0, "mse", 2},
       {"conv classifier", "conv4x3,pool2,flatten,8", 1, 8, 8, "softmax_cross_entropy", 3},
       {"conv regressor", "conv4x3,pool2,flatten,8", 1, 8, 8, "mse", 2},
+      // The second convolution's patch (4·3·3 = 36) runs Winograd's forward pass on a CPU
+      {"conv regressor (Winograd on a CPU)", "conv4x3,conv4x3,pool2,flatten,8", 1, 8, 8, "mse", 2},
       {"dense binary classifier (sigmoid)", "16", 8, 0, 0, "binary_crossentropy", 1},
       {"dense multi-label classifier", "16", 8, 0, 0, "binary_crossentropy", 3},
       {"conv binary classifier (sigmoid)", "conv4x3,pool2,flatten,8", 1, 8, 8, "binary_crossentropy", 1},

@@ -20,6 +20,9 @@ KINDS = [
     ("conv classifier", lambda: [Conv2D(4, 3), MaxPool2D(2), Flatten(), Dense(8), Dense(3)], (1, 8, 8),
      "sparse_categorical_crossentropy"),
     ("conv regressor", lambda: [Conv2D(4, 3), MaxPool2D(2), Flatten(), Dense(8), Dense(2)], (1, 8, 8), "mse"),
+    # the second convolution's patch (4·3·3 = 36) runs Winograd's forward pass on a CPU
+    ("conv regressor (Winograd on a CPU)",
+     lambda: [Conv2D(4, 3), Conv2D(4, 3), MaxPool2D(2), Flatten(), Dense(8), Dense(2)], (1, 8, 8), "mse"),
     ("dense binary classifier (sigmoid)", lambda: [Dense(16), Dense(1, activation="sigmoid")], (8,),
      "binary_crossentropy"),
     ("dense multi-label classifier", lambda: [Dense(16), Dense(3)], (8,), "binary_crossentropy"),
