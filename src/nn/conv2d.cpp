@@ -13,9 +13,9 @@
 // summed in order by a kernel. A patch C·K·K too short for a GEMM to pay (the first layer's 9 on a
 // CPU; ConvForward::automatic) runs its forward pass and weight gradient as direct kernels instead
 // (conv_direct.cl): no column matrix, no GEMM; its dx, where needed, is the GEMM's. A 3×3 kernel at
-// stride 1 with a longer patch (the second layer's 288) runs its forward pass as Winograd's F(2×2, 3×3)
-// on a CPU (conv_winograd.cl: 16 GEMMs with 2.25 times fewer multiplications than im2col's); its
-// backward pass is the GEMMs' above.
+// stride 1 with a longer patch (the second layer's 288) runs its forward pass as Winograd's F(4×4, 3×3)
+// on a CPU (conv_winograd.cl: 36 GEMMs with 4 times fewer multiplications than im2col's), and its dx
+// likewise except on PoCL (winograd_dx_for); its dW is the GEMMs' above.
 #include "anycl/nn/conv2d.hpp"
 
 #include <fmt/format.h>
@@ -240,6 +240,13 @@ bool Conv2D::winograd_for(const Runtime* rt, const ConvGeometry& g) const {
          (forward_algo_ == ConvForward::automatic && rt && rt->info().type == DeviceType::cpu);
 }
 
+bool Conv2D::winograd_dx_for(const Runtime* rt, const ConvGeometry& g) const {
+  // Not on PoCL (Runtime::row_kernels): its input stage there (the reference CNN's conv 2: 36 planes of
+  // 64 × 6,272 tiles, 58 MB) took longer than col2im's GEMM saved, 1,134 against 1,229 samples/s,
+  // where Intel's runtime trained at 1,206 against 1,130 (docs/dev/performance-log.md).
+  return winograd_for(rt, g) && rt && !rt->row_kernels();
+}
+
 ConvWinogradOps& Conv2D::winograd_ops() {
   if (!winograd_ops_) winograd_ops_ = std::make_unique<ConvWinogradOps>(w_.runtime());
   return *winograd_ops_;
@@ -298,7 +305,10 @@ std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, boo
     else
       shapes.push_back({"dW", true, false, d.fp, d.kp, part, slices});
   }
-  if (need_dx) shapes.push_back({"dX", true, false, rt ? dx_rows(*rt, k, columns) : k, columns, filters_});
+  if (need_dx && winograd_dx_for(rt, g))
+    shapes.push_back(ConvWinogradOps::dx_gemm_shape(rt, g, filters_, batch));
+  else if (need_dx)
+    shapes.push_back({"dX", true, false, rt ? dx_rows(*rt, k, columns) : k, columns, filters_});
   return shapes;
 }
 
@@ -430,8 +440,13 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
   return need_dx ? backward_dx(rt, batch) : Tensor();
 }
 
-// dx = col2im(Wᵀ·dz) from dz in cf_.
+// dx = col2im(Wᵀ·dz) from dz in cf_, or Winograd's convolution of dz (winograd_dx_for).
 Tensor Conv2D::backward_dx(Runtime& rt, size_t batch) {
+  if (winograd_dx_for(&rt, g_)) {
+    Tensor dx = dx_.rows(0, batch);
+    winograd_ops().backward_dx(cf_, w_, dx, g_, batch);
+    return dx;
+  }
   const size_t columns = batch * g_.plane(), k = g_.patch();
   DeviceBuffer cb = reserve(col_, k * y_.rows() * g_.plane()).buffer();
   // dcol = Wᵀ·dz. Where gemm_padding pads C·K·K, W gets zero columns and dcol rows to match, so that

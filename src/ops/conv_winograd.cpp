@@ -15,17 +15,31 @@ ConvWinogradOps::ConvWinogradOps(Runtime& rt)
       weights_(detail::kernel(rt, "conv_winograd", "winograd_weights")),
       input_{detail::kernel(rt, "conv_winograd", "winograd_input"),
              detail::kernel(rt, "conv_winograd", "winograd_input_rows")} {
-  for (size_t rows : {0, 1})
+  for (size_t row_form : {0, 1})
     for (Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid,
                            Activation::leaky_relu, Activation::elu, Activation::gelu})
-      output_[rows][size_t(act)] = detail::kernel(
-          rt, "conv_winograd", fmt::format("winograd_output_{}{}", rows ? "rows_" : "", to_string(act)));
+      output_[row_form][size_t(act)] = detail::kernel(
+          rt, "conv_winograd", fmt::format("winograd_output_{}{}", row_form ? "rows_" : "", to_string(act)));
+}
+
+ConvGeometry ConvWinogradOps::dx_geometry(const ConvGeometry& g, size_t filters) noexcept {
+  ConvGeometry d = g;
+  d.channels = filters;
+  d.height = g.out_h;
+  d.width = g.out_w;
+  d.pad_top = 2 - std::min<size_t>(g.pad_top, 2);  // a 3×3 kernel pads at most 2
+  d.pad_left = 2 - std::min<size_t>(g.pad_left, 2);
+  d.out_h = g.height;
+  d.out_w = g.width;
+  return d;
 }
 
 ConvWinogradOps::Layout ConvWinogradOps::layout(Runtime* rt, const ConvGeometry& g, size_t filters,
                                                 size_t batch) {
-  const size_t tiles = checked_mul(batch, tiles_per_image(g), "a Winograd convolution's tiles");
-  // As training asks it: C = Uᵀ·V (TN), padded so that CLBlast copies no operand (gemm_padding).
+  const size_t tiles_h = (g.out_h + kTile - 1) / kTile, tiles_w = (g.out_w + kTile - 1) / kTile;
+  const size_t tiles =
+      checked_mul(batch, checked_mul(tiles_h, tiles_w, "Winograd's tiles"), "Winograd's tiles");
+  // As training asks it: M = Uᵀ·V (TN), padded so that CLBlast copies no operand (gemm_padding).
   const GemmPadding pad = rt ? gemm_padding(*rt, filters, tiles, g.channels) : GemmPadding{};
   const size_t fp = detail::round_up(filters, pad.m), tp = detail::round_up(tiles, pad.n);
   // Each plane a cache line past the last, or as far as a sub-buffer may start on the device.
@@ -34,7 +48,8 @@ ConvWinogradOps::Layout ConvWinogradOps::layout(Runtime* rt, const ConvGeometry&
   const auto plane = [&](size_t rows, size_t cols, const char* what) {
     return detail::round_up(checked_add(checked_mul(rows, cols, what), skew, what), skew);
   };
-  return {tiles, fp, tp, plane(g.channels, tp, "Winograd's V"), plane(fp, tp, "Winograd's M")};
+  return {
+      tiles_h, tiles_w, tiles, fp, tp, plane(g.channels, tp, "Winograd's V"), plane(fp, tp, "Winograd's M")};
 }
 
 GemmShape ConvWinogradOps::gemm_shape(Runtime* rt, const ConvGeometry& g, size_t filters, size_t batch) {
@@ -42,15 +57,22 @@ GemmShape ConvWinogradOps::gemm_shape(Runtime* rt, const ConvGeometry& g, size_t
   return {"fwd", true, false, l.fp, l.tp, g.channels, kPlanes};
 }
 
+GemmShape ConvWinogradOps::dx_gemm_shape(Runtime* rt, const ConvGeometry& g, size_t filters, size_t batch) {
+  const Layout l = layout(rt, dx_geometry(g, filters), g.channels, batch);
+  return {"dX", true, false, l.fp, l.tp, filters, kPlanes};
+}
+
 size_t ConvWinogradOps::scratch_floats(Runtime* rt, const ConvGeometry& g, size_t filters, size_t batch) {
-  const Layout l = layout(rt, g, filters, batch);
-  const size_t per_plane = checked_add(
-      checked_add(checked_mul(g.channels, l.fp, "Winograd"), l.v_plane, "Winograd"), l.m_plane, "Winograd");
-  return checked_mul(kPlanes, per_plane, "a Winograd convolution's scratch");
+  const Layout f = layout(rt, g, filters, batch), d = layout(rt, dx_geometry(g, filters), g.channels, batch);
+  const size_t u = std::max(g.channels * f.fp, filters * d.fp), v = std::max(f.v_plane, d.v_plane),
+               m = std::max(f.m_plane, d.m_plane);
+  return checked_mul(kPlanes, checked_add(checked_add(u, v, "Winograd"), m, "Winograd"),
+                     "a Winograd convolution's scratch");
 }
 
 namespace {
-// `t` with room for `floats` (zeroed where it is made: V's padding columns stay zero).
+// `t` with room for `floats` (zeroed where it is made). Padding rows and columns of V and M, whichever
+// pass wrote them last, are never read into a result.
 Tensor& at_least(Runtime& rt, Tensor& t, size_t floats) {
   if (t.size() < floats) {
     t = Tensor(rt, {floats});
@@ -62,7 +84,6 @@ Tensor& at_least(Runtime& rt, Tensor& t, size_t floats) {
 
 void ConvWinogradOps::forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y,
                               const ConvGeometry& g, Activation act, Tensor* z) {
-  using detail::u32;
   const size_t batch = x.rows(), filters = bias.size(), c = g.channels;
   if (!fits(g))
     throw ValidationError(fmt::format("winograd_forward: a {}×{} kernel at stride {}: only 3×3 at stride 1",
@@ -77,49 +98,75 @@ void ConvWinogradOps::forward(const Tensor& x, const Tensor& w, const Tensor& bi
     throw ValidationError(
         fmt::format("winograd_forward: {} needs z shaped as y {}", to_string(act), y.shape_string()));
   if (batch == 0) return;
+  run({x, c * g.height * g.width, g.height * g.width}, {w, g.patch(), 9}, false, bias, y, g, filters, batch,
+      act, z);
+}
+
+void ConvWinogradOps::backward_dx(const Tensor& dz, const Tensor& w, Tensor& dx, const ConvGeometry& g,
+                                  size_t batch) {
+  const size_t filters = w.rows(), c = g.channels, plane = g.plane();
+  if (!fits(g))
+    throw ValidationError(
+        fmt::format("winograd_backward_dx: a {}×{} kernel at stride {}: only 3×3 at stride 1", g.kernel,
+                    g.kernel, g.stride));
+  if (filters == 0 || w.size() != filters * g.patch() || dz.size() < filters * batch * plane ||
+      dx.rows() != batch || dx.cols() != c * g.height * g.width)
+    throw ValidationError(fmt::format(
+        "winograd_backward_dx: dz {}, W {} and dx {} do not fit {} images of ({}, {}, {}) and {} filters",
+        dz.shape_string(), w.shape_string(), dx.shape_string(), batch, c, g.height, g.width, filters));
+  if (batch == 0) return;
+  Tensor& zeros = at_least(rt_, zeros_, c);
+  // Filter c of the gradient's convolution over channel f is W[f][c] turned; dz's image (b, f) lies
+  // at f·batch·OH·OW + b·OH·OW.
+  run({dz, plane, checked_mul(batch, plane, "dz")}, {w, 9, g.patch()}, true, zeros.rows(0, c), dx,
+      dx_geometry(g, filters), c, batch, Activation::linear, nullptr);
+}
+
+void ConvWinogradOps::run(const Operand& x, const Operand& w, bool flip, const Tensor& bias, Tensor& y,
+                          const ConvGeometry& g, size_t filters, size_t batch, Activation act, Tensor* z) {
+  using detail::u32;
+  const size_t c = g.channels;
   const Layout l = layout(&rt_, g, filters, batch);
-  const size_t tiles_h = (g.out_h + kTile - 1) / kTile, tiles_w = (g.out_w + kTile - 1) / kTile;
   Tensor& u = at_least(rt_, u_, checked_mul(kPlanes, c * l.fp, "Winograd's U"));
   Tensor& v = at_least(rt_, v_, checked_mul(kPlanes, l.v_plane, "Winograd's V"));
   Tensor& m = at_least(rt_, m_, checked_mul(kPlanes, l.m_plane, "Winograd's M"));
-  u32(x.offset() + x.size(), "winograd_forward's x");
-  u32(v.size(), "winograd_forward's V");
-  u32(m.size(), "winograd_forward's M");
+  u32(x.t.offset() + x.t.size(), "a Winograd convolution's input");
+  u32(v.size(), "Winograd's V");
+  u32(m.size(), "Winograd's M");
   const Tensor& kept = z ? *z : y;  // written by the gelu kernel only
   u32(y.offset() + y.size(), "a Conv2D's output size");
   u32(kept.offset() + kept.size(), "a Conv2D's output size");
 
-  detail::set_args(weights_, w.mem(), u32(w.offset(), "offset"), u.mem(), u32(c, "channels"),
-                   u32(filters, "filters"), u32(l.fp, "filters"));
+  detail::set_args(weights_, w.t.mem(), u32(w.t.offset(), "offset"), u.mem(), u32(c, "channels"),
+                   u32(filters, "filters"), u32(l.fp, "filters"), u32(w.batch_or_filter_stride, "a stride"),
+                   u32(w.channel_stride, "a stride"), u32(flip ? 1 : 0, "flip"));
   detail::launch_1d(rt_, weights_, c * l.fp);
-  // The row forms on every CPU driver, not only Runtime::row_kernels' (PoCL): on Intel's runtime they
-  // took 2.4 and 4.1 ms against the 3-D forms' 3.3 and 13.4 for the reference CNN's conv 2.
-  const bool rows = rt_.row_kernels() || rt_.info().type == DeviceType::cpu;
-  compute::kernel& in = input_[rows];
-  detail::set_args(in, x.mem(), u32(x.offset(), "offset"), v.mem(), u32(batch, "batch"), u32(c, "channels"),
-                   u32(g.height, "height"), u32(g.width, "width"), u32(g.pad_top, "pad"),
-                   u32(g.pad_left, "pad"), u32(tiles_h, "tiles"), u32(tiles_w, "tiles"), u32(l.tp, "tiles"),
-                   u32(l.v_plane, "V"));
-  if (rows)
-    detail::launch_1d(rt_, in, batch * c * tiles_h);
+  compute::kernel& in = input_[rows()];
+  detail::set_args(in, x.t.mem(), u32(x.t.offset(), "offset"), v.mem(), u32(batch, "batch"),
+                   u32(c, "channels"), u32(g.height, "height"), u32(g.width, "width"), u32(g.pad_top, "pad"),
+                   u32(g.pad_left, "pad"), u32(l.tiles_h, "tiles"), u32(l.tiles_w, "tiles"),
+                   u32(l.tp, "tiles"), u32(l.v_plane, "V"), u32(x.batch_or_filter_stride, "a stride"),
+                   u32(x.channel_stride, "a stride"));
+  if (rows())
+    detail::launch_1d(rt_, in, batch * c * l.tiles_h);
   else
-    detail::launch_planes(rt_, in, tiles_w, tiles_h, batch * c);
+    detail::launch_planes(rt_, in, l.tiles_w, l.tiles_h, batch * c);
   // One GEMM a plane, not CLBlast's strided-batched routine: its indirect kernel, where it copies no
   // operand, takes every matrix as packed back to back (it ignores the strides), and planes packed so
-  // put a tile's 16 values in one cache set. The GEMM layer hands CLBlast each plane as a sub-buffer.
+  // put a tile's 36 values in one cache set. The GEMM layer hands CLBlast each plane as a sub-buffer.
   DeviceBuffer mb = m.buffer();
   for (size_t p = 0; p < kPlanes; ++p)
     gemm(rt_, Trans::yes, Trans::no, l.fp, l.tp, c, 1.f, u.buffer(), p * c * l.fp, l.fp, v.buffer(),
          p * l.v_plane, l.tp, 0.f, mb, p * l.m_plane, l.tp);
-  compute::kernel& out = output_[rows].at(size_t(act));
+  compute::kernel& out = output_[rows()].at(size_t(act));
   detail::set_args(out, m.mem(), bias.mem(), u32(bias.offset(), "offset"), y.mem(), u32(y.offset(), "offset"),
                    kept.mem(), u32(kept.offset(), "offset"), u32(batch, "batch"), u32(filters, "filters"),
                    u32(l.fp, "filters"), u32(l.tp, "tiles"), u32(g.out_h, "out_h"), u32(g.out_w, "out_w"),
-                   u32(tiles_h, "tiles"), u32(tiles_w, "tiles"), u32(l.m_plane, "M"));
-  if (rows)
-    detail::launch_1d(rt_, out, batch * filters * tiles_h);
+                   u32(l.tiles_h, "tiles"), u32(l.tiles_w, "tiles"), u32(l.m_plane, "M"));
+  if (rows())
+    detail::launch_1d(rt_, out, batch * filters * l.tiles_h);
   else
-    detail::launch_planes(rt_, out, tiles_w, tiles_h, batch * filters);
+    detail::launch_planes(rt_, out, l.tiles_w, l.tiles_h, batch * filters);
 }
 
 }  // namespace anycl

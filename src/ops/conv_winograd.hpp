@@ -1,8 +1,11 @@
-// Winograd F(2×2, 3×3) forward pass of a 3×3, stride-1 convolution (cl_kernels/conv_winograd.cl):
-// the weights and x transformed to 16 planes each, a CLBlast GEMM for each plane (16
-// products of F × C by C × tiles, where im2col + GEMM multiplies F × 9C by 9C × pixels: 2.25 times
-// fewer multiplications), and the inverse transform with the bias and activation into y. Conv2D
-// chooses it (ConvForward::winograd, and automatic on a CPU); the backward pass stays its GEMMs'.
+// Winograd F(4×4, 3×3) for a 3×3, stride-1 convolution (cl_kernels/conv_winograd.cl): the weights
+// and the image transformed to 36 planes each, a CLBlast GEMM for each plane, and the inverse
+// transform. The forward pass: 36 products of F × C by C × tiles, where im2col + GEMM multiplies
+// F × 9C by 9C × pixels (4 times fewer multiplications), the bias and activation in the inverse
+// transform. The input gradient: the same convolution of dz with W turned by 180° and its channels
+// and filters swapped (36 products of C × F by F × tiles, where col2im's GEMM multiplies 9C × F by
+// F × pixels), its inverse transform writing dx directly (no col2im). Conv2D chooses it
+// (ConvForward::winograd, and automatic on a CPU); the weight gradient stays its GEMMs'.
 #pragma once
 
 #include <array>
@@ -18,41 +21,60 @@ namespace anycl {
 
 class ConvWinogradOps {
  public:
-  /// The transforms' 4×4 tiles: 16 planes, each output tile 2×2.
-  static constexpr size_t kPlanes = 16, kTile = 2;
+  /// The transforms' 6×6 tiles: 36 planes, each output tile 4×4.
+  static constexpr size_t kPlanes = 36, kTile = 4;
   /// Whether the geometry is one this algorithm computes: a 3×3 kernel at stride 1.
   static bool fits(const ConvGeometry& g) noexcept { return g.kernel == 3 && g.stride == 1; }
-  /// Output tiles of one image (⌈OH/2⌉·⌈OW/2⌉).
-  static size_t tiles_per_image(const ConvGeometry& g) noexcept {
-    return ((g.out_h + kTile - 1) / kTile) * ((g.out_w + kTile - 1) / kTile);
-  }
-  /// The GEMM (one a plane, 16 calls) a forward pass over `batch` images runs on `rt` (with its padding), for
-  /// tuning.
+  /// The input gradient's convolution of a forward geometry g: over dz's (F, OH, OW) images, padded
+  /// 2 − pad, into (H, W).
+  static ConvGeometry dx_geometry(const ConvGeometry& g, size_t filters) noexcept;
+  /// The GEMMs (one a plane, 36 calls) a forward pass, and the input gradient, over `batch` images
+  /// run on `rt` (with their padding), for tuning.
   static GemmShape gemm_shape(Runtime* rt, const ConvGeometry& g, size_t filters, size_t batch);
+  static GemmShape dx_gemm_shape(Runtime* rt, const ConvGeometry& g, size_t filters, size_t batch);
 
   /// Fetches the kernels once; launches reuse them.
   explicit ConvWinogradOps(Runtime& rt);
   /// y:(batch, F, OH·OW) = act(W ⊛ x + bias[f]) for x:(batch, C·H·W), W:(F, C·3·3) at stride 1 (any
   /// padding in g); for gelu (activation_keeps_input) z, shaped as y, gets the value before the
-  /// activation (required then). Its scratch (U, V, M: 16 planes each) grows on first use.
+  /// activation (required then). Its scratch (U, V, M: 36 planes each) grows on first use.
   void forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, const ConvGeometry& g,
                Activation act, Tensor* z = nullptr);
-  /// Floats of scratch a forward pass over `batch` images uses on `rt` (for activation estimates).
+  /// dx:(batch, C·H·W) = ∂L/∂x from dz:(F, batch·OH·OW) (the gradient at the layer's pre-activation,
+  /// channel-major, as Conv2D's backward pass holds it) and W:(F, C·3·3). Shares forward's scratch.
+  void backward_dx(const Tensor& dz, const Tensor& w, Tensor& dx, const ConvGeometry& g, size_t batch);
+  /// Floats of scratch the forward pass and the input gradient over `batch` images use on `rt` (for
+  /// activation estimates; they share it).
   static size_t scratch_floats(Runtime* rt, const ConvGeometry& g, size_t filters, size_t batch);
 
  private:
   struct Layout {
-    size_t tiles, fp, tp;     // T = batch·tiles per image; F and T padded as gemm_padding asks
-    size_t v_plane, m_plane;  // V's and M's plane strides: C·tp and fp·tp, then a cache line more
+    size_t tiles_h, tiles_w, tiles;  // T = batch·tiles per image
+    size_t fp, tp;                   // F and T padded as gemm_padding asks
+    size_t v_plane, m_plane;         // V's and M's plane strides: C·tp and fp·tp, then a cache line more
   };
   static Layout layout(Runtime* rt, const ConvGeometry& g, size_t filters, size_t batch);
+  // Either pass: the convolution of `x` (image (b, c) at x[b·batch_stride + c·channel_stride]) by the
+  // 3×3 kernels at w[f·filter_stride + c·channel_stride] (turned where `flip`), plus bias, into y
+  // (NCHW), with gelu's z.
+  struct Operand {
+    const Tensor& t;
+    size_t batch_or_filter_stride, channel_stride;
+  };
+  void run(const Operand& x, const Operand& w, bool flip, const Tensor& bias, Tensor& y,
+           const ConvGeometry& g, size_t filters, size_t batch, Activation act, Tensor* z);
+  // The row forms of the input and output stages on every CPU driver, not only Runtime::row_kernels'
+  // (PoCL): on Intel's runtime they ran F(2×2, 3×3)'s stages of the reference CNN's conv 2 at 2.4 and
+  // 4.1 ms against the 3-D forms' 3.3 and 13.4.
+  bool rows() const { return rt_.row_kernels() || rt_.info().type == DeviceType::cpu; }
   Runtime& rt_;
   compute::kernel weights_;
   // The input and output stages by range: [0] 3-D over the tiles, [1] one work-item per row of tiles,
   // which every CPU driver runs (Runtime::row_kernels' and Intel's); the output's also by Activation.
   std::array<compute::kernel, 2> input_;
   std::array<std::array<compute::kernel, 7>, 2> output_;
-  Tensor u_, v_, m_;  // (16, C, fp), (16, C, tp) with its padding columns zero, (16, fp, tp) (+ strides)
+  Tensor u_, v_, m_;  // U, V, M: 36 planes each, for either pass
+  Tensor zeros_;      // the input gradient's bias
 };
 
 }  // namespace anycl

@@ -147,7 +147,7 @@ std::string algorithm_name(ConvForward algo) {
     case ConvForward::direct:
       return "direct kernels for a short patch";
     case ConvForward::winograd:
-      return "Winograd F(2×2,3×3) for 3×3 at stride 1";
+      return "Winograd F(4×4,3×3) for 3×3 at stride 1";
     case ConvForward::automatic:
       return "the default (direct for a short patch, Winograd for 3×3, on a CPU)";
     default:

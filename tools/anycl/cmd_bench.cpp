@@ -59,7 +59,7 @@ constexpr const char* kUsage =
     "                      (direct kernels for a patch C·K·K ≤ 32 on a CPU, else Winograd for 3×3 at\n"
     "                      stride 1 on a CPU, else im2col + GEMM), gemm (im2col + GEMM for every\n"
     "                      convolution), direct (direct kernels for a short patch on any device),\n"
-    "                      winograd (Winograd F(2×2,3×3) forward for 3×3 at stride 1 on any device),\n"
+    "                      winograd (Winograd F(4×4,3×3) forward for 3×3 at stride 1 on any device),\n"
     "                      convgemm (CLBlast's Convgemm forward: minutes an epoch on a CPU);\n"
     "                      both = default,convgemm (the default), im2col = default alone\n"
     "Run under tools/count-launches.sh to count every OpenCL kernel launch (CLBlast's too).\n";

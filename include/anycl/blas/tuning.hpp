@@ -137,8 +137,8 @@ std::string tuning_file_path(const DeviceInfo& device);
 /// The entry of the tuning database shipped with anycl (tuning/*.txt, compiled in) that matches
 /// `device` most specifically (platform, device and driver name parts); nothing when none does.
 /// `entry` receives its file name, `generic` whether it is a platform-wide fallback (first-use
-/// tuning still runs on such a device). With a model's `shapes` whose largest GEMM reaches
-/// kLargeGemm multiply-adds, the entry's `large` sets replace its own (a convolutional network's
+/// tuning still runs on such a device). With a model's `shapes` of which one is large_gemm, the
+/// entry's `large` sets replace its own (a convolutional network's
 /// tall GEMMs want other parameters than an MLP's). A Runtime applies the entry when the device has
 /// no tuning file; building a model on it then switches to the sets for that model (apply_model_tuning).
 /// ANYCL_TUNING_DATABASE=off (or 0) turns the database off: nothing matches. Set to a folder, that
@@ -148,9 +148,13 @@ std::string tuning_file_path(const DeviceInfo& device);
 std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string* entry = nullptr,
                                           bool* generic = nullptr,
                                           const std::vector<GemmShape>* shapes = nullptr);
-/// m·n·k from which a model's GEMMs count as large for the tuning database (2^28: the reference CNN's
-/// convolutions, not the reference MLP's layers).
+/// Multiply-adds from which a model's GEMM of one shape, all its calls a step together
+/// (large_gemm), counts as large for the tuning database (2^28: the reference CNN's convolutions,
+/// not the reference MLP's layers).
 inline constexpr size_t kLargeGemm = size_t(1) << 28;
+/// Whether `s`'s multiply-adds a step, m·n·k·count, reach kLargeGemm (Winograd's 36 products of a
+/// plane each, or a weight gradient's slices, count as the one product they share out).
+inline bool large_gemm(const GemmShape& s) noexcept { return s.m * s.n * s.k * s.count >= kLargeGemm; }
 /// When `rt` runs the tuning database's entry (its device has no tuning file of its own), applies
 /// that entry's sets for a model with these GEMM `shapes`, after the exact check, if CLBlast does
 /// not already hold them; otherwise changes nothing. Sequential::build calls it (at a batch of at least

@@ -1,7 +1,7 @@
 // Conv2D over NCHW images: y = act(W ⊛ x + b) (cross-correlation, as Keras), through an im2col of
 // the whole batch and one CLBlast GEMM per pass (or CLBlast's Convgemm for the forward pass), or,
 // for a patch too short for a GEMM, direct kernels for the forward pass and the weight gradient, or
-// for a 3×3 kernel at stride 1, Winograd's F(2×2, 3×3) forward pass around 16 GEMMs.
+// for a 3×3 kernel at stride 1, Winograd's F(4×4, 3×3) forward pass around 36 GEMMs.
 // W is stored (filters, C, K, K) row-major, as ONNX's Conv expects it, then b (filters).
 #pragma once
 
@@ -25,8 +25,9 @@ enum class Padding { valid = 0, same = 1 };
 /// where the patch C·K·K is at most kDirectMaxPatch (the reference CNN's first layer, k = 9), direct
 /// kernels (conv_direct.cl) for the forward pass and the weight gradient — no GEMM, dx still a GEMM —
 /// and im2col_gemm for a longer patch; winograd: for a 3×3 kernel at stride 1, the forward pass as
-/// Winograd's F(2×2, 3×3) (conv_winograd.cl: 16 products of F × C by C × tiles, a GEMM each,
-/// 2.25 times fewer multiplications than im2col's), the backward pass as im2col_gemm's, and
+/// Winograd's F(4×4, 3×3) (conv_winograd.cl: 36 products of F × C by C × tiles, a GEMM each,
+/// 4 times fewer multiplications than im2col's), dx the same way except on PoCL (Runtime::row_kernels:
+/// slower there), dW as im2col_gemm's, and
 /// im2col_gemm for any other kernel or stride; or automatic (the default): on a CPU device direct for
 /// a short patch, else winograd where it applies, else im2col_gemm; im2col_gemm on other devices
 /// (direct and winograd are not yet measured on a GPU). `anycl bench cnn --conv-forward` measures them.
@@ -54,7 +55,7 @@ class Conv2D final : public Layer {
   /// Whether the forward pass and weight gradient run as direct kernels (no GEMM) for `input` on
   /// `rt`'s device, as the chosen algorithm says.
   bool uses_direct(const Runtime* rt, const Shape& input) const;
-  /// Whether the forward pass runs as Winograd's F(2×2, 3×3) for `input` on `rt`'s device, as the
+  /// Whether the forward pass runs as Winograd's F(4×4, 3×3) for `input` on `rt`'s device, as the
   /// chosen algorithm says.
   bool uses_winograd(const Runtime* rt, const Shape& input) const;
   /// Into how many slices of the batch the weight gradient's GEMM is split at `batch` rows: 1 for
@@ -121,6 +122,8 @@ class Conv2D final : public Layer {
   ConvDirectOps& direct_ops();
   bool direct_for(const Runtime* rt, size_t patch) const;             // uses_direct() for this patch
   bool winograd_for(const Runtime* rt, const ConvGeometry& g) const;  // uses_winograd() for g
+  // whether dx, too, is Winograd's: where the forward pass is, on a driver other than PoCL's
+  bool winograd_dx_for(const Runtime* rt, const ConvGeometry& g) const;
   ConvWinogradOps& winograd_ops();
   Tensor backward_dx(Runtime& rt, size_t batch);  // dx = col2im(Wᵀ·dz), dz in cf_
 };

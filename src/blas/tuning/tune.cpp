@@ -112,8 +112,7 @@ TuneReport tune(Runtime& rt, const TuneSettings& settings) {
   TuneOptions options;
   options.shapes = settings.shapes;
   options.quick = settings.quick;
-  const bool large = std::any_of(settings.shapes.begin(), settings.shapes.end(),
-                                 [](const GemmShape& s) { return s.m * s.n * s.k >= kLargeGemm; });
+  const bool large = std::any_of(settings.shapes.begin(), settings.shapes.end(), large_gemm);
   // Quick: about 95 s of shortlists (what first-use tuning costs); a full tune: the shortlists, then
   // the neighbour search, for 8 minutes (16 with a convolutional network's GEMMs). Each stage's time is a
   // bound.

@@ -191,9 +191,7 @@ std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string*
                                           const std::vector<GemmShape>* shapes) {
   if (generic) *generic = false;
   if (database_off()) return std::nullopt;
-  size_t largest = 0;
-  for (const GemmShape& s : shapes ? *shapes : std::vector<GemmShape>{})
-    largest = std::max(largest, s.m * s.n * s.k);
+  const bool large = shapes && std::any_of(shapes->begin(), shapes->end(), large_gemm);
   std::optional<GemmTuning> best;
   size_t best_keys = 0;
   for (const auto& file : database_entries()) {
@@ -201,7 +199,7 @@ std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string*
     size_t keys = 0;
     if (matches(e.match, device, keys, file.file) && keys > best_keys) {  // the most specific match wins
       best = e.tuning, best_keys = keys;
-      if (largest >= kLargeGemm)
+      if (large)
         for (const auto& [kernel, params] : e.large.kernels) best->kernels[kernel] = params;
       if (entry) *entry = file.file;
       if (generic) *generic = e.generic;
