@@ -26,8 +26,8 @@ ConvOps::ConvOps(Runtime& rt)
       const char* range = planes ? "" : "2d_";
       output_forward_[planes][size_t(act)] =
           detail::kernel(rt, "conv", fmt::format("conv_output_forward_{}{}", range, to_string(act)));
-      output_backward_[planes][size_t(act)] =
-          detail::kernel(rt, "conv", fmt::format("conv_output_backward_{}{}", range, to_string(act)));
+      output_backward_[planes][size_t(act)] = detail::kernel(
+          rt, "conv", fmt::format("conv_output_backward_{}{}", planes ? "rows_" : range, to_string(act)));
     }
 }
 
@@ -198,7 +198,10 @@ void ConvOps::output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Te
   compute::kernel& k = output_backward_[rt_.row_kernels()].at(size_t(act));
   detail::set_args(k, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dcf.mem(),
                    u32(y.rows(), "batch"), u32(dbias.size(), "filters"), u32(g.plane(), "plane"));
-  launch_output_stage(k, g.plane(), dbias.size(), y.rows());
+  if (rt_.row_kernels())
+    detail::launch_1d(rt_, k, y.rows() * dbias.size());
+  else
+    launch_output_stage(k, g.plane(), dbias.size(), y.rows());
   if (!sum_bias) return;
   const size_t count = y.rows() * g.plane();
   detail::set_args(bias_backward_, dcf.mem(), u32(count, "count"), dbias.mem(),
