@@ -41,7 +41,7 @@ void ConvDirectOps::forward(const Tensor& x, const Tensor& w, const Tensor& bias
   const Tensor& kept = z ? *z : y;  // written by the gelu kernels only
   u32(y.offset() + y.size(), "a Conv2D's output size");
   u32(kept.offset() + kept.size(), "a Conv2D's output size");
-  compute::kernel& k = forward_[rt_.row_kernels()].at(size_t(act));
+  compute::kernel& k = forward_[rows()].at(size_t(act));
   detail::set_args(k, x.mem(), u32(x.offset(), "offset"), w.mem(), u32(w.offset(), "offset"), bias.mem(),
                    u32(bias.offset(), "offset"), y.mem(), u32(y.offset(), "offset"), kept.mem(),
                    u32(kept.offset(), "offset"), u32(batch, "batch"), u32(g.channels, "channels"),
@@ -49,7 +49,7 @@ void ConvDirectOps::forward(const Tensor& x, const Tensor& w, const Tensor& bias
                    u32(g.kernel, "kernel"), u32(g.stride, "stride"), u32(g.pad_top, "pad"),
                    u32(g.pad_left, "pad"), u32(g.out_h, "out_h"), u32(g.out_w, "out_w"),
                    u32(filters, "filters"));
-  if (rt_.row_kernels())
+  if (rows())
     detail::launch_1d(rt_, k, batch * filters * g.out_h);  // one work-item per output row
   else
     detail::launch_planes(rt_, k, g.out_w, g.out_h, batch * filters);
