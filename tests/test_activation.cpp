@@ -110,8 +110,8 @@ TEST_CASE("bias_activation_backward matches the reference and writes only its db
   auto& rt = anycl::test::runtime();
   const bool rows_before = rt.row_kernels();
   unsigned seed = 200;
-  // Both work-group shapes a CPU gets (8 × 16 with PoCL's row kernels, 32 × 4 without) on this device;
-  // a GPU's is its own.
+  // Both forms a CPU gets (runs of eight columns a work-item with PoCL's row kernels, work-groups of
+  // 32 × 4 without) on this device; a GPU's is its own.
   for (const bool row_kernels : {true, false}) {
     rt.set_row_kernels(row_kernels);
     anycl::BiasActivation op(rt);

@@ -39,13 +39,16 @@ BiasActivation::BiasActivation(Runtime& rt)
       backward_(detail::kernel(rt, "activation", "bias_activation_backward")),
       backward_dropped_(detail::kernel(rt, "activation", "bias_activation_dropout_backward")),
       channel_forward_(detail::kernel(rt, "activation", "channel_bias_activation_forward")),
-      row_forward_(detail::kernel(rt, "activation", "dense_row_forward")) {
+      row_forward_(detail::kernel(rt, "activation", "dense_row_forward")),
+      backward_runs_(detail::kernel(rt, "activation", "bias_activation_backward_runs")),
+      backward_dropped_runs_(detail::kernel(rt, "activation", "bias_activation_dropout_backward_runs")) {
   // The backward kernel's work-group is BC columns × BR row lanes: 8 × 16 (activation.cl's default)
   // ran 128×512 in 0.05 ms on PoCL where 32 × 8 took 0.12 ms; a GPU gets rows read 32 floats wide.
   // Intel's CPU runtime (a CPU without PoCL's row kernels) vectorizes a row's columns across work-items
   // and pays for each barrier of the lanes' tree: 128×512 took 0.23–0.30 ms there at 8 × 16 and
   // 0.06–0.10 at 32 × 4 (64 × 2 and 128 × 1 alike; PoCL at 32 × 4: 0.31–0.38 ms).
   // A device that runs smaller groups gets it rebuilt with fewer lanes, then fewer columns.
+  if (runs_) return;  // the runs of eight columns instead (activation.cl)
   if (rt.info().type == DeviceType::gpu) {
     columns_ = 32;
     lanes_ = 8;
@@ -108,6 +111,13 @@ void BiasActivation::backward(const Tensor& y, Tensor& dy, Tensor& dbias, Activa
   detail::set_args(backward_, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"),
                    dbias.mem(), u32(dbias.offset(), "offset"), u32(y.rows(), "rows"), u32(y.cols(), "cols"),
                    cl_int(act));
+  if (runs_) {
+    detail::set_args(backward_runs_, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"),
+                     dbias.mem(), u32(dbias.offset(), "offset"), u32(y.rows(), "rows"), u32(y.cols(), "cols"),
+                     cl_int(act));
+    detail::launch_1d(rt_, backward_runs_, (y.cols() + 7) / 8, 4);  // small groups over every core
+    return;
+  }
   const size_t local[2] = {columns_, lanes_};
   detail::launch_groups_2d(rt_, backward_, (y.cols() + columns_ - 1) / columns_, local, y.rows(), y.cols());
 }
@@ -123,6 +133,14 @@ void BiasActivation::backward_dropped(const Tensor& y, Tensor& dy, const DeviceB
                     "its {}-byte buffer",
                     y.size(), keep_offset, keep.bytes()));
   using detail::u32;
+  if (runs_) {
+    detail::set_args(backward_dropped_runs_, y.mem(), u32(y.offset(), "offset"), dy.mem(),
+                     u32(dy.offset(), "offset"), keep.mem(), u32(keep_offset, "offset"), cl_float(scale),
+                     dbias.mem(), u32(dbias.offset(), "offset"), u32(y.rows(), "rows"), u32(y.cols(), "cols"),
+                     cl_int(act));
+    detail::launch_1d(rt_, backward_dropped_runs_, (y.cols() + 7) / 8, 4);
+    return;
+  }
   detail::set_args(backward_dropped_, y.mem(), u32(y.offset(), "offset"), dy.mem(),
                    u32(dy.offset(), "offset"), keep.mem(), u32(keep_offset, "offset"), cl_float(scale),
                    dbias.mem(), u32(dbias.offset(), "offset"), u32(y.rows(), "rows"), u32(y.cols(), "cols"),

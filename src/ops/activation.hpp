@@ -32,6 +32,10 @@ class BiasActivation {
  private:
   Runtime& rt_;
   compute::kernel forward_, backward_, backward_dropped_, channel_forward_, row_forward_;
+  // The backward kernels as runs of eight columns a work-item, where Runtime::row_kernels (PoCL) was
+  // on at construction: 0.04–0.05 ms for the reference MLP's 128×512 on Zen 4 against 0.16–0.19.
+  compute::kernel backward_runs_, backward_dropped_runs_;
+  bool runs_ = rt_.row_kernels();
   size_t columns_ = 8, lanes_ = 16;  // the backward kernel's work-group: columns × row lanes
 };
 
