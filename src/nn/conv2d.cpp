@@ -405,8 +405,9 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
   const DwLayout d = dw_layout(rt, k, part);
   const bool nn = slices == 1 && d.fp == filters_ && d.kp == k;  // nothing to pad (row-major): NN over dz
   // Where dW's columns are padded, colᵀ's first padding column is ones (colt_for): the GEMM then also
-  // forms db = Σ dz as dW's column C·K·K, which the slices' sum takes out; otherwise a kernel sums
-  // dz's rows (the reference CNN's conv 2: 2.4 ms on PoCL, 2.6 on Intel's runtime).
+  // forms db = Σ dz as dW's column C·K·K, which the slices' sum takes out; otherwise the output stage
+  // sums dz's rows as it writes them on PoCL (0.01 ms more for the reference CNN's conv 2), and a
+  // kernel sums them after it elsewhere (2.6 ms on Intel's runtime; ConvOps::output_backward).
   const bool db_in_gemm = !nn && d.kp > k;
   ops_->output_backward(z_.size() ? z_last_ : y_last_, dy, cf_, db_, g_, activation_,  // gelu: from z
                         /*sum_bias=*/!db_in_gemm);

@@ -18,7 +18,8 @@ ConvOps::ConvOps(Runtime& rt)
       bias_backward_(detail::single_group_kernel(rt, "conv", "conv_bias_backward", 1, lanes_)),
       dz_rows_(detail::kernel(rt, "conv", "conv_dz_rows")),
       sum_slices_(detail::kernel(rt, "conv", "conv_sum_slices")),
-      fill_column_(detail::kernel(rt, "conv", "conv_fill_column")) {
+      fill_column_(detail::kernel(rt, "conv", "conv_fill_column")),
+      bias_from_rows_(detail::kernel(rt, "conv", "conv_bias_from_rows")) {
   // conv.cl's output-stage kernels: [0] over a 2-D range, [1] over a 3-D one (PoCL's CPU driver).
   for (size_t planes : {0, 1})
     for (Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid,
@@ -196,12 +197,21 @@ void ConvOps::output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Te
     throw ValidationError(
         fmt::format("conv_output_backward: y {} and dy {} differ", y.shape_string(), dy.shape_string()));
   compute::kernel& k = output_backward_[rt_.row_kernels()].at(size_t(act));
+  const size_t batch = y.rows(), filters = dbias.size();
+  if (rt_.row_kernels()) {  // each row's sum too, then dbias from them
+    if (row_sums_.size() < batch * filters) row_sums_ = Tensor(rt_, {batch * filters});
+    detail::set_args(k, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dcf.mem(),
+                     row_sums_.mem(), u32(batch, "batch"), u32(filters, "filters"), u32(g.plane(), "plane"));
+    detail::launch_1d(rt_, k, batch * filters);
+    if (!sum_bias) return;
+    detail::set_args(bias_from_rows_, row_sums_.mem(), u32(batch, "batch"), u32(filters, "filters"),
+                     dbias.mem(), u32(dbias.offset(), "offset"));
+    detail::launch_1d(rt_, bias_from_rows_, filters, 4);
+    return;
+  }
   detail::set_args(k, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dcf.mem(),
-                   u32(y.rows(), "batch"), u32(dbias.size(), "filters"), u32(g.plane(), "plane"));
-  if (rt_.row_kernels())
-    detail::launch_1d(rt_, k, y.rows() * dbias.size());
-  else
-    launch_output_stage(k, g.plane(), dbias.size(), y.rows());
+                   u32(batch, "batch"), u32(filters, "filters"), u32(g.plane(), "plane"));
+  launch_output_stage(k, g.plane(), filters, batch);
   if (!sum_bias) return;
   const size_t count = y.rows() * g.plane();
   detail::set_args(bias_backward_, dcf.mem(), u32(count, "count"), dbias.mem(),

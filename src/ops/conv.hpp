@@ -41,8 +41,9 @@ class ConvOps {
   void output_forward(const Tensor& cf, Tensor& y, const Tensor& bias, const ConvGeometry& g, Activation act,
                       Tensor* z = nullptr);
   /// The backward of output_forward: dcf:(F, batch·OH·OW) = dy·act'(y) reordered channel-major,
-  /// and with sum_bias dbias[f] = Σ of channel f (a fixed-order reduction: deterministic; dbias gives
-  /// the filter count either way). y, dy:(batch, F, OH·OW).
+  /// and with sum_bias dbias[f] = Σ of channel f (a fixed-order reduction: deterministic; from the
+  /// rows' sums the row kernels write as they go, else a pass over dcf; dbias gives the filter count
+  /// either way). y, dy:(batch, F, OH·OW).
   void output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Tensor& dbias, const ConvGeometry& g,
                        Activation act, bool sum_bias = true);
 
@@ -50,7 +51,8 @@ class ConvOps {
   Runtime& rt_;
   size_t lanes_ = 256;  // bias_backward's work-group (one per channel); set before the kernels below
   compute::kernel im2col_, im2col_rows_, channels_last_, im2row_, im2row_rows_, col2im_, col2im_rows_,
-      bias_backward_, dz_rows_, sum_slices_, fill_column_;
+      bias_backward_, dz_rows_, sum_slices_, fill_column_, bias_from_rows_;
+  Tensor row_sums_;  // the row kernels' output_backward: each (b, f) row's sum, for dbias
   // The output stage's kernels by range and activation (anycl::Activation's value): [0] over a 2-D
   // range (x over the plane, y over the rows b·F + f), [1] over a 3-D one (y over the filters, z
   // over the batch), which PoCL's CPU driver (Runtime::row_kernels) runs (conv.cl).
