@@ -247,7 +247,8 @@ static inline void conv_output_backward(const size_t p, const uint f, const uint
 }
 
 // The same pass, one work-item per row (b, f) of P positions, four at a time, then the rest one by one
-// (PoCL's CPU driver, Runtime::row_kernels): over the 3-D range, PoCL's AVX2 code guarded each lane's
+// (every CPU driver; the vec_type_hint below keeps Intel's from running rows as lanes): over the 3-D
+// range, PoCL's AVX2 code guarded each lane's
 // store by the range check with masked stores, slow on AMD's cores (the reference CNN's conv 2: 3.7 ms
 // on Zen 4 against 1.8 in its AVX-512 code). It also writes the row's sum to row_sums[b·F + f] (in a
 // fixed order), which conv_bias_from_rows adds up per channel: the bias gradient without another
@@ -292,11 +293,11 @@ __kernel void conv_bias_from_rows(__global const float* row_sums, const uint bat
 }
 
 // For each of common.cl's activations (ConvOps picks them by name): conv_output_forward_<activation>
-// and conv_output_backward_rows_<activation> (above) over a 3-D range (x over p, y over f, z over b), for PoCL's
-// CPU driver (Runtime::row_kernels), which divided a 2-D row index per lane (3.9 ms for the
-// reference CNN's conv 2's forward); the same names with `_2d` over a 2-D range (x over p, y over
-// the rows b·F + f) elsewhere: Intel's runtime took 7.6 ms for the reference CNN's four passes over
-// the 3-D range, 5.8 over this one.
+// over a 3-D range (x over p, y over f, z over b), for PoCL's CPU driver (Runtime::row_kernels),
+// which divided a 2-D row index per lane (3.9 ms for the reference CNN's conv 2's forward), and
+// conv_output_backward_rows_<activation> (above) on every CPU driver; the same names with `_2d` over
+// a 2-D range (x over p, y over the rows b·F + f) elsewhere: Intel's runtime took 7.6 ms for the
+// reference CNN's four passes over the 3-D range, 5.8 over this one.
 #define CONV_OUTPUT_KERNELS(NAME, ACT)                                                                            \
   __kernel void conv_output_forward_##NAME(__global const float* cf, __global float* y, const uint y_off,        \
                                            __global const float* bias, const uint bias_off, const uint batch,   \

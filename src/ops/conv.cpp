@@ -196,9 +196,9 @@ void ConvOps::output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Te
   if (y.shape() != dy.shape())
     throw ValidationError(
         fmt::format("conv_output_backward: y {} and dy {} differ", y.shape_string(), dy.shape_string()));
-  compute::kernel& k = output_backward_[rt_.row_kernels()].at(size_t(act));
+  compute::kernel& k = output_backward_[backward_rows()].at(size_t(act));
   const size_t batch = y.rows(), filters = dbias.size();
-  if (rt_.row_kernels()) {  // each row's sum too, then dbias from them
+  if (backward_rows()) {  // each row's sum too, then dbias from them
     if (row_sums_.size() < batch * filters) row_sums_ = Tensor(rt_, {batch * filters});
     detail::set_args(k, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dcf.mem(),
                      row_sums_.mem(), u32(batch, "batch"), u32(filters, "filters"), u32(g.plane(), "plane"));
