@@ -126,7 +126,10 @@ CONV_DIRECT_KERNELS(gelu, 6)
 #ifndef WG
 #define WG 256
 #endif
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void conv_direct_weight_grad(
+// vec_type_hint: Intel's compiler otherwise runs the lanes as vector lanes too (the reference CNN's conv 1:
+// 6.2 ms so, 3.6 with it; PoCL 3.8 either way).
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) __attribute__((vec_type_hint(float8))) void
+conv_direct_weight_grad(
     __global const float* dz, __global const float* x, const uint x_off, __global float* dw,
     const uint dw_off, __global float* db, const uint db_off, const uint batch, const uint channels,
     const uint height, const uint width, const uint kh, const uint kw, const uint stride, const uint pad_top,
