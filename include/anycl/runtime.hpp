@@ -106,7 +106,9 @@ class Runtime {
   /// vectorizes only a kernel's innermost loop: the reference CNN's col2im 13.5 -> 7.5 ms on the
   /// AVX2 class) or one work-item per pixel (elsewhere: Intel's CPU runtime vectorizes across
   /// work-items, 7.0 ms that way against 24.6, and so do GPUs). Set from the driver at start;
-  /// tests set it to check both forms on one device.
+  /// tests set it to check both forms on one device. Some kernels run their row form on every CPU
+  /// driver whatever this says, with a vec_type_hint that keeps Intel's compiler from vectorizing
+  /// across their work-items (Winograd's stages, conv_direct's forward, Conv2D's output backward).
   bool row_kernels() const noexcept { return row_kernels_; }
   void set_row_kernels(bool on) noexcept { row_kernels_ = on; }
 
