@@ -108,14 +108,11 @@ void BiasActivation::backward(const Tensor& y, Tensor& dy, Tensor& dbias, Activa
     throw ValidationError(fmt::format("bias_activation_backward: y {}, dy {}, dbias {} do not fit",
                                       y.shape_string(), dy.shape_string(), dbias.shape_string()));
   using detail::u32;
-  detail::set_args(backward_, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"),
-                   dbias.mem(), u32(dbias.offset(), "offset"), u32(y.rows(), "rows"), u32(y.cols(), "cols"),
-                   cl_int(act));
+  compute::kernel& k = runs_ ? backward_runs_ : backward_;
+  detail::set_args(k, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dbias.mem(),
+                   u32(dbias.offset(), "offset"), u32(y.rows(), "rows"), u32(y.cols(), "cols"), cl_int(act));
   if (runs_) {
-    detail::set_args(backward_runs_, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"),
-                     dbias.mem(), u32(dbias.offset(), "offset"), u32(y.rows(), "rows"), u32(y.cols(), "cols"),
-                     cl_int(act));
-    detail::launch_1d(rt_, backward_runs_, (y.cols() + 7) / 8, 4);  // small groups over every core
+    detail::launch_1d(rt_, k, (y.cols() + 7) / 8, 4);  // small groups over every core
     return;
   }
   const size_t local[2] = {columns_, lanes_};
