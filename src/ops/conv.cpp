@@ -20,7 +20,8 @@ ConvOps::ConvOps(Runtime& rt)
       sum_slices_(detail::kernel(rt, "conv", "conv_sum_slices")),
       fill_column_(detail::kernel(rt, "conv", "conv_fill_column")),
       bias_from_rows_(detail::kernel(rt, "conv", "conv_bias_from_rows")) {
-  // conv.cl's output-stage kernels: [0] over a 2-D range, [1] over a 3-D one (PoCL's CPU driver).
+  // conv.cl's output-stage kernels: [0] over a 2-D range; [1] the forward's over a 3-D one (PoCL's CPU
+  // driver), the backward's a work-item a row (every CPU driver: backward_rows).
   for (size_t planes : {0, 1})
     for (Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid,
                            Activation::leaky_relu, Activation::elu, Activation::gelu}) {
