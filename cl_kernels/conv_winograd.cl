@@ -122,10 +122,11 @@ static inline void winograd_tile_rows(__global const float* image, const uint ty
   __global const float *restrict x, const uint x_off, __global float *restrict v, const uint batch,      \
       const uint channels, const uint height, const uint width, const uint pad_top, const uint pad_left, \
       const uint tiles_h, const uint tiles_w, const uint tp, const uint plane, const uint batch_stride,  \
-      const uint channel_stride
+      const uint channel_stride, const uint x_end
 
 // V[ξ][c][t] for the tile (tx, ty) = (x, y) of plane z = b·C + c, image (b, c) at
-// x[b·batch_stride + c·channel_stride] (NCHW, or the channel-major gradient dz:(C, batch·H·W)).
+// x[b·batch_stride + c·channel_stride] (NCHW, or the channel-major gradient dz:(C, batch·H·W)); x's
+// elements from x_off up to x_end are the input's (x_end is for the row form).
 __kernel void winograd_input(WINOGRAD_INPUT_PARAMS) {
   const uint tx = get_global_id(0), ty = get_global_id(1), z = get_global_id(2);
   if (tx >= tiles_w || ty >= tiles_h || z >= batch * channels) return;
@@ -140,16 +141,18 @@ __kernel void winograd_input(WINOGRAD_INPUT_PARAMS) {
   winograd_input_tile(d, v + (size_t)c * tp + t, plane);
 }
 
-// The same, one work-item per row of tiles (z·TH + ty), four tiles at a time in float4 lanes (PoCL's
-// compiler leaves a loop over 36-stream tiles scalar, and the reference CNN's rows are six or seven
-// tiles long): chunks start at 0, 4, …, the last moved back to TW − 4, overlapping the one before
-// (those tiles are computed twice, to the same bits). A chunk's 18 columns of x are two loads where
-// they lie inside the image, else gathered one by one with zeros outside. Rows of fewer than four
-// tiles go tile by tile.
+// The same, one work-item per row of tiles ((c·batch + b)·TH + ty: neighbouring items write on along
+// each of V's rows, where b·C + c had them jump between rows, 30–50 % slower), four tiles at a time in
+// float4 lanes (PoCL's compiler leaves a loop over 36-stream tiles scalar, and the reference CNN's rows
+// are six or seven tiles long): chunks start at 0, 4, …, the last moved back to TW − 4, overlapping the
+// one before (those tiles are computed twice, to the same bits). A chunk's 18 columns of x are two
+// loads where they lie inside x (the columns outside the image then replaced by zeros), else gathered
+// one by one: only where the chunk would read before x's first element or past its last (`x_end`).
+// Rows of fewer than four tiles go tile by tile.
 __kernel __attribute__((vec_type_hint(float4))) void winograd_input_rows(WINOGRAD_INPUT_PARAMS) {
   const size_t item = get_global_id(0);
   if (item >= (size_t)batch * channels * tiles_h) return;
-  const uint ty = (uint)(item % tiles_h), z = (uint)(item / tiles_h), c = z % channels, b = z / channels;
+  const uint ty = (uint)(item % tiles_h), z = (uint)(item / tiles_h), b = z % batch, c = z / batch;
   __global const float* rows[6];
   bool inside[6];
   winograd_tile_rows(x + x_off + (size_t)b * batch_stride + (size_t)c * channel_stride, ty, height, width,
@@ -167,13 +170,23 @@ __kernel __attribute__((vec_type_hint(float4))) void winograd_input_rows(WINOGRA
     const uint s = min(chunk, tiles_w - 4);
     const int x0 = (int)(4 * s) - (int)pad_left;
     const bool whole = x0 >= 0 && x0 + 18 <= (int)width;
+    // A chunk with columns outside the row still loads its 18 columns whole where they lie inside x
+    // (the row before's or after's values), then keeps the row's lanes: two loads and a select.
+    const int16 column = (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) + x0;
+    const int2 tail_column = (int2)(16, 17) + x0;
+    const int16 keep = column >= 0 && column < (int)width;
+    const int2 tail_keep = tail_column >= 0 && tail_column < (int)width;
     float4 d[6][6];  // d[i][j]: column x0 + 4·k + j of row i for tile k of the four
     for (int i = 0; i < 6; ++i) {
       float16 a = (float16)(0.0f);
       float2 tail = (float2)(0.0f);
+      const long from = (rows[i] - x) + x0;  // in x's elements
       if (inside[i] && whole) {
         a = vload16(0, rows[i] + x0);
         tail = vload2(0, rows[i] + x0 + 16);
+      } else if (inside[i] && from >= (long)x_off && from + 18 <= (long)x_end) {
+        a = select((float16)(0.0f), vload16(0, rows[i] + x0), keep);
+        tail = select((float2)(0.0f), vload2(0, rows[i] + x0 + 16), tail_keep);
       } else if (inside[i]) {
         float e[18];
         for (int j = 0; j < 18; ++j) e[j] = x0 + j >= 0 && x0 + j < (int)width ? rows[i][x0 + j] : 0.0f;
@@ -246,15 +259,15 @@ static inline void winograd_output(WINOGRAD_OUTPUT_PARAMS, const int act) {
                        min(4u, out_h - 4 * ty), min(4u, out_w - 4 * tx), act);
 }
 
-// The same, one work-item per row of blocks (z·TH + ty): four blocks at a time where all four of
-// their columns lie inside y, block by block otherwise.
+// The same, one work-item per row of blocks ((f·batch + b)·TH + ty, so that neighbouring items read on
+// along M's rows): four blocks at a time where all four of their columns lie inside y, block by block
+// otherwise.
 static inline void winograd_output_row(WINOGRAD_OUTPUT_PARAMS, const int act) {
   const size_t item = get_global_id(0);
   if (item >= (size_t)batch * filters * tiles_h) return;
-  const uint ty = (uint)(item % tiles_h), line = (uint)(item / tiles_h), f = line % filters,
-             b = line / filters;
+  const uint ty = (uint)(item % tiles_h), run = (uint)(item / tiles_h), b = run % batch, f = run / batch;
   __global const float* first = m + (size_t)f * tp + ((size_t)b * tiles_h + ty) * tiles_w;
-  const size_t at = ((size_t)line * out_h + 4 * ty) * out_w;
+  const size_t at = (((size_t)b * filters + f) * out_h + 4 * ty) * out_w;
   const float bf = bias[bias_off + f];
   const uint rows = min(4u, out_h - 4 * ty);
   const uint whole = out_w / 4;  // blocks with all four columns inside

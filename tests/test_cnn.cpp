@@ -219,9 +219,8 @@ TEST_CASE("anycl bench cnn --breakdown names each convolution's commands and wri
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
   // Conv 1's patch (9) runs as direct kernels on a CPU (ConvForward::automatic), as GEMMs elsewhere;
   // conv 2's forward pass as Winograd's on a CPU (36 GEMMs of 64 filters by 32 channels), im2col's
-  // elsewhere, and its dx as Winograd's on a CPU driver other than PoCL's, col2im's elsewhere.
+  // elsewhere, and its dx as Winograd's on a CPU, col2im's elsewhere.
   const bool cpu = anycl::test::runtime().info().type == anycl::DeviceType::cpu;
-  const bool winograd_dx = cpu && !anycl::test::runtime().row_kernels();  // not on PoCL
   for (const char* command :
        {cpu ? "layer 1 conv2d forward: conv_direct_forward_" : "layer 1 conv2d forward: im2col_",
         cpu ? "layer 1 conv2d backward: conv_direct_weight_grad" : "layer 1 conv2d backward: SGEMM",
@@ -229,8 +228,7 @@ TEST_CASE("anycl bench cnn --breakdown names each convolution's commands and wri
         cpu ? "layer 2 conv2d forward: SGEMM TN 64x" : "layer 2 conv2d forward: SGEMM NN 64x73728x288",
         cpu ? "layer 2 conv2d forward: winograd_output_" : "conv_output_forward",
         "layer 2 conv2d backward: conv_output_backward", "layer 2 conv2d backward: SGEMM batched TN ",
-        winograd_dx ? "layer 2 conv2d backward: winograd_output_rows_linear"
-                    : "layer 2 conv2d backward: col2im_",
+        cpu ? "layer 2 conv2d backward: winograd_output_rows_linear" : "layer 2 conv2d backward: col2im_",
         "maxpool2d backward: maxpool_backward", "non-GEMM share"})
     CHECK_MESSAGE(r.output.find(command) != std::string::npos, command, "\n", r.output);
   const std::string json = anycl::test::slurp(trace);

@@ -146,7 +146,7 @@ void ConvWinogradOps::run(const Operand& x, const Operand& w, bool flip, const T
                    u32(c, "channels"), u32(g.height, "height"), u32(g.width, "width"), u32(g.pad_top, "pad"),
                    u32(g.pad_left, "pad"), u32(l.tiles_h, "tiles"), u32(l.tiles_w, "tiles"),
                    u32(l.tp, "tiles"), u32(l.v_plane, "V"), u32(x.batch_or_filter_stride, "a stride"),
-                   u32(x.channel_stride, "a stride"));
+                   u32(x.channel_stride, "a stride"), u32(x.t.offset() + x.t.size(), "the input's end"));
   if (rows())
     detail::launch_1d(rt_, in, batch * c * l.tiles_h);
   else

@@ -26,8 +26,7 @@ enum class Padding { valid = 0, same = 1 };
 /// kernels (conv_direct.cl) for the forward pass and the weight gradient — no GEMM, dx still a GEMM —
 /// and im2col_gemm for a longer patch; winograd: for a 3×3 kernel at stride 1, the forward pass as
 /// Winograd's F(4×4, 3×3) (conv_winograd.cl: 36 products of F × C by C × tiles, a GEMM each,
-/// 4 times fewer multiplications than im2col's), dx the same way except on PoCL (Runtime::row_kernels:
-/// slower there), dW as im2col_gemm's, and
+/// 4 times fewer multiplications than im2col's), dx the same way, dW as im2col_gemm's, and
 /// im2col_gemm for any other kernel or stride; or automatic (the default): on a CPU device direct for
 /// a short patch, else winograd where it applies, else im2col_gemm; im2col_gemm on other devices
 /// (direct and winograd are not yet measured on a GPU). `anycl bench cnn --conv-forward` measures them.
@@ -122,7 +121,7 @@ class Conv2D final : public Layer {
   ConvDirectOps& direct_ops();
   bool direct_for(const Runtime* rt, size_t patch) const;             // uses_direct() for this patch
   bool winograd_for(const Runtime* rt, const ConvGeometry& g) const;  // uses_winograd() for g
-  // whether dx, too, is Winograd's: where the forward pass is, on a driver other than PoCL's
+  // whether dx, too, is Winograd's: wherever the forward pass is
   bool winograd_dx_for(const Runtime* rt, const ConvGeometry& g) const;
   ConvWinogradOps& winograd_ops();
   Tensor backward_dx(Runtime& rt, size_t batch);  // dx = col2im(Wᵀ·dz), dz in cf_
