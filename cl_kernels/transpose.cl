@@ -29,3 +29,17 @@ __kernel void transpose_blocks(__global const float* a, const uint a_offset, con
   vstore8((float8)(r0v.s6, r1.s6, r2.s6, r3.s6, r4.s6, r5.s6, r6.s6, r7.s6), 0, dst + 6 * ldo);
   vstore8((float8)(r0v.s7, r1.s7, r2.s7, r3.s7, r4.s7, r5.s7, r6.s7, r7.s7), 0, dst + 7 * ldo);
 }
+
+// out[c][r] = Σ_s parts[s·stride + r·ld + c] for r < rows, c < cols, the slices added in order (reruns
+// are bit-identical): a split product's slices, computed transposed, summed back (Dense's forward
+// split over k turned round, gemm_plan.hpp's split_k_transposed). x over r (out's rows, stored
+// contiguously), y over c.
+__kernel void transpose_sum_slices(__global const float* parts, const uint slices, const uint stride,
+                                   const uint ld, const uint rows, const uint cols, __global float* out,
+                                   const uint out_offset) {
+  const size_t r = get_global_id(0), c = get_global_id(1);
+  if (r >= rows || c >= cols) return;
+  float sum = 0.0f;
+  for (uint s = 0; s < slices; ++s) sum += parts[(size_t)s * stride + r * ld + c];
+  out[out_offset + c * rows + r] = sum;
+}

@@ -118,16 +118,9 @@ TEST_CASE(
   }
 }
 
-// A product of few output tiles and a long inner size (the reference CNN's first Dense layer) runs as
-// slices of k, one strided-batched GEMM and an ordered sum (the GEMM planner's split_k_slices, on a
-// CPU and where Dense asks CLBlast's indirect kernel for a TN product): the host's sums to fp32
-// rounding, and the same bits on a rerun.
-TEST_CASE("Dense forward split over its inner size agrees with the host and reruns bit-identically") {
-  auto& rt = anycl::test::runtime();
-  if (rt.info().type != anycl::DeviceType::cpu) ANYCL_SKIP_TEST(Missing::capability, "split-K is for CPUs");
-  const anycl::test::IndirectGemmScope indirect(rt);
-  const size_t rows = 64, in = 2048, out = 32;
-  REQUIRE(anycl::detail::split_k_slices(rt, rows, out, in) > 1);
+namespace {
+// Dense(out, relu) over rows × in inputs on `rt` against the host's sums, and a rerun's bits.
+void check_dense_forward(anycl::Runtime& rt, size_t rows, size_t in, size_t out) {
   anycl::Sequential model(in);
   model.dense(out, Activation::relu);
   model.build(rt, rows);
@@ -146,4 +139,38 @@ TEST_CASE("Dense forward split over its inner size agrees with the host and reru
       want[s * out + j] = float(std::max(z, 0.0));
     }
   anycl::test::check_close(y, want, 1e-4, 1e-4, "split forward vs host");
+}
+}  // namespace
+
+// A product of few output tiles and a long inner size (the reference CNN's first Dense layer) runs as
+// slices of k, one strided-batched GEMM and an ordered sum (the GEMM planner's split_k_slices, on a
+// CPU and where Dense asks CLBlast's indirect kernel for a TN product): the host's sums to fp32
+// rounding, and the same bits on a rerun.
+TEST_CASE("Dense forward split over its inner size agrees with the host and reruns bit-identically") {
+  auto& rt = anycl::test::runtime();
+  if (rt.info().type != anycl::DeviceType::cpu) ANYCL_SKIP_TEST(Missing::capability, "split-K is for CPUs");
+  const anycl::test::IndirectGemmScope indirect(rt);
+  const size_t rows = 64, in = 2048, out = 32;
+  REQUIRE(anycl::detail::split_k_slices(rt, rows, out, in) > 1);
+  check_dense_forward(rt, rows, in, out);
+}
+
+// The same where the units are not whole tiles of the kernel (PoCL's AVX-512 `large` sets: 96 wide)
+// but the batch, padded, can be: the split turned round (split_k_transposed), its slices summed back
+// transposed. The reference CNN's 128 × 128, its batch padded to 192.
+TEST_CASE("Dense forward split turned round agrees with the host and reruns bit-identically") {
+  auto& rt = anycl::test::runtime();
+  if (rt.info().type != anycl::DeviceType::cpu) ANYCL_SKIP_TEST(Missing::capability, "split-K is for CPUs");
+  const anycl::test::IndirectGemmScope indirect(rt);  // restores CLBlast's parameters after
+  anycl::GemmTuning wide;
+  wide.kernels["Xgemm"] = {{"GEMMK", 0}, {"KREG", 1},   {"KWG", 16},  {"KWI", 2},  {"MDIMA", 4}, {"MDIMC", 4},
+                           {"MWG", 96},  {"NDIMB", 16}, {"NDIMC", 8}, {"NWG", 64}, {"SA", 0},    {"SB", 0},
+                           {"STRM", 1},  {"STRN", 1},   {"VWM", 8},   {"VWN", 4}};
+  anycl::apply_tuning(rt, wide);
+  const size_t rows = 128, in = 4096, out = 128;
+  CHECK(anycl::detail::split_k_slices(rt, rows, out, in) == 1);
+  const anycl::detail::SplitKTransposed turned = anycl::detail::split_k_transposed(rt, rows, out, in);
+  REQUIRE(turned.slices > 1);
+  CHECK(turned.padded_m == 192);
+  check_dense_forward(rt, rows, in, out);
 }

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <anycl/error.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -59,4 +60,41 @@ TEST_CASE("block transpose refuses leading dimensions below the width and matric
   CHECK_THROWS_AS(op.run(8, 8, a, 0, 8, b, 1, 8), anycl::ValidationError);  // b runs past its buffer
   CHECK_THROWS_AS(op.run(8, 9, a, 0, 9, b, 0, 8), anycl::ValidationError);  // 72 floats in 64
   CHECK_NOTHROW(op.run(8, 8, a, 0, 8, b, 0, 8));
+}
+
+// A split product's slices, computed transposed, summed back (Dense's forward split turned round):
+// out[c][r] = Σ_s parts[s][r][c] in slice order (the host adds in the same order: the same bits), the
+// parts' padding columns past out's rows never read (NaN there), out written at its view's offset.
+TEST_CASE("block transpose sums slices back transposed, in slice order, and refuses what does not fit") {
+  auto& rt = anycl::test::runtime();
+  const size_t slices = 3, rows = 10, cols = 7, ld = 9, stride = rows * ld + 4;
+  std::vector<float> parts = anycl::test::random_floats(slices * stride, -1, 1, 77);
+  for (size_t s = 0; s < slices; ++s)
+    for (size_t r = 0; r < rows; ++r)
+      for (size_t c = cols; c < ld; ++c) parts[s * stride + r * ld + c] = std::nanf("");
+  std::vector<float> want(cols * rows);
+  for (size_t c = 0; c < cols; ++c)
+    for (size_t r = 0; r < rows; ++r) {
+      float sum = 0.f;
+      for (size_t s = 0; s < slices; ++s) sum += parts[s * stride + r * ld + c];
+      want[c * rows + r] = sum;
+    }
+  const auto dp = anycl::Tensor::from_host(rt, {parts.size()}, parts);
+  auto whole = anycl::Tensor::from_host(rt, {cols + 2, rows}, std::vector<float>((cols + 2) * rows, -5.f));
+  anycl::Tensor out = whole.rows(1, cols);
+  anycl::BlockTranspose op(rt);
+  op.sum_slices(dp, slices, stride, ld, rows, out);
+  CHECK(out.download() == want);
+  const auto all = whole.download();
+  CHECK(std::count(all.begin(), all.begin() + rows, -5.f) == long(rows));  // the rows around out untouched
+  CHECK(std::count(all.end() - long(rows), all.end(), -5.f) == long(rows));
+  CHECK_THROWS_AS(op.sum_slices(dp, 0, stride, ld, rows, out), anycl::ValidationError);  // no slices
+  CHECK_THROWS_AS(op.sum_slices(dp, slices, stride, cols - 1, rows, out),
+                  anycl::ValidationError);  // ld < cols
+  CHECK_THROWS_AS(op.sum_slices(dp, slices, rows * ld - 1, ld, rows, out),
+                  anycl::ValidationError);  // overlap
+  CHECK_THROWS_AS(op.sum_slices(dp, slices + 1, stride, ld, rows, out),
+                  anycl::ValidationError);  // past parts
+  CHECK_THROWS_AS(op.sum_slices(dp, slices, stride, ld, rows + 1, out),
+                  anycl::ValidationError);  // out's width
 }

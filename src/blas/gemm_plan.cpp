@@ -133,7 +133,9 @@ DenseDxForm dense_dx(Runtime& rt, size_t batch, size_t in, size_t units) {
 
 bool dense_keeps_wt(Runtime& rt) { return gemm_state(rt).transposed_dx; }
 
-size_t split_k_slices(Runtime& rt, size_t m, size_t n, size_t k) {
+namespace {
+// The slices of k an m×n×k product asks for (split_k_slices), before its C is checked for whole tiles.
+size_t split_k_wanted(Runtime& rt, size_t m, size_t n, size_t k) {
   // The reference CNN's first Dense layer forward, 128×128×9216: 2 tiles of the PoCL AVX-512 entry's
   // 128×64 indirect kernel for 0.3 GFLOP, each work-group walking all of k (27 GFLOP/s, against
   // 78 for conv 2's forward beside it). Intel's entry has 64×32 tiles, 8 there: not split (split
@@ -156,10 +158,29 @@ size_t split_k_slices(Runtime& rt, size_t m, size_t n, size_t k) {
   // (2 slices: 0.9 of it, 4: 0.6; 16 as 8), docs/dev/performance-log.md.
   size_t slices = std::min((8 * units + tiles - 1) / tiles, kSplitKMostSlices);
   while (slices > 1 && (k % slices != 0 || (k / slices) % kSplitKStep != 0)) --slices;
+  return slices;
+}
+}  // namespace
+
+size_t split_k_slices(Runtime& rt, size_t m, size_t n, size_t k) {
+  const size_t slices = split_k_wanted(rt, m, n, k);
+  if (slices == 1) return 1;
   // Whole tiles of C where the slices run on the indirect kernel, or its batched routine would
   // allocate a padded copy of C on every call (a last, smaller batch runs unsplit).
   const GemmPadding pad = padding(rt, m, n, k / slices);
   return m % pad.m == 0 && n % pad.n == 0 ? slices : 1;
+}
+
+SplitKTransposed split_k_transposed(Runtime& rt, size_t m, size_t n, size_t k) {
+  // The reference CNN's first Dense layer forward under PoCL's AVX-512 `large` sets: 128 units on
+  // 96-wide tiles, so split_k_slices refuses it and CLBlast ran it whole, padding and copying its
+  // operands (7.1 ms a step). Turned round, the 96-wide side is the batch, which anycl pads itself.
+  const size_t slices = split_k_wanted(rt, m, n, k);
+  if (slices == 1 || split_k_slices(rt, m, n, k) > 1) return {};
+  const GemmPadding pad = padding(rt, n, m, k / slices);  // Cᵀ: n × m
+  const size_t padded = (m + pad.n - 1) / pad.n * pad.n;
+  if (n % pad.m != 0 || padded > 2 * m) return {};
+  return {slices, padded};
 }
 
 bool conv_dw_splits(size_t filters, size_t patch) {

@@ -95,6 +95,13 @@ bool dense_keeps_wt(Runtime& rt);
 /// compute unit, at most 16, each slice's k a multiple of 64. 1 where not split. The tuner still
 /// times such a product whole (Dense::gemm_shapes).
 size_t split_k_slices(Runtime& rt, size_t m, size_t n, size_t k);
+/// Where split_k_slices refuses a product only because C's columns are not whole tiles: the slices of
+/// Cᵀ = Bᵀ·Aᵀ instead, with A's m rows padded to `padded_m` (whole tiles, at most twice m; the caller
+/// lays out Aᵀ so), each slice's Cᵀ n × padded_m, summed into C transposed. {1, 0} where not.
+struct SplitKTransposed {
+  size_t slices = 1, padded_m = 0;
+};
+SplitKTransposed split_k_transposed(Runtime& rt, size_t m, size_t n, size_t k);
 
 // Conv2D's weight gradient dW:(filters, patch), inner size the batch's pixels (src/nn/conv2d.cpp).
 

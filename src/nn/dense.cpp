@@ -166,13 +166,18 @@ Tensor Dense::forward(const Tensor& x, const StepContext& ctx) {
   } else {
     Runtime& rt = x.runtime();
     if (detail::dense_forward_as_tn(rt, x.rows(), units_, in_)) {  // the GEMM planner decides
-      Tensor xt = scratch_matrix(rt, xt_, in_ * max_batch_, in_, x.rows());
-      transposer_->run(x, xt);
       const size_t slices = detail::split_k_slices(rt, x.rows(), units_, in_);
-      if (slices > 1) {  // y = Σ_s xt[slice s]ᵀ·W[slice s], the slices summed in order
-        forward_split(xt, y, slices);
+      const detail::SplitKTransposed turned =
+          slices > 1 ? detail::SplitKTransposed{} : detail::split_k_transposed(rt, x.rows(), units_, in_);
+      if (turned.slices > 1) {
+        forward_split_turned(x, y, turned.slices, turned.padded_m);
       } else {
-        matmul(xt, Trans::yes, w_, Trans::no, y);
+        Tensor xt = scratch_matrix(rt, xt_, in_ * max_batch_, in_, x.rows());
+        transposer_->run(x, xt);
+        if (slices > 1)  // y = Σ_s xt[slice s]ᵀ·W[slice s], the slices summed in order
+          forward_split(xt, y, slices);
+        else
+          matmul(xt, Trans::yes, w_, Trans::no, y);
       }
     } else {
       matmul(x, Trans::no, w_, Trans::no, y);
@@ -201,6 +206,25 @@ void Dense::forward_split(const Tensor& xt, Tensor& y, size_t slices) {
                        part * batch, w_.buffer(), w_.offset(), units_, part * units_, 0.f, pb, 0, units_,
                        stride, slices);
   slice_sum_->sum_slices(parts_, slices, stride, units_, y, 1);
+}
+
+// yᵀ = Σ_s W[slice s]ᵀ·xt[slice s] (split_k_transposed): xᵀ laid out with its rows padded to
+// `padded` columns (whole tiles of the kernel; the padding columns' products are never read), one
+// strided-batched GEMM TN into parts_ (each slice units × padded), then one kernel sums the parts
+// back into y transposed, in slice order.
+void Dense::forward_split_turned(const Tensor& x, Tensor& y, size_t slices, size_t padded) {
+  Runtime& rt = y.runtime();
+  const size_t batch = y.rows(), part = in_ / slices, stride = units_ * padded;
+  if (xt_padded_.size() < in_ * padded) {
+    xt_padded_ = Tensor(rt, {in_ * padded});
+    xt_padded_.fill(0.f);
+  }
+  if (parts_.size() < slices * stride) parts_ = Tensor(rt, {slices * stride});
+  DeviceBuffer xb = xt_padded_.buffer(), pb = parts_.buffer();
+  transposer_->run(batch, in_, x.buffer(), x.offset(), in_, xb, 0, padded);
+  gemm_strided_batched(rt, Trans::yes, Trans::no, units_, padded, part, 1.f, w_.buffer(), w_.offset(), units_,
+                       part * units_, xb, 0, padded, part * padded, 0.f, pb, 0, padded, stride, slices);
+  transposer_->sum_slices(parts_, slices, stride, padded, units_, y);
 }
 
 // dy:(batch,out) → dz in place; dW:(in,out) = xᵀ·dz; db = Σ dz; dx:(batch,in) = dz·Wᵀ

@@ -20,10 +20,14 @@ class BlockTranspose {
   /// b_offset (leading dimension ldb); b's padding past `rows` is left as it was.
   void run(size_t rows, size_t cols, const DeviceBuffer& a, size_t a_offset, size_t lda, DeviceBuffer& b,
            size_t b_offset, size_t ldb);
+  /// out = Σ_s parts[s]ᵀ, the slices added in order: parts[s] is a rows × ld matrix at s·stride in
+  /// `parts` (its first out.rows() columns read), out is out.rows() × rows; ValidationError when they
+  /// do not fit.
+  void sum_slices(const Tensor& parts, size_t slices, size_t stride, size_t ld, size_t rows, Tensor& out);
 
  private:
   Runtime& rt_;
-  compute::kernel kernel_;
+  compute::kernel kernel_, sum_kernel_;
 };
 
 }  // namespace anycl

@@ -43,6 +43,7 @@ class Dense final : public Layer {
  private:
   friend class Sequential;  // links a Dropout after it (dropout_after_)
   void forward_split(const Tensor& xt, Tensor& y, size_t slices);
+  void forward_split_turned(const Tensor& x, Tensor& y, size_t slices, size_t padded);
   size_t units_, in_ = 0, max_batch_ = 0;
   Activation activation_;
   Init init_;
@@ -53,6 +54,7 @@ class Dense final : public Layer {
   Tensor xt_, dzt_;  // (in·max_batch), (units·max_batch): xᵀ and dzᵀ where CLBlast reads A transposed
   Tensor x_last_, y_last_;  // what the last forward saw and produced (views)
   Tensor parts_;            // a forward split over k: each slice's (batch, units), summed in order
+  Tensor xt_padded_;        // xᵀ with its rows padded, for a split turned round (forward_split_turned)
   Tensor z_, z_last_;       // gelu only (activation_keeps_input): (max_batch, units) before the activation
   std::unique_ptr<BiasActivation> bias_act_;
   std::unique_ptr<BlockTranspose> transposer_;
