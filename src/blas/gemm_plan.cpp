@@ -176,7 +176,8 @@ SplitKTransposed split_k_transposed(Runtime& rt, size_t m, size_t n, size_t k) {
   // 96-wide tiles, so split_k_slices refuses it and CLBlast ran it whole, padding and copying its
   // operands (7.1 ms a step). Turned round, the 96-wide side is the batch, which anycl pads itself.
   const size_t slices = split_k_wanted(rt, m, n, k);
-  if (slices == 1 || split_k_slices(rt, m, n, k) > 1) return {};
+  // Only where Cᵀ is asked column-major, whose tiles its padding fits (row-major, CLBlast would copy).
+  if (slices == 1 || split_k_slices(rt, m, n, k) > 1 || !column_major_call(rt, n, m, k / slices)) return {};
   const GemmPadding pad = padding(rt, n, m, k / slices);  // Cᵀ: n × m
   const size_t padded = (m + pad.n - 1) / pad.n * pad.n;
   if (n % pad.m != 0 || padded > 2 * m) return {};
