@@ -131,6 +131,20 @@ DenseDxForm dense_dx(Runtime& rt, size_t batch, size_t in, size_t units) {
   return gemm_state(rt).transposed_dx ? DenseDxForm::transpose_w_gemm_nn : DenseDxForm::gemm_nt;
 }
 
+bool dense_dw_turned(Runtime& rt, size_t batch, size_t in, size_t units) {
+  // The reference CNN's first Dense layer under PoCL's AVX-512 `large` sets: dW is 9,216 × 128, asked
+  // row-major (its 128 units would fall on 96-wide tiles), so CLBlast computed it into a temporary it
+  // copied in and out (3.9 ms a step on Zen 5), while dWᵀ's GEMM is dx's shape (1.6 ms) and the
+  // transpose 0.6.
+  if (in == 0 || units == 0 || !reads_a_transposed(rt, in, units, batch)) return false;
+  auto copies_nothing = [&](size_t m, size_t n) {  // asked column-major, C in whole tiles
+    if (!column_major_call(rt, m, n, batch)) return false;
+    const GemmPadding pad = padding(rt, m, n, batch);
+    return m % pad.m == 0 && n % pad.n == 0;
+  };
+  return !copies_nothing(in, units) && copies_nothing(units, in);
+}
+
 bool dense_keeps_wt(Runtime& rt) { return gemm_state(rt).transposed_dx; }
 
 namespace {

@@ -83,6 +83,10 @@ GemmPadding padding(Runtime& rt, size_t m, size_t n, size_t k);
 bool dense_forward_as_tn(Runtime& rt, size_t batch, size_t units, size_t in);
 /// How dx runs on the runtime (DenseDxForm, blas.hpp).
 DenseDxForm dense_dx(Runtime& rt, size_t batch, size_t in, size_t units);
+/// Whether dW = xᵀ·dz (in×units×batch) runs turned round, as dWᵀ = dzᵀ·x and anycl's transpose
+/// after it: on the indirect kernel's GEMMK=0 form, where CLBlast would copy dW into a temporary
+/// (asked row-major, or its tiles not whole) while dWᵀ is asked column-major in whole tiles.
+bool dense_dw_turned(Runtime& rt, size_t batch, size_t in, size_t units);
 /// Whether a Dense layer built now keeps a Wᵀ for its dx.
 bool dense_keeps_wt(Runtime& rt);
 

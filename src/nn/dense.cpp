@@ -108,12 +108,14 @@ size_t Dense::activation_floats(const Shape& input) const {
                                              : floats;  // gelu keeps z too
 }
 
-std::vector<GemmShape> Dense::gemm_shapes(const Shape& input, size_t batch, bool need_dx, Runtime*) const {
+std::vector<GemmShape> Dense::gemm_shapes(const Shape& input, size_t batch, bool need_dx, Runtime* rt) const {
   const size_t in = flat_input(input, units_);
-  // y = x·W (NN); dW = xᵀ·dz (TN); dx = dz·Wᵀ (NT): y and dx as TN over anycl's transposes where the
-  // indirect kernel reads A transposed (forward and backward below)
+  // y = x·W (NN); dW = xᵀ·dz (TN, or dWᵀ = dzᵀ·x where turned round); dx = dz·Wᵀ (NT): y and dx as TN
+  // over anycl's transposes where the indirect kernel reads A transposed (forward and backward below)
+  const bool dw_turned = rt && detail::dense_dw_turned(*rt, batch, in, units_);
   std::vector<GemmShape> g{{"fwd", false, false, batch, units_, in, 1, true},
-                           {"dW", true, false, in, units_, batch}};
+                           dw_turned ? GemmShape{"dW", true, false, units_, in, batch}
+                                     : GemmShape{"dW", true, false, in, units_, batch}};
   if (need_dx) g.push_back({"dX", false, true, batch, in, units_, 1, true});
   return g;
 }
@@ -238,10 +240,16 @@ Tensor Dense::backward(Tensor& dy, const StepContext&, bool need_dx) {
                                 activation_);  // that Dropout's backward too
   else
     bias_act_->backward(kept, dy, db_, activation_);
-  matmul(x_last_, Trans::yes, dy, Trans::no, dw_);
+  Runtime& rt = dy.runtime();
+  if (detail::dense_dw_turned(rt, dy.rows(), in_, units_)) {  // dWᵀ = dzᵀ·x, then dW = (dWᵀ)ᵀ
+    if (!dwt_.size()) dwt_ = Tensor(rt, {units_, in_});
+    matmul(dy, Trans::yes, x_last_, Trans::no, dwt_);
+    transposer_->run(dwt_, dw_);
+  } else {
+    matmul(x_last_, Trans::yes, dy, Trans::no, dw_);
+  }
   if (!need_dx) return {};
   Tensor dx = dx_.rows(0, dy.rows());
-  Runtime& rt = dx.runtime();
   const DenseDxForm form = detail::dense_dx(rt, dy.rows(), in_, units_);  // the GEMM planner decides
   if (form == DenseDxForm::transposes_gemm_tn) {
     if (!wt_.size()) wt_ = Tensor(rt, {units_, in_});

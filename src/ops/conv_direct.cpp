@@ -8,7 +8,8 @@ namespace anycl {
 
 ConvDirectOps::ConvDirectOps(Runtime& rt)
     : rt_(rt),
-      weight_grad_(detail::single_group_kernel(rt, "conv_direct", "conv_direct_weight_grad", 1, lanes_)) {
+      // nine sums a lane in local memory: a block of 3×3 weights (conv_direct.cl's DW_SUMS)
+      weight_grad_(detail::single_group_kernel(rt, "conv_direct", "conv_direct_weight_grad", 9, lanes_)) {
   for (size_t rows : {0, 1})
     for (Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid,
                            Activation::leaky_relu, Activation::elu, Activation::gelu})
@@ -75,10 +76,12 @@ void ConvDirectOps::weight_grad(const Tensor& dz, const Tensor& x, Tensor& dw, T
                    u32(g.kernel, "kernel"), u32(g.kernel, "kernel"), u32(g.stride, "stride"),
                    u32(g.pad_top, "pad"), u32(g.pad_left, "pad"), u32(g.out_h, "out_h"),
                    u32(g.out_w, "out_w"));
-  // One work-group per weight and per bias: (C·K·K + 1) × F groups (x over the tap, y over the filter).
-  const size_t global[2] = {(g.patch() + 1) * lanes_, filters}, local[2] = {lanes_, 1};
+  // One work-group per block of up to 3×3 weights of a channel and one per bias: (C·⌈K/3⌉² + 1) × F
+  // groups (x over the block, y over the filter).
+  const size_t blocks = g.channels * ((g.kernel + 2) / 3) * ((g.kernel + 2) / 3);
+  const size_t global[2] = {(blocks + 1) * lanes_, filters}, local[2] = {lanes_, 1};
   detail::enqueue_range(rt_, weight_grad_, 2, global, local,
-                        [&] { return fmt::format("conv_direct_weight_grad {}x{}", filters, g.patch() + 1); });
+                        [&] { return fmt::format("conv_direct_weight_grad {}x{}", filters, blocks + 1); });
 }
 
 }  // namespace anycl

@@ -51,6 +51,7 @@ class Dense final : public Layer {
   Tensor w_, b_, dw_, db_;  // views into the model's flat buffers
   Tensor y_, dx_;           // (max_batch, units), (max_batch, in)
   Tensor wt_;               // (units, in): Wᵀ for dx = dz·Wᵀ as a GEMM NN or TN
+  Tensor dwt_;              // (units, in): dWᵀ where dW runs turned round (detail::dense_dw_turned)
   Tensor xt_, dzt_;  // (in·max_batch), (units·max_batch): xᵀ and dzᵀ where CLBlast reads A transposed
   Tensor x_last_, y_last_;  // what the last forward saw and produced (views)
   Tensor parts_;            // a forward split over k: each slice's (batch, units), summed in order
