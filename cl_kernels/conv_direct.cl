@@ -61,21 +61,41 @@ static inline void conv_direct_forward_row(
   const uint oy = (uint)(item % out_h), line = (uint)(item / out_h), f = line % filters, b = line / filters;
   __global const float* wf = w + w_off + (size_t)f * channels * kh * kw;
   __global float* out = y + y_off + item * out_w;
-  for (uint ox = 0; ox < out_w; ++ox) out[ox] = 0.0f;
-  for (uint c = 0; c < channels; ++c) {
-    __global const float* plane = x + x_off + ((size_t)b * channels + c) * height * width;
-    for (uint i = 0; i < kh; ++i) {
-      const int yy = (int)(oy * stride + i) - (int)pad_top;
-      if (yy < 0 || yy >= (int)height) continue;
-      for (uint j = 0; j < kw; ++j) {
-        uint lo, hi;
-        conv_direct_inside(j, width, stride, pad_left, out_w, &lo, &hi);
-        const float weight = wf[(c * kh + i) * kw + j];
-        const long base = (long)yy * width + (long)j - (long)pad_left;  // + ox·s ≥ 0 for ox ≥ lo
-        if (stride == 1) {
-          for (uint ox = lo; ox < hi; ++ox) out[ox] += weight * plane[base + ox];
-        } else {
-          for (uint ox = lo; ox < hi; ++ox) out[ox] += weight * plane[base + (long)ox * stride];
+  if (stride == 1 && pad_left == 0 && out_w >= 8 && out_w + kw - 1 <= width) {
+    // Every tap reads the whole row inside the image: the taps summed in registers, eight columns at
+    // a time (the last eight overlapping the chunk before where the width is no multiple of 8: the
+    // same sums again), stored once (the reference CNN's conv 1: one pass over y's row, not ten).
+    for (uint ox0 = 0; ox0 < out_w; ox0 += 8) {
+      const uint ox = min(ox0, out_w - 8);
+      float8 sum = (float8)(0.0f);
+      for (uint c = 0; c < channels; ++c) {
+        __global const float* plane = x + x_off + ((size_t)b * channels + c) * height * width;
+        for (uint i = 0; i < kh; ++i) {
+          const int yy = (int)(oy + i) - (int)pad_top;
+          if (yy < 0 || yy >= (int)height) continue;
+          __global const float* row = plane + (size_t)yy * width + ox;
+          for (uint j = 0; j < kw; ++j) sum += wf[(c * kh + i) * kw + j] * vload8(0, row + j);
+        }
+      }
+      vstore8(sum, 0, out + ox);
+    }
+  } else {
+    for (uint ox = 0; ox < out_w; ++ox) out[ox] = 0.0f;
+    for (uint c = 0; c < channels; ++c) {
+      __global const float* plane = x + x_off + ((size_t)b * channels + c) * height * width;
+      for (uint i = 0; i < kh; ++i) {
+        const int yy = (int)(oy * stride + i) - (int)pad_top;
+        if (yy < 0 || yy >= (int)height) continue;
+        for (uint j = 0; j < kw; ++j) {
+          uint lo, hi;
+          conv_direct_inside(j, width, stride, pad_left, out_w, &lo, &hi);
+          const float weight = wf[(c * kh + i) * kw + j];
+          const long base = (long)yy * width + (long)j - (long)pad_left;  // + ox·s ≥ 0 for ox ≥ lo
+          if (stride == 1) {
+            for (uint ox = lo; ox < hi; ++ox) out[ox] += weight * plane[base + ox];
+          } else {
+            for (uint ox = lo; ox < hi; ++ox) out[ox] += weight * plane[base + (long)ox * stride];
+          }
         }
       }
     }

@@ -48,6 +48,8 @@ const Case kCases[] = {
     // padding, width 21), and whole loads (valid), gelu's z among them; dx's rows (7 tiles) likewise
     {2, 5, 21, 3, 3, 1, Padding::same, Activation::relu},
     {2, 4, 26, 3, 3, 1, Padding::valid, Activation::gelu},
+    // The direct forward pass's row of 10 in two overlapping chunks of eight columns summed in registers
+    {1, 5, 12, 2, 3, 1, Padding::valid, Activation::relu},
 };
 
 struct Built {
