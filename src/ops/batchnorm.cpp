@@ -55,11 +55,19 @@ BatchNormOp::BatchNormOp(Runtime& rt, Activation act) : rt_(rt) {
     split_ = std::make_unique<BatchNormSplitReductions>(rt, option, impl.forced_splits);
   forward_ = detail::kernel_with_options(rt, "batchnorm", "batchnorm_forward", option);
   dx_ = detail::kernel_with_options(rt, "batchnorm", "batchnorm_backward_dx", option);
+  if (rt.row_kernels()) {  // the element passes in rows where a plane has at least 8 values
+    forward_rows_ = detail::kernel_with_options(rt, "batchnorm", "batchnorm_forward_rows", option);
+    dx_rows_ = detail::kernel_with_options(rt, "batchnorm", "batchnorm_backward_dx_rows", option);
+  }
 }
 
 BatchNormOp::~BatchNormOp() = default;
 
-void BatchNormOp::launch_elements(compute::kernel& k, const BatchNormShape& s) {
+void BatchNormOp::launch_elements(compute::kernel& k, compute::kernel& rows, const BatchNormShape& s) {
+  if (rows.get() && s.plane >= 8) {  // the same arguments, set on both
+    detail::launch_1d(rt_, rows, s.batch * s.channels);
+    return;
+  }
   if (s.plane == 1)
     detail::launch_planes(rt_, k, s.channels, 1, s.batch);
   else
@@ -100,11 +108,14 @@ void BatchNormOp::forward(const Tensor& x, Tensor& y, const BatchNormShape& s, c
   check("batchnorm_forward: stats", stats, 2 * s.channels);
   check("batchnorm_forward: params", params, 2 * s.channels);
   const bool flat = s.plane == 1;
-  detail::set_args(forward_, x.mem(), u32(x.offset(), "offset"), y.mem(), u32(y.offset(), "offset"),
-                   u32(flat ? s.channels : s.plane, "columns"), u32(s.channels, "channels"),
-                   u32(s.batch, "batch"), cl_uint(flat ? 1 : 0), stats.mem(), u32(stats.offset(), "offset"),
-                   params.mem(), u32(params.offset(), "offset"), cl_float(epsilon));
-  launch_elements(forward_, s);
+  for (compute::kernel* k : {&forward_, &forward_rows_})
+    if (k->get())
+      detail::set_args(*k, x.mem(), u32(x.offset(), "offset"), y.mem(), u32(y.offset(), "offset"),
+                       u32(flat ? s.channels : s.plane, "columns"), u32(s.channels, "channels"),
+                       u32(s.batch, "batch"), cl_uint(flat ? 1 : 0), stats.mem(),
+                       u32(stats.offset(), "offset"), params.mem(), u32(params.offset(), "offset"),
+                       cl_float(epsilon));
+  launch_elements(forward_, forward_rows_, s);
 }
 
 void BatchNormOp::backward(const Tensor& x, const Tensor& dy, const BatchNormShape& s, const Tensor& stats,
@@ -125,12 +136,14 @@ void BatchNormOp::backward(const Tensor& x, const Tensor& dy, const BatchNormSha
     one_group_sums(x, dy, s, stats, params, epsilon, grads);
   if (!dx) return;
   const bool flat = s.plane == 1;
-  detail::set_args(dx_, x.mem(), u32(x.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dx->mem(),
-                   u32(dx->offset(), "offset"), u32(flat ? s.channels : s.plane, "columns"),
-                   u32(s.channels, "channels"), u32(s.batch, "batch"), cl_uint(flat ? 1 : 0),
-                   u32(s.batch * s.plane, "count"), stats.mem(), cl_float(epsilon), params.mem(),
-                   u32(params.offset(), "offset"), grads.mem(), u32(grads.offset(), "offset"));
-  launch_elements(dx_, s);
+  for (compute::kernel* k : {&dx_, &dx_rows_})
+    if (k->get())
+      detail::set_args(*k, x.mem(), u32(x.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"),
+                       dx->mem(), u32(dx->offset(), "offset"), u32(flat ? s.channels : s.plane, "columns"),
+                       u32(s.channels, "channels"), u32(s.batch, "batch"), cl_uint(flat ? 1 : 0),
+                       u32(s.batch * s.plane, "count"), stats.mem(), cl_float(epsilon), params.mem(),
+                       u32(params.offset(), "offset"), grads.mem(), u32(grads.offset(), "offset"));
+  launch_elements(dx_, dx_rows_, s);
 }
 
 // The one-group form of the gradient sums: one work-group a channel.

@@ -51,13 +51,15 @@ class BatchNormOp {
                 const Tensor& params, float epsilon, Tensor& grads, Tensor* dx);
 
  private:
-  void launch_elements(compute::kernel& k, const BatchNormShape& s);
+  /// The element pass `k`, or its row form `rows` where it exists and a plane has at least 8 values.
+  void launch_elements(compute::kernel& k, compute::kernel& rows, const BatchNormShape& s);
   void one_group_sums(const Tensor& x, const Tensor& dy, const BatchNormShape& s, const Tensor& stats,
                       const Tensor& params, float epsilon, Tensor& grads);
 
   Runtime& rt_;
   size_t group_ = 0, group_sums_ = 0;
   compute::kernel stats_, forward_, sums_, dx_;
+  compute::kernel forward_rows_, dx_rows_;           // on row_kernels() runtimes only
   std::unique_ptr<BatchNormSplitReductions> split_;  // null: one group a channel
 };
 
