@@ -194,6 +194,13 @@ TEST_CASE("Dense weight gradient turned round agrees with the host and reruns bi
   model.dense(out);  // linear: dz = dy
   model.build(rt, rows);
   model.initialize(9);
+  // The tuner times dW as training runs it: dWᵀ's product, units × in over the batch.
+  const auto shapes = anycl::model_gemm_shapes(model, rows, &rt);
+  const auto dw = std::find_if(shapes.begin(), shapes.end(), [](const auto& s) { return s.label == "dW 1"; });
+  REQUIRE(dw != shapes.end());
+  CHECK(dw->m == out);
+  CHECK(dw->n == in);
+  CHECK(dw->k == rows);
   const size_t weights = in * out;
   const auto x = anycl::test::random_floats(rows * in, -1.f, 1.f, 44);
   const auto dz = anycl::test::random_floats(rows * out, -1.f, 1.f, 45);

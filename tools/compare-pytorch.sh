@@ -29,6 +29,12 @@ done
 [ "$model" != mlp ] && { epochs=${epochs:-3}; limit=${limit:-1280}; }
 epochs=${epochs:-2}
 anycl=${ANYCL:-build/tools/anycl}
+# First-use tuning runs its candidates in anycl-tune-worker beside the binary: a copied binary without
+# it would train untuned (a warning in the log, easy to miss in an A/B comparison).
+if [ ! -x "$(dirname "$anycl")/anycl-tune-worker" ]; then
+  echo "compare-pytorch: no anycl-tune-worker beside $anycl: copy it there too (first-use tuning needs it)" >&2
+  exit 2
+fi
 venv=build/torch-venv
 if ! "$venv/bin/python" -c 'import torch' 2>/dev/null; then
   /usr/bin/python3 -m venv "$venv"

@@ -15,6 +15,7 @@
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
 #include "anycl/nn/dropout.hpp"
+#include "blas/clblast_library.hpp"
 #include "blas/gemm_plan.hpp"
 #include "ops/activation.hpp"
 #include "ops/conv.hpp"
@@ -108,14 +109,17 @@ size_t Dense::activation_floats(const Shape& input) const {
                                              : floats;  // gelu keeps z too
 }
 
-std::vector<GemmShape> Dense::gemm_shapes(const Shape& input, size_t batch, bool need_dx, Runtime*) const {
+std::vector<GemmShape> Dense::gemm_shapes(const Shape& input, size_t batch, bool need_dx, Runtime* rt) const {
   const size_t in = flat_input(input, units_);
-  // y = x·W (NN); dW = xᵀ·dz (TN); dx = dz·Wᵀ (NT): y and dx as TN over anycl's transposes where the
-  // indirect kernel reads A transposed (forward and backward below). dW is listed as it is even where
-  // it runs turned round (dense_dw_turned): asking the planner here would load CLBlast before a model's
-  // other checks (a build without CLBlast must still report a missing checkpoint first).
+  // y = x·W (NN); dW = xᵀ·dz (TN, or dWᵀ = dzᵀ·x where turned round); dx = dz·Wᵀ (NT): y and dx as TN
+  // over anycl's transposes where the indirect kernel reads A transposed (forward and backward below).
+  // The planner reads CLBlast's parameters, so it is asked only where CLBlast can be called: a Windows
+  // build without clblast.dll must still report a model's other faults (a missing checkpoint) first.
+  const bool dw_turned =
+      rt && detail::clblast_missing().empty() && detail::dense_dw_turned(*rt, batch, in, units_);
   std::vector<GemmShape> g{{"fwd", false, false, batch, units_, in, 1, true},
-                           {"dW", true, false, in, units_, batch}};
+                           dw_turned ? GemmShape{"dW", true, false, units_, in, batch}
+                                     : GemmShape{"dW", true, false, in, units_, batch}};
   if (need_dx) g.push_back({"dX", false, true, batch, in, units_, 1, true});
   return g;
 }
