@@ -11,6 +11,7 @@
 
 #include <clblast.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -19,6 +20,7 @@
 #include "blas/clblast_params.hpp"
 #include "blas/gemm_plan.hpp"
 #include "helpers.hpp"
+#include "indirect_gemm.hpp"
 #include "ops/kernel_call.hpp"
 #include "reference/conv.hpp"
 
@@ -270,6 +272,70 @@ TEST_CASE("Conv2D runs a 3x3 stride-1 layer with a longer patch as Winograd's on
   CHECK_FALSE(conv.uses_direct(&rt, {1, 28, 28}));
   conv.set_forward(anycl::ConvForward::im2col_gemm);
   CHECK_FALSE(conv.uses_winograd(&rt, {32, 26, 26}));
+}
+
+// A tuning's `anyclConvDwXgemm` line (the AVX2 entry's, for the reference CNN's conv 2): dW's GEMM on
+// an Xgemm set of its own (ConvDwGemmScope), laid out for that set's tiles, and the model's set back
+// for everything after it. A patch of 144 on the model's 32-wide tiles is padded to 160 (db's column
+// in it); on the dW set's 16-wide ones it is whole. dW, db and dx against the host either way.
+TEST_CASE("Conv2D's weight gradient on its own Xgemm set (anyclConvDwXgemm) agrees with the host") {
+  auto& rt = anycl::test::runtime();
+  const anycl::test::IndirectGemmScope indirect(rt);  // the model's set: 32 × 32 tiles; the device's after
+  struct NoDwSet {
+    anycl::Runtime& rt;
+    ~NoDwSet() { anycl::detail::gemm_state(rt).dw_xgemm.clear(); }
+  } no_dw_set{rt};
+  std::map<std::string, size_t> model_set, dw_set;
+  REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", model_set) ==
+          clblast::StatusCode::kSuccess);
+  dw_set = model_set;
+  dw_set["MWG"] = 16, dw_set["VWM"] = 2;                              // MDIMC·VWM = MDIMA·VWM = 16
+  const Case k{16, 6, 6, 8, 3, 1, Padding::valid, Activation::relu};  // patch 144, 4 × 4 outputs
+  const anycl::Conv2D shape_of(k.filters, k.kernel, k.stride, k.padding, k.act);
+  const anycl::Shape in{k.c, k.h, k.w};
+  const anycl::ConvGeometry g = shape_of.geometry(in);
+  const size_t batch = 4;
+  const auto p = anycl::test::random_floats(shape_of.parameter_count(in), -0.5f, 0.5f, 1900);
+  const auto x = anycl::test::random_floats(batch * k.c * k.h * k.w, -1.f, 1.f, 1901);
+  for (const bool own : {false, true}) {
+    CAPTURE(own);
+    anycl::GemmTuning line;
+    line.kernels[anycl::detail::kConvDwXgemm] = own ? dw_set : std::map<std::string, size_t>{};
+    anycl::apply_tuning(rt, line);
+    {  // the scope: the dW set while it lives (a scope inside it changes nothing), the model's after
+      const anycl::detail::ConvDwGemmScope outer(rt);
+      std::map<std::string, size_t> now;
+      REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", now) ==
+              clblast::StatusCode::kSuccess);
+      CHECK(now == (own ? dw_set : model_set));
+      { const anycl::detail::ConvDwGemmScope inner(rt); }
+      REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", now) ==
+              clblast::StatusCode::kSuccess);
+      CHECK(now == (own ? dw_set : model_set));
+    }
+    auto b = build(rt, k, batch, p);
+    b->layer.set_forward(anycl::ConvForward::im2col_gemm);
+    const auto shapes = b->layer.gemm_shapes(in, batch, true, &rt);
+    const auto dw = std::find_if(shapes.begin(), shapes.end(), [](const auto& s) { return s.label == "dW"; });
+    REQUIRE(dw != shapes.end());
+    CHECK(dw->n == (own ? 144 : 160));
+    const anycl::StepContext ctx;
+    const auto xt = anycl::Tensor::from_host(rt, {batch, k.c * k.h * k.w}, x);
+    anycl::Tensor y = b->layer.forward(xt, ctx);
+    const auto y_ref = anycl::reference::conv2d_forward(g, k.filters, k.act, p.data(), x, batch);
+    const auto dy = anycl::test::random_floats(y_ref.size(), -1.f, 1.f, 1902);
+    auto dyt = anycl::Tensor::from_host(rt, y.shape(), dy);
+    anycl::Tensor dx = b->layer.backward(dyt, ctx, true);
+    std::vector<float> g_ref(p.size());
+    const auto dx_ref =
+        anycl::reference::conv2d_backward(g, k.filters, k.act, p.data(), x, y_ref, dy, batch, g_ref.data());
+    anycl::test::check_close(b->grads.download(), g_ref, 1e-4, 1e-4, "conv2d dW, db");
+    anycl::test::check_close(dx.download(), dx_ref, 1e-5, 1e-4, "conv2d dx");
+    std::map<std::string, size_t> after;
+    REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", after) ==
+            clblast::StatusCode::kSuccess);
+    CHECK(after == model_set);  // dx and every later GEMM on the model's set
+  }
 }
 
 TEST_CASE("the reference CNN's GEMM shapes on a runtime are those its training runs there") {

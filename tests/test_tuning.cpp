@@ -73,6 +73,14 @@ TEST_CASE("a tuning file round-trips and names the device by the kernel cache ke
   CHECK(back->device == "Some Device");
   CHECK(back->driver == "1.2.3");
   CHECK(back->seconds == doctest::Approx(12.5));
+  // A choice line at "none" (the database's anyclConvDwXgemm where an entry names no dW set) is left
+  // out: the file loads, and applying it sets the same (absent is none).
+  anycl::GemmTuning with_none = sample_tuning();
+  with_none.kernels["anyclConvDwXgemm"] = {};
+  anycl::save_tuning(path, with_none);
+  const auto none_back = anycl::load_tuning(path, &why);
+  REQUIRE_MESSAGE(none_back, why);
+  CHECK(none_back->kernels == sample_tuning().kernels);
 
   anycl::DeviceInfo d = anycl::test::runtime().info();
   const std::string p1 = anycl::tuning_file_path(d);

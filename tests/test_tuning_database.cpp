@@ -106,6 +106,7 @@ TEST_CASE("every tuning database entry parses, meets CLBlast's constraints and m
     anycl::detail::gemm_state(rt).transposed_dx = false;
     anycl::detail::gemm_state(rt).batched_dw = true;
     anycl::detail::set_most_dw_slices(rt, most_slices);
+    anycl::detail::gemm_state(rt).dw_xgemm.clear();
   }
   // anycl's switch for a convolution's sliced weight gradient (one strided-batched GEMM, or one GEMM per
   // slice): what an entry's `anyclConv` line sets (Intel's CPU runtime had BATCHED_DW=0 on its earlier sets).
@@ -168,6 +169,17 @@ TEST_CASE(
   CHECK(large->kernels.at("GemmRoutine").at("XGEMM_MIN_INDIRECT_SIZE") == 120);
   CHECK(small->kernels.at("GemmRoutine").at("XGEMM_MIN_INDIRECT_SIZE") == 1);
   CHECK(large->kernels.at("XgemmDirect").at("WGD") == 32);
+  // The AVX2 entry keeps 128-wide tiles for the CNN but names a 96-wide set for the convolutions'
+  // weight gradients (2026-12-02); a model without large GEMMs gets no dW set (the line at none).
+  const auto avx2 = fake("Portable Computing Language", "pthread-haswell-X");
+  const auto avx2_large = anycl::database_tuning(avx2, nullptr, nullptr, &cnn);
+  const auto avx2_small = anycl::database_tuning(avx2, nullptr, nullptr, &mlp);
+  REQUIRE(avx2_large);
+  REQUIRE(avx2_small);
+  CHECK(avx2_large->kernels.at("Xgemm").at("MWG") == 128);
+  CHECK(avx2_large->kernels.at("anyclConvDwXgemm").at("MWG") == 96);
+  CHECK(avx2_small->kernels.at("anyclConvDwXgemm").empty());
+  CHECK(large->kernels.at("anyclConvDwXgemm").empty());  // AVX-512's tiles are 96 wide for every GEMM
 
   // On the test device.
   const anycl::DeviceInfo device = anycl::test::runtime().info();

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "anycl/error.hpp"
 #include "blas/clblast_params.hpp"
 
 namespace anycl::detail {
@@ -46,7 +47,9 @@ void set_most_dw_slices(Runtime& rt, size_t most) {
   gemm_state(rt).dw_slices = most > 0 ? most : GemmState::kDefaultDwSlices;
 }
 
-bool is_gemm_choice(const std::string& kernel) { return kernel == kDenseChoices || kernel == kConvChoices; }
+bool is_gemm_choice(const std::string& kernel) {
+  return kernel == kDenseChoices || kernel == kConvChoices || kernel == kConvDwXgemm;
+}
 
 void apply_gemm_choice(Runtime& rt, const std::string& kernel, const std::map<std::string, size_t>& params) {
   GemmState& s = gemm_state(rt);
@@ -55,6 +58,8 @@ void apply_gemm_choice(Runtime& rt, const std::string& kernel, const std::map<st
   } else if (kernel == kConvChoices) {
     s.batched_dw = flag(params, kBatchedDw, true);
     s.dw_slices = most_slices(params);
+  } else if (kernel == kConvDwXgemm) {
+    s.dw_xgemm = params;
   }
 }
 
@@ -63,6 +68,7 @@ bool holds_gemm_choice(Runtime& rt, const std::string& kernel, const std::map<st
   if (kernel == kDenseChoices) return s.transposed_dx == flag(params, kTransposedDx, false);
   if (kernel == kConvChoices)
     return s.batched_dw == flag(params, kBatchedDw, true) && s.dw_slices == most_slices(params);
+  if (kernel == kConvDwXgemm) return s.dw_xgemm == params;
   return false;
 }
 
@@ -196,6 +202,43 @@ SplitKTransposed split_k_transposed(Runtime& rt, size_t m, size_t n, size_t k) {
   const size_t padded = (m + pad.n - 1) / pad.n * pad.n;
   if (n % pad.m != 0 || padded > 2 * m) return {};
   return {slices, padded};
+}
+
+namespace {
+std::recursive_mutex& dw_scope_mutex() {
+  static std::recursive_mutex m;
+  return m;
+}
+
+void override_xgemm(Runtime& rt, const std::map<std::string, size_t>& params) {
+  const clblast::StatusCode status = clblast_params::override_parameters(rt.info().id, "Xgemm", params);
+  if (status != clblast::StatusCode::kSuccess)
+    throw OpenCLError(int(status), "clblast::OverrideParameters",
+                      "the convolutions' weight-gradient Xgemm set");
+}
+}  // namespace
+
+ConvDwGemmScope::ConvDwGemmScope(Runtime& rt) : rt_(rt) {
+  GemmState& s = gemm_state(rt);
+  if (s.dw_xgemm.empty()) return;
+  lock_ = std::unique_lock<std::recursive_mutex>(dw_scope_mutex());
+  std::map<std::string, size_t> now;
+  if (clblast_params::retrieve(rt.info().id, "Xgemm", now) != clblast::StatusCode::kSuccess ||
+      now == s.dw_xgemm)
+    return;  // unreadable: left as it is; or the set already (a scope inside another)
+  override_xgemm(rt, s.dw_xgemm);
+  before_ = std::move(now);
+  layout_before_ = s.layout;
+  s.layout = {};  // read again, from the dW set
+}
+
+ConvDwGemmScope::~ConvDwGemmScope() {
+  if (before_.empty()) return;
+  try {
+    override_xgemm(rt_, before_);
+  } catch (...) {  // a destructor must not throw; the next tuning applied sets Xgemm again
+  }
+  gemm_state(rt_).layout = layout_before_;
 }
 
 bool conv_dw_splits(size_t filters, size_t patch) {

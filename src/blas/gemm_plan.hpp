@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <string>
 
 #include "anycl/blas/blas.hpp"
@@ -38,6 +39,9 @@ struct GemmState {
   /// runtime was, 5×, on its earlier tuning; no shipped entry does now).
   bool batched_dw = true;
   size_t dw_slices = kDefaultDwSlices;
+  /// The Xgemm set the convolutions' weight gradients run with (ConvDwGemmScope), where a tuning's
+  /// `anyclConvDwXgemm` line names one; empty: the set every other GEMM runs with.
+  std::map<std::string, size_t> dw_xgemm;
   /// What the GEMM layer read from CLBlast; {} again after a tuning changes CLBlast's parameters.
   GemmLayoutParams layout;
   /// tune() stored and applied a tuning of the device's own on this runtime: building a model no
@@ -50,9 +54,11 @@ GemmState& gemm_state(Runtime& rt);
 /// Sets the most dW slices; 0 means the default.
 void set_most_dw_slices(Runtime& rt, size_t most);
 
-/// The tuning's own lines: "anyclDense" {TRANSPOSED_DX} and "anyclConv" {BATCHED_DW, DW_SLICES}.
+/// The tuning's own lines: "anyclDense" {TRANSPOSED_DX}, "anyclConv" {BATCHED_DW, DW_SLICES} and
+/// "anyclConvDwXgemm" {an Xgemm set, or nothing}.
 inline constexpr const char* kDenseChoices = "anyclDense";
 inline constexpr const char* kConvChoices = "anyclConv";
+inline constexpr const char* kConvDwXgemm = "anyclConvDwXgemm";
 /// Whether `kernel` names one of those lines rather than a CLBlast kernel.
 bool is_gemm_choice(const std::string& kernel);
 /// Sets the runtime's state from such a line (a parameter it lacks takes its default).
@@ -108,6 +114,27 @@ struct SplitKTransposed {
 SplitKTransposed split_k_transposed(Runtime& rt, size_t m, size_t n, size_t k);
 
 // Conv2D's weight gradient dW:(filters, patch), inner size the batch's pixels (src/nn/conv2d.cpp).
+
+/// While it lives, CLBlast's Xgemm runs with the runtime's dW set (GemmState::dw_xgemm) and the GEMM
+/// layer lays calls out by that set's tiles; then the set before it is back. A tile that divides the
+/// patch saves the padding another set's tiles need (the reference CNN's conv 2 under the AVX2
+/// entry's 128-wide tiles: 289 columns padded to 384). Nothing where the runtime has no dW set.
+/// Scopes over the process are taken one at a time (a lock), so each puts back what it found; a
+/// GEMM another thread enqueues meanwhile on the same device may run with the dW set: as exact, only
+/// laid out for other tiles (CLBlast copies what does not fit).
+class ConvDwGemmScope {
+ public:
+  explicit ConvDwGemmScope(Runtime& rt);
+  ~ConvDwGemmScope();
+  ConvDwGemmScope(const ConvDwGemmScope&) = delete;
+  ConvDwGemmScope& operator=(const ConvDwGemmScope&) = delete;
+
+ private:
+  Runtime& rt_;
+  std::unique_lock<std::recursive_mutex> lock_;
+  std::map<std::string, size_t> before_;  // empty: nothing was changed
+  GemmLayoutParams layout_before_;
+};
 
 /// Whether dW has so few 64×64 output tiles that it is split over slices of the batch.
 bool conv_dw_splits(size_t filters, size_t patch);

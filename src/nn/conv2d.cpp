@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 #include "activation_onnx.hpp"
@@ -257,6 +258,7 @@ ConvDirectOps& Conv2D::direct_ops() {
 }
 
 Conv2D::DwLayout Conv2D::dw_layout(Runtime& rt, size_t patch, size_t part) const {
+  const detail::ConvDwGemmScope dw_set(rt);  // padded for the tiles dW runs on (backward())
   const GemmPadding pad = gemm_padding(rt, filters_, patch, part);
   return {detail::round_up(filters_, pad.m), detail::round_up(patch, pad.n)};
 }
@@ -401,6 +403,7 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
     return need_dx ? backward_dx(rt, batch) : Tensor();
   }
   const size_t slices = dw_slices(batch), part = columns / slices;
+  std::optional<detail::ConvDwGemmScope> dw_set(std::in_place, rt);  // dW's own Xgemm set, where one is named
   const DwLayout d = dw_layout(rt, k, part);
   const bool nn = slices == 1 && d.fp == filters_ && d.kp == k;  // nothing to pad (row-major): NN over dz
   // Where dW's columns are padded, colᵀ's first padding column is ones (colt_for): the GEMM then also
@@ -437,6 +440,7 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
     }
     ops_->sum_slices(dw_parts_, slices, stride, d.kp, dw_, g_.channels, db_in_gemm ? &db_ : nullptr);
   }
+  dw_set.reset();  // dx on the model's set
   return need_dx ? backward_dx(rt, batch) : Tensor();
 }
 

@@ -18,6 +18,7 @@
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
 #include "anycl/util/bounded_read.hpp"
+#include "blas/gemm_plan.hpp"
 #include "util/platform.hpp"
 
 namespace anycl {
@@ -201,6 +202,8 @@ std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string*
       best = e.tuning, best_keys = keys;
       if (large)
         for (const auto& [kernel, params] : e.large.kernels) best->kernels[kernel] = params;
+      // No dW set of its own unless the entry names one (a CNN's `large` set left by an earlier model)
+      best->kernels.emplace(detail::kConvDwXgemm, std::map<std::string, size_t>{});
       if (entry) *entry = file.file;
       if (generic) *generic = e.generic;
     }
@@ -231,6 +234,7 @@ std::string database_entry(const GemmTuning& t, const DeviceInfo& d) {
   out += fmt::format("match platform={}; device={}\n", d.platform_name, d.name);
   out += fmt::format("measured {} / {} / driver {}\n", d.name, d.platform_name, d.driver_version);
   for (const auto& [kernel, params] : t.kernels) {
+    if (params.empty()) continue;  // a choice line at "none": absent says the same
     out += "kernel " + kernel;
     for (const auto& [key, value] : params) out += fmt::format(" {}={}", key, value);
     out += "\n";

@@ -97,6 +97,7 @@ void save_tuning(const std::string& path, const GemmTuning& t) {
         fmt::format("gemm_ms_before_after {:.4f} {:.4f}\n", t.seconds_before * 1e3, t.seconds_after * 1e3);
   if (t.quick) text += "quick\n";
   for (const auto& [name, params] : t.kernels) {
+    if (params.empty()) continue;  // a choice line at "none" (anyclConvDwXgemm): absent says the same
     text += "kernel " + name;
     for (const auto& [key, value] : params) text += fmt::format(" {}={}", key, value);
     text += "\n";
