@@ -16,6 +16,7 @@
 #include "blas/clblast_binary_cache.hpp"
 #include "blas/clblast_library.hpp"
 #include "blas/clblast_params.hpp"
+#include "blas/clblast_params_lock.hpp"
 #include "blas/gemm_plan.hpp"
 #include "blas/tuning/stored_tuning.hpp"
 #include "ops/transpose.hpp"
@@ -87,6 +88,7 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
   };
   if (m == 0 || n == 0) return;
   detail::require_clblast(routine);
+  const detail::ClblastParamsUse one_set;  // from the layout through the enqueue (clblast_params_lock.hpp)
   // Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ over the same memory. CLBlast's
   // indirect kernel (GEMMK=0) wants C column-major: asked row-major, it computes C into a temporary
   // and transposes it back; asked column-major with A and B swapped, it writes C in place and
@@ -186,6 +188,7 @@ void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, s
                           DeviceBuffer& c, size_t c_offset, size_t ldc, size_t c_stride, size_t batch) {
   if (m == 0 || n == 0 || batch == 0) return;
   detail::require_clblast("clblast::GemmStridedBatched");
+  const detail::ClblastParamsUse one_set;
   // Asked column-major where the indirect kernel runs, as gemm does (A and B swapped): CLBlast 1.5
   // then copies nothing when the operands are laid out as gemm_padding says. Unlike Gemm, its
   // batched routine takes no temporary buffer: every copy it makes is a fresh allocation.
@@ -232,6 +235,7 @@ void convgemm(Runtime& rt, size_t channels, size_t height, size_t width, size_t 
               size_t result_offset) {
   if (batch == 0) return;
   detail::require_clblast("clblast::Convgemm");
+  const detail::ClblastParamsUse one_set;
   cl_command_queue queue = rt.queue();
   ++rt.counters().gemm_calls;
   ProfiledCall call(rt, "im2col");  // im2col, then the batched GEMM (CLBlast 1.5.3)
@@ -255,6 +259,7 @@ void omatcopy(Runtime& rt, Trans t, size_t rows, size_t cols, const DeviceBuffer
               size_t lda, DeviceBuffer& b, size_t b_offset, size_t ldb) {
   if (rows == 0 || cols == 0) return;
   detail::require_clblast("clblast::Omatcopy");
+  const detail::ClblastParamsUse one_set;
   cl_command_queue queue = rt.queue();
   ProfiledCall call(rt, nullptr);
   const auto status =

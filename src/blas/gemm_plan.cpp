@@ -8,6 +8,7 @@
 
 #include "anycl/error.hpp"
 #include "blas/clblast_params.hpp"
+#include "blas/clblast_params_lock.hpp"
 
 namespace anycl::detail {
 namespace {
@@ -77,6 +78,7 @@ void forget_gemm_layout(Runtime& rt) { gemm_state(rt).layout = {}; }
 const GemmLayoutParams& layout_params(Runtime& rt) {
   GemmLayoutParams& layout = gemm_state(rt).layout;
   if (layout.column_major_from == 0) {
+    const ClblastParamsUse one_set;  // not another thread's dW set or half-applied tuning
     std::map<std::string, size_t> routine, xgemm;
     const auto& device = rt.info().id;
     const bool known =
@@ -205,11 +207,6 @@ SplitKTransposed split_k_transposed(Runtime& rt, size_t m, size_t n, size_t k) {
 }
 
 namespace {
-std::recursive_mutex& dw_scope_mutex() {
-  static std::recursive_mutex m;
-  return m;
-}
-
 void override_xgemm(Runtime& rt, const std::map<std::string, size_t>& params) {
   const clblast::StatusCode status = clblast_params::override_parameters(rt.info().id, "Xgemm", params);
   if (status != clblast::StatusCode::kSuccess)
@@ -221,7 +218,7 @@ void override_xgemm(Runtime& rt, const std::map<std::string, size_t>& params) {
 ConvDwGemmScope::ConvDwGemmScope(Runtime& rt) : rt_(rt) {
   GemmState& s = gemm_state(rt);
   if (s.dw_xgemm.empty()) return;
-  lock_ = std::unique_lock<std::recursive_mutex>(dw_scope_mutex());
+  change_.emplace();  // other threads' CLBlast calls wait until the set is back
   std::map<std::string, size_t> now;
   if (clblast_params::retrieve(rt.info().id, "Xgemm", now) != clblast::StatusCode::kSuccess ||
       now == s.dw_xgemm)

@@ -8,11 +8,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <mutex>
+#include <optional>
 #include <string>
 
 #include "anycl/blas/blas.hpp"
 #include "anycl/runtime.hpp"
+#include "blas/clblast_params_lock.hpp"
 
 namespace anycl::detail {
 
@@ -119,9 +120,9 @@ SplitKTransposed split_k_transposed(Runtime& rt, size_t m, size_t n, size_t k);
 /// layer lays calls out by that set's tiles; then the set before it is back. A tile that divides the
 /// patch saves the padding another set's tiles need (the reference CNN's conv 2 under the AVX2
 /// entry's 128-wide tiles: 289 columns padded to 384). Nothing where the runtime has no dW set.
-/// Scopes over the process are taken one at a time (a lock), so each puts back what it found; a
-/// GEMM another thread enqueues meanwhile on the same device may run with the dW set: as exact, only
-/// laid out for other tiles (CLBlast copies what does not fit).
+/// CLBlast's parameters are the process's, not the runtime's: while a scope changes them it holds
+/// ClblastParamsChange, so scopes are taken one at a time, each puts back what it found, and every
+/// other thread's CLBlast call waits for it and runs on the set it would have run on without it.
 class ConvDwGemmScope {
  public:
   explicit ConvDwGemmScope(Runtime& rt);
@@ -131,7 +132,7 @@ class ConvDwGemmScope {
 
  private:
   Runtime& rt_;
-  std::unique_lock<std::recursive_mutex> lock_;
+  std::optional<ClblastParamsChange> change_;
   std::map<std::string, size_t> before_;  // empty: nothing was changed
   GemmLayoutParams layout_before_;
 };

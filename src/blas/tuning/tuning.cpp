@@ -16,6 +16,7 @@
 #include "anycl/blas/blas.hpp"
 #include "anycl/error.hpp"
 #include "blas/clblast_params.hpp"
+#include "blas/clblast_params_lock.hpp"
 #include "blas/gemm_plan.hpp"
 #include "blas/tuning/switch_choice.hpp"
 #include "blas/tuning/tuning_constraints.hpp"
@@ -84,6 +85,8 @@ void apply_tuning(Runtime& rt, const GemmTuning& t) {
                         "not know",
                         name, key, rt.info().name));
   }
+  // Applied whole before another thread's CLBlast call reads any of it (clblast_params_lock.hpp).
+  const detail::ClblastParamsChange change;
   for (const auto& [name, params] : t.kernels) {
     if (detail::is_gemm_choice(name)) {
       detail::apply_gemm_choice(rt, name, params);
