@@ -5,6 +5,7 @@
 // Not among the Oclgrind kernel tests: test_conv2d.cpp checks the same kernels there on one thread.
 #include <doctest/doctest.h>
 #include <anycl/blas/blas.hpp>
+#include <anycl/blas/tuning.hpp>
 #include <anycl/nn/conv2d.hpp>
 #include <anycl/tensor.hpp>
 
@@ -180,4 +181,26 @@ TEST_CASE("a convolution's weight-gradient set on one Runtime and GEMMs on anoth
   REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", after) ==
           clblast::StatusCode::kSuccess);
   CHECK(after.at("MWG") == 32);  // the dW set put back every time
+}
+
+// A runtime's GEMM layout follows CLBlast's parameters wherever they were changed: a tuning applied on
+// another Runtime of the device is what this one's calls are laid out by next (each change counts a
+// generation; before it, this runtime kept the tiles it had read).
+TEST_CASE("a tuning applied on another Runtime of the device is what this runtime's GEMMs are laid out by") {
+  auto& rt = anycl::test::runtime();
+  const anycl::test::IndirectGemmScope indirect(rt);  // puts the device's set back on `rt` at the end
+  CHECK(anycl::detail::layout_params(rt).mwg == 32);
+  anycl::Runtime other;
+  REQUIRE(other.info().id == rt.info().id);
+  std::map<std::string, size_t> narrow;
+  REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", narrow) ==
+          clblast::StatusCode::kSuccess);
+  narrow["MWG"] = 16, narrow["VWM"] = 2;
+  anycl::GemmTuning tuning;
+  tuning.kernels["Xgemm"] = narrow;
+  anycl::apply_tuning(other, tuning);
+  CHECK(anycl::detail::layout_params(rt).mwg == 16);
+  const auto a = anycl::test::random_ints(kM * kK, -4, 4, 2120),
+             b = anycl::test::random_ints(kK * kN, -4, 4, 2121);
+  CHECK(device_product(rt, a, b) == host_product(a, b, kM, kN, kK));
 }

@@ -86,6 +86,13 @@ TEST_CASE("Conv2D forward and backward match the host reference (every forward a
   // with im2col's and col2im's other forms than the driver's (Runtime::row_kernels), so that both are
   // checked.
   const bool driver_rows = rt.row_kernels();
+  // Slices of any length, so that these small planes split dW (the planner's 512 pixels otherwise).
+  struct ShortSlices {
+    anycl::Runtime& rt;
+    size_t before = anycl::detail::gemm_state(rt).dw_min_slice_columns;
+    ~ShortSlices() { anycl::detail::gemm_state(rt).dw_min_slice_columns = before; }
+  } short_slices{rt};
+  anycl::detail::gemm_state(rt).dw_min_slice_columns = 1;
   struct Setting {
     size_t from;
     bool batched_dw, row_kernels;
@@ -183,6 +190,18 @@ TEST_CASE(
   const anycl::Conv2D wide_shape(wide.filters, wide.kernel);
   const auto w = build(rt, wide, 4, std::vector<float>(wide_shape.parameter_count({64, 12, 12}), 0.f));
   CHECK(w->layer.dw_slices(4) == 1);
+  // A small plane (the BatchNorm CNN's conv 3: 10×10 outputs, 64×576 in 9 tiles): slices of whole
+  // samples at least kDwMinSliceColumns (512) pixels long, 6 samples and more, so 8 of 128.
+  const Case late{64, 12, 12, 64, 3, 1, Padding::valid, Activation::relu};
+  const anycl::Conv2D late_shape(late.filters, late.kernel);
+  anycl::detail::set_most_dw_slices(rt, 128);
+  const auto l = build(rt, late, 128, std::vector<float>(late_shape.parameter_count({64, 12, 12}), 0.f));
+  CHECK(l->layer.dw_slices(128) == 16);
+  CHECK(l->layer.dw_slices(96) == 16);  // 96 / 6: the largest divisor up to 16
+  CHECK(l->layer.dw_slices(10) == 1);   // 1000 pixels: one slice
+  CHECK(l->layer.dw_slices(12) == 2);
+  CHECK(b->layer.dw_slices(128) == 128);  // 26×26 planes: one sample a slice, as before
+  anycl::detail::set_most_dw_slices(rt, most_before);
 }
 
 // L = Σ r·y(x, W, b): the device's gradients against central differences of the double reference.

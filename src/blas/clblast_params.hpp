@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "blas/clblast_library.hpp"
+#include "blas/clblast_params_lock.hpp"
 
 namespace anycl::detail::clblast_params {
 
@@ -44,7 +45,9 @@ inline clblast::StatusCode override_parameters(cl_device_id device, const std::s
   std::vector<const char*> names;
   std::vector<size_t> values;
   for (const auto& [name, value] : params) names.push_back(name.c_str()), values.push_back(value);
-  return clblast::StatusCode(override_raw(device, kernel.c_str(), names.data(), values.data(), names.size()));
+  const int status = override_raw(device, kernel.c_str(), names.data(), values.data(), names.size());
+  note_clblast_params_changed();  // every runtime's layout is read again (clblast_params_lock.hpp)
+  return clblast::StatusCode(status);
 }
 
 }  // namespace anycl::detail::clblast_params

@@ -1,10 +1,14 @@
 // The process-wide lock over CLBlast's parameters (clblast_params_lock.hpp).
 #include "blas/clblast_params_lock.hpp"
 
+#include <atomic>
+
 #include "anycl/error.hpp"
 
 namespace anycl::detail {
 namespace {
+
+std::atomic<uint64_t> generation{1};
 
 std::shared_mutex& params_mutex() {
   static std::shared_mutex m;
@@ -17,6 +21,10 @@ thread_local int uses_held = 0;
 thread_local int changes_held = 0;
 
 }  // namespace
+
+uint64_t clblast_params_generation() { return generation.load(std::memory_order_acquire); }
+
+void note_clblast_params_changed() { generation.fetch_add(1, std::memory_order_acq_rel); }
 
 ClblastParamsUse::ClblastParamsUse() {
   if (uses_held == 0 && changes_held == 0) lock_ = std::shared_lock<std::shared_mutex>(params_mutex());

@@ -77,8 +77,9 @@ void forget_gemm_layout(Runtime& rt) { gemm_state(rt).layout = {}; }
 
 const GemmLayoutParams& layout_params(Runtime& rt) {
   GemmLayoutParams& layout = gemm_state(rt).layout;
-  if (layout.column_major_from == 0) {
-    const ClblastParamsUse one_set;  // not another thread's dW set or half-applied tuning
+  if (layout.column_major_from == 0 || layout.generation != clblast_params_generation()) {
+    const ClblastParamsUse one_set;                   // not another thread's dW set or half-applied tuning
+    layout.generation = clblast_params_generation();  // no change runs while the lock is held
     std::map<std::string, size_t> routine, xgemm;
     const auto& device = rt.info().id;
     const bool known =
@@ -222,11 +223,9 @@ ConvDwGemmScope::ConvDwGemmScope(Runtime& rt) : rt_(rt) {
   std::map<std::string, size_t> now;
   if (clblast_params::retrieve(rt.info().id, "Xgemm", now) != clblast::StatusCode::kSuccess ||
       now == s.dw_xgemm)
-    return;  // unreadable: left as it is; or the set already (a scope inside another)
-  override_xgemm(rt, s.dw_xgemm);
+    return;                        // unreadable: left as it is; or the set already (a scope inside another)
+  override_xgemm(rt, s.dw_xgemm);  // the layout is read again, from the dW set (its generation)
   before_ = std::move(now);
-  layout_before_ = s.layout;
-  s.layout = {};  // read again, from the dW set
 }
 
 ConvDwGemmScope::~ConvDwGemmScope() {
@@ -235,7 +234,6 @@ ConvDwGemmScope::~ConvDwGemmScope() {
     override_xgemm(rt_, before_);
   } catch (...) {  // a destructor must not throw; the next tuning applied sets Xgemm again
   }
-  gemm_state(rt_).layout = layout_before_;
 }
 
 bool conv_dw_splits(size_t filters, size_t patch) {
@@ -243,16 +241,30 @@ bool conv_dw_splits(size_t filters, size_t patch) {
          kSplitDwMaxTiles;
 }
 
-size_t conv_dw_slices(Runtime* rt, size_t filters, size_t patch, size_t batch) {
+namespace {
+// The most slices of at least `shortest` pixels each that `batch` samples of `plane` pixels give (at
+// least 1; no bound where the plane is not known yet, before a layer's build()).
+size_t slices_long_enough(size_t shortest, size_t plane, size_t batch) {
+  if (plane == 0) return batch;
+  const size_t samples = std::max<size_t>(1, (shortest + plane - 1) / plane);  // a slice's fewest
+  return std::max<size_t>(1, batch / samples);
+}
+}  // namespace
+
+size_t conv_dw_slices(Runtime* rt, size_t filters, size_t patch, size_t plane, size_t batch) {
   if (!conv_dw_splits(filters, patch)) return 1;
   const size_t most = rt ? gemm_state(*rt).dw_slices : GemmState::kDefaultDwSlices;
-  size_t slices = std::min(std::max<size_t>(most, 1), batch);
+  const size_t shortest = rt ? gemm_state(*rt).dw_min_slice_columns : GemmState::kDefaultDwMinSliceColumns;
+  size_t slices = std::min({std::max<size_t>(most, 1), batch, slices_long_enough(shortest, plane, batch)});
   while (slices > 1 && batch % slices != 0) --slices;
   return slices;
 }
 
-size_t conv_most_dw_slices(Runtime& rt, size_t filters, size_t patch, size_t max_batch) {
-  return conv_dw_splits(filters, patch) ? std::min(gemm_state(rt).dw_slices, max_batch) : 1;
+size_t conv_most_dw_slices(Runtime& rt, size_t filters, size_t patch, size_t plane, size_t max_batch) {
+  return conv_dw_splits(filters, patch)
+             ? std::min({gemm_state(rt).dw_slices, max_batch,
+                         slices_long_enough(gemm_state(rt).dw_min_slice_columns, plane, max_batch)})
+             : 1;
 }
 
 bool conv_dw_batched(Runtime& rt, size_t slices, size_t fp, size_t kp, size_t part) {

@@ -23,6 +23,7 @@ namespace anycl::detail {
 struct GemmLayoutParams {
   uint64_t column_major_from = 0;
   uint32_t mwg = 1, nwg = 1;
+  uint64_t generation = 0;  // clblast_params_generation() when read
 };
 
 /// The planner's state for one runtime (made on first use, freed with the runtime).
@@ -40,10 +41,17 @@ struct GemmState {
   /// runtime was, 5×, on its earlier tuning; no shipped entry does now).
   bool batched_dw = true;
   size_t dw_slices = kDefaultDwSlices;
+  /// The shortest inner size (pixels of the batch) a slice of dW is cut to where a sample's plane is
+  /// small: each slice's C is written, then read again by the slices' sum, so slices of few pixels
+  /// cost more in that traffic than their work-groups gain (the BatchNorm CNN's conv 3, 10×10
+  /// outputs, on PoCL's AVX-512 entry: 128 slices of 100 pixels, 8.7 → 6.5 ms in 16 of 800).
+  static constexpr size_t kDefaultDwMinSliceColumns = 512;
+  size_t dw_min_slice_columns = kDefaultDwMinSliceColumns;
   /// The Xgemm set the convolutions' weight gradients run with (ConvDwGemmScope), where a tuning's
   /// `anyclConvDwXgemm` line names one; empty: the set every other GEMM runs with.
   std::map<std::string, size_t> dw_xgemm;
-  /// What the GEMM layer read from CLBlast; {} again after a tuning changes CLBlast's parameters.
+  /// What the GEMM layer read from CLBlast; read again after any change of CLBlast's parameters in the
+  /// process (its generation), or once forgotten ({}).
   GemmLayoutParams layout;
   /// tune() stored and applied a tuning of the device's own on this runtime: building a model no
   /// longer switches to the database's sets for it (apply_model_tuning), whatever it ran at start.
@@ -117,7 +125,8 @@ SplitKTransposed split_k_transposed(Runtime& rt, size_t m, size_t n, size_t k);
 // Conv2D's weight gradient dW:(filters, patch), inner size the batch's pixels (src/nn/conv2d.cpp).
 
 /// While it lives, CLBlast's Xgemm runs with the runtime's dW set (GemmState::dw_xgemm) and the GEMM
-/// layer lays calls out by that set's tiles; then the set before it is back. A tile that divides the
+/// layer lays calls out by that set's tiles (the layout is read again at each change); then the set
+/// before it is back. A tile that divides the
 /// patch saves the padding another set's tiles need (the reference CNN's conv 2 under the AVX2
 /// entry's 128-wide tiles: 289 columns padded to 384). Nothing where the runtime has no dW set.
 /// CLBlast's parameters are the process's, not the runtime's: while a scope changes them it holds
@@ -134,16 +143,16 @@ class ConvDwGemmScope {
   Runtime& rt_;
   std::optional<ClblastParamsChange> change_;
   std::map<std::string, size_t> before_;  // empty: nothing was changed
-  GemmLayoutParams layout_before_;
 };
 
 /// Whether dW has so few 64×64 output tiles that it is split over slices of the batch.
 bool conv_dw_splits(size_t filters, size_t patch);
-/// Slices of whole samples, at most `most` (the runtime's bound; its default without a runtime),
-/// for dW at `batch` rows: the largest divisor of the batch up to `most`, 1 where dW is not split.
-size_t conv_dw_slices(Runtime* rt, size_t filters, size_t patch, size_t batch);
+/// Slices of whole samples for dW at `batch` rows of `plane` output pixels each: the largest divisor
+/// of the batch up to `most` (the runtime's bound; its default without a runtime) whose slices are
+/// each at least GemmState::dw_min_slice_columns pixels long; 1 where dW is not split.
+size_t conv_dw_slices(Runtime* rt, size_t filters, size_t patch, size_t plane, size_t batch);
 /// The most slices any batch up to `max_batch` takes (room for the slices' parts).
-size_t conv_most_dw_slices(Runtime& rt, size_t filters, size_t patch, size_t max_batch);
+size_t conv_most_dw_slices(Runtime& rt, size_t filters, size_t patch, size_t plane, size_t max_batch);
 /// Whether `slices` parts of fp×kp×part run as one strided-batched GEMM rather than one GEMM each.
 bool conv_dw_batched(Runtime& rt, size_t slices, size_t fp, size_t kp, size_t part);
 

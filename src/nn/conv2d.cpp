@@ -216,7 +216,7 @@ size_t Conv2D::scratch_floats(const Shape& input, size_t batch, Runtime& rt) con
 }
 
 size_t Conv2D::dw_slices(size_t batch) const noexcept {
-  return detail::conv_dw_slices(rt_, filters_, g_.patch(), batch);  // the GEMM planner decides
+  return detail::conv_dw_slices(rt_, filters_, g_.patch(), g_.plane(), batch);  // the GEMM planner decides
 }
 
 bool Conv2D::uses_direct(const Runtime* rt, const Shape& input) const {
@@ -299,7 +299,7 @@ std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, boo
       shapes.push_back(ConvWinogradOps::gemm_shape(rt, g, filters_, batch));
     else
       shapes.push_back({"fwd", false, false, filters_, columns, k});
-    const size_t slices = detail::conv_dw_slices(rt, filters_, k, batch), part = columns / slices;
+    const size_t slices = detail::conv_dw_slices(rt, filters_, k, g.plane(), batch), part = columns / slices;
     const DwLayout d = rt ? dw_layout(*rt, k, part) : DwLayout{filters_, k};
     if (rt && slices == 1 && d.fp == filters_ && d.kp == k)  // nothing to pad: NN over dz
       shapes.push_back({"dW", false, false, filters_, k, columns});
@@ -337,7 +337,7 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
     // flat: a batch's (K, B·P) is its front
     col_ = Tensor(rt, {dx_rows(rt, g_.patch(), most_columns) * most_columns});
     // dW's operands and slices, padded for the tuning in force now (backward grows them if it changes)
-    const size_t most_slices = detail::conv_most_dw_slices(rt, filters_, g_.patch(), max_batch);
+    const size_t most_slices = detail::conv_most_dw_slices(rt, filters_, g_.patch(), g_.plane(), max_batch);
     const DwLayout d = dw_layout(rt, g_.patch(), max_batch * g_.plane() / most_slices);
     colt_ = Tensor(rt, {d.kp * max_batch * g_.plane()});
     xt_ = Tensor(rt, {max_batch * g_.channels * g_.height * g_.width});
