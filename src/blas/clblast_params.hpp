@@ -8,12 +8,24 @@
 #include <clblast.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "blas/clblast_library.hpp"
-#include "blas/clblast_params_lock.hpp"
+
+namespace anycl::detail {
+
+/// How many times CLBlast's parameters were changed in this process so far (override_parameters below
+/// counts each; defined in clblast_params_lock.cpp): a runtime's GEMM layout read at one count is read
+/// again at another, so a tuning applied on another Runtime, or a dW scope, never leaves a runtime
+/// laying calls out for a set CLBlast no longer runs.
+uint64_t clblast_params_generation();
+/// Counts a change (after every override, made under ClblastParamsChange).
+void note_clblast_params_changed();
+
+}  // namespace anycl::detail
 
 namespace anycl::detail::clblast_params {
 

@@ -2,8 +2,10 @@
 #include "blas/clblast_params_lock.hpp"
 
 #include <atomic>
+#include <cstdint>
 
 #include "anycl/error.hpp"
+#include "blas/clblast_params.hpp"
 
 namespace anycl::detail {
 namespace {

@@ -11,19 +11,10 @@
 // is a programming error and throws.
 #pragma once
 
-#include <cstdint>
 #include <mutex>
 #include <shared_mutex>
 
 namespace anycl::detail {
-
-/// How many times CLBlast's parameters were changed in this process so far (clblast_params.hpp's
-/// override counts each): a runtime's GEMM layout read at one count is read again at another, so a
-/// tuning applied on another Runtime, or a dW scope, never leaves a runtime laying calls out for a set
-/// CLBlast no longer runs.
-uint64_t clblast_params_generation();
-/// Counts a change (called after every override, under ClblastParamsChange).
-void note_clblast_params_changed();
 
 /// Held across one CLBlast call, or a read of CLBlast's parameters that lays calls out.
 class ClblastParamsUse {
