@@ -311,3 +311,135 @@ WINOGRAD_OUTPUT_KERNELS(sigmoid, 3)
 WINOGRAD_OUTPUT_KERNELS(leaky_relu, 4)
 WINOGRAD_OUTPUT_KERNELS(elu, 5)
 WINOGRAD_OUTPUT_KERNELS(gelu, 6)
+
+// The weight gradient, by Winograd along x only: F(4, 3) turned round on each row. The forward pass of one
+// kernel row ky over a block of four outputs y[b][f][y][4·tx …] is Aᵀ·((G·w) ⊙ (Bᵀ·d)) in one dimension (w
+// the row W[f][c][ky][·], d the six values of x's row y + ky − pt from 4·tx − pl), linear in G·w, so that
+// W[f][c][ky][·]'s gradient is Gᵀ·Σ_blocks ((A·e) ⊙ (Bᵀ·d)), e the block's four values of dz. With the blocks
+// (b, y, tx) as rows t:
+//   dz stage:  D[ξ][t][f] = (A·e)[ξ], zero past OW;
+//   input:     X[ξ][t][ky·C + c] = (Bᵀ·d)[ξ], zero outside x;
+//   GEMM:      S[ξ] = D[ξ]ᵀ·X[ξ] (F × 3C, over the blocks: 6 of them, each split into slices of blocks);
+//   output:    dW[f][c][ky][·] = Gᵀ·(Σ_slices S[·][f][ky·C + c]).
+// 6 products of F × blocks by blocks × 3C where im2row's GEMM multiplies F × pixels by pixels × 9C: half the
+// multiplications, and each a wide one (the reference CNN's conv 2: 64 × 96, one tile of CLBlast's large
+// CPU sets) where the two-dimensional transform's are 64 × 32 (conv 2's, at a third of the speed:
+// docs/dev/performance-log.md). Both operands have the blocks as rows, so that CLBlast copies neither; rows
+// past the last block are zeros. Eight filters (or columns) an item, in float8 lanes.
+
+// A·(e0, …, e3): six values (A is Aᵀ above turned).
+#define WINOGRAD_A(e0, e1, e2, e3, r)                      \
+  do {                                                     \
+    r[0] = (e0);                                           \
+    r[1] = (e0) + (e1) + (e2) + (e3);                      \
+    r[2] = (e0) - (e1) + (e2) - (e3);                      \
+    r[3] = (e0) + 2.0f * (e1) + 4.0f * (e2) + 8.0f * (e3); \
+    r[4] = (e0)-2.0f * (e1) + 4.0f * (e2)-8.0f * (e3);     \
+    r[5] = (e3);                                           \
+  } while (0)
+// Gᵀ·(m0, …, m5): three values.
+#define WINOGRAD_GT(m0, m1, m2, m3, m4, m5, o)                                            \
+  do {                                                                                    \
+    o[0] = 0.25f * (m0) - (1.0f / 6.0f) * ((m1) + (m2)) + (1.0f / 24.0f) * ((m3) + (m4)); \
+    o[1] = (1.0f / 6.0f) * ((m2) - (m1)) + (1.0f / 12.0f) * ((m3) - (m4));                \
+    o[2] = (1.0f / 6.0f) * ((m3) + (m4) - (m1) - (m2)) + (m5);                            \
+  } while (0)
+
+// D for item t·(fp / 8) + k: filters 8·k … 8·k + 7 of block t = (b·OH + y)·TW + tx (t < rows; zeros from
+// block T and filter F on). dz's image (b, f) lies at dz[dz_off + f·channel_stride + b·OH·OW] (Conv2D's
+// channel-major dz).
+__kernel __attribute__((vec_type_hint(float8))) void winograd_dw_dz(
+    __global const float* restrict dz, const uint dz_off, __global float* restrict d, const uint batch,
+    const uint filters, const uint fp, const uint out_h, const uint out_w, const uint tiles_w,
+    const uint rows, const uint plane, const uint channel_stride) {
+  const size_t item = get_global_id(0);
+  const uint groups = fp / 8;
+  if (item >= (size_t)rows * groups) return;
+  const uint k = (uint)(item % groups), t = (uint)(item / groups);
+  float s[4][8];  // s[j][lane]: column j of the block of filter 8·k + lane
+  for (int j = 0; j < 4; ++j)
+    for (int l = 0; l < 8; ++l) s[j][l] = 0.0f;
+  if (t < batch * out_h * tiles_w) {
+    const uint tx = t % tiles_w, line = t / tiles_w, y = line % out_h, b = line / out_h;
+    const uint columns = min(4u, out_w - 4 * tx);
+    for (uint l = 0; l < 8; ++l) {
+      const uint f = 8 * k + l;
+      if (f >= filters) break;
+      __global const float* block =
+          dz + dz_off + (size_t)f * channel_stride + ((size_t)b * out_h + y) * out_w + 4 * tx;
+      for (uint j = 0; j < columns; ++j) s[j][l] = block[j];
+    }
+  }
+  float8 r[6];
+  WINOGRAD_A(vload8(0, s[0]), vload8(0, s[1]), vload8(0, s[2]), vload8(0, s[3]), r);
+  __global float* out = d + (size_t)t * fp + 8 * k;
+  for (int i = 0; i < 6; ++i) vstore8(r[i], 0, out + (size_t)i * plane);
+}
+
+// X for item t·(np / 8) + k: columns 8·k … 8·k + 7 (column ky·C + c; zeros from 3C on) of block t (t < rows;
+// zeros from block T on), from x in channels-last order, xt:(batch, H, W, C): where C is a multiple of 8 the
+// item's eight columns are one run of xt (eight channels of one kernel row), loaded as float8.
+__kernel __attribute__((vec_type_hint(float8))) void winograd_dw_input(
+    __global const float* restrict xt, __global float* restrict v, const uint batch, const uint channels,
+    const uint np, const uint height, const uint width, const uint pad_top, const uint pad_left,
+    const uint out_h, const uint tiles_w, const uint rows, const uint plane) {
+  const size_t item = get_global_id(0);
+  const uint groups = np / 8;
+  if (item >= (size_t)rows * groups) return;
+  const uint k = (uint)(item % groups), t = (uint)(item / groups);
+  float8 d[6];
+  for (int j = 0; j < 6; ++j) d[j] = (float8)(0.0f);
+  const uint tx = t % tiles_w, line = t / tiles_w, y = line % out_h, b = line / out_h;
+  const int x0 = (int)(4 * tx) - (int)pad_left;
+  if (t < batch * out_h * tiles_w && channels % 8 == 0) {
+    const uint ky = 8 * k / channels, c = 8 * k % channels;
+    const int yy = (int)(y + ky) - (int)pad_top;
+    if (ky < 3 && yy >= 0 && yy < (int)height) {
+      __global const float* row = xt + (((size_t)b * height + (uint)yy) * width) * channels + c;
+      for (int j = 0; j < 6; ++j)
+        if (x0 + j >= 0 && x0 + j < (int)width) d[j] = vload8(0, row + (size_t)(x0 + j) * channels);
+    }
+  } else if (t < batch * out_h * tiles_w) {
+    float s[6][8];  // s[j][lane]: value j of the row of column 8·k + lane
+    for (int j = 0; j < 6; ++j)
+      for (int l = 0; l < 8; ++l) s[j][l] = 0.0f;
+    for (uint l = 0; l < 8; ++l) {
+      const uint column = 8 * k + l, ky = column / channels, c = column % channels;
+      const int yy = (int)(y + ky) - (int)pad_top;
+      if (ky >= 3) break;
+      if (yy < 0 || yy >= (int)height) continue;
+      __global const float* row = xt + (((size_t)b * height + (uint)yy) * width) * channels + c;
+      for (int j = 0; j < 6; ++j)
+        s[j][l] = x0 + j >= 0 && x0 + j < (int)width ? row[(size_t)(x0 + j) * channels] : 0.0f;
+    }
+    for (int j = 0; j < 6; ++j) d[j] = vload8(0, s[j]);
+  }
+  float8 r[6];
+  WINOGRAD_BT(d[0], d[1], d[2], d[3], d[4], d[5], r);
+  __global float* out = v + (size_t)t * np + 8 * k;
+  for (int i = 0; i < 6; ++i) vstore8(r[i], 0, out + (size_t)i * plane);
+}
+
+// dW[f][c·9 + 3·ky + kx] for item f·3C + ky·C + c: the six planes' slices summed in slice order, slice s
+// of plane ξ at s_[ξ·plane + s·slice + f·f_stride + (ky·C + c)·c_stride], then Gᵀ· along kx.
+__kernel void winograd_dw_output(__global const float* restrict s_, __global float* restrict dw,
+                                 const uint dw_off, const uint filters, const uint channels,
+                                 const uint slices, const uint slice, const uint plane, const uint f_stride,
+                                 const uint c_stride) {
+  const size_t item = get_global_id(0);
+  const uint columns = 3 * channels;
+  if (item >= (size_t)filters * columns) return;
+  const uint column = (uint)(item % columns), f = (uint)(item / columns), ky = column / channels,
+             c = column % channels;
+  __global const float* at = s_ + (size_t)f * f_stride + (size_t)column * c_stride;
+  float m[6];
+  for (int i = 0; i < 6; ++i) {
+    float sum = 0.0f;
+    for (uint s = 0; s < slices; ++s) sum += at[(size_t)i * plane + (size_t)s * slice];
+    m[i] = sum;
+  }
+  float o[3];
+  WINOGRAD_GT(m[0], m[1], m[2], m[3], m[4], m[5], o);
+  __global float* out = dw + dw_off + ((size_t)f * channels + c) * 9 + 3 * ky;  // W[f][c][ky][·]
+  for (int kx = 0; kx < 3; ++kx) out[kx] = o[kx];
+}

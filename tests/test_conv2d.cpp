@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <string>
 #include <utility>
 
@@ -52,6 +53,9 @@ const Case kCases[] = {
     {2, 4, 26, 3, 3, 1, Padding::valid, Activation::gelu},
     // The direct forward pass's row of 10 in two overlapping chunks of eight columns summed in registers
     {1, 5, 12, 2, 3, 1, Padding::valid, Activation::relu},
+    // Eight channels: Winograd's weight gradient loads a kernel row's eight channels as one float8 (fewer
+    // gather them lane by lane), here across both edges (same padding) and a last block of three columns
+    {8, 6, 7, 3, 3, 1, Padding::same, Activation::relu},
 };
 
 struct Built {
@@ -70,6 +74,26 @@ std::unique_ptr<Built> build(anycl::Runtime& rt, const Case& k, size_t batch, co
   b->grads.fill(std::nanf(""));
   b->layer.build(rt, in, batch, b->params, b->grads, 0);
   return b;
+}
+
+// One training step of the built layer on x (batch images) against the host reference: y, then dW, db
+// and dx for a random dy (seed `dy_seed`).
+void check_step_against_host(anycl::Runtime& rt, Built& b, const Case& k, const std::vector<float>& p,
+                             const std::vector<float>& x, size_t batch, unsigned dy_seed) {
+  const anycl::ConvGeometry g =
+      anycl::Conv2D(k.filters, k.kernel, k.stride, k.padding, k.act).geometry({k.c, k.h, k.w});
+  const anycl::StepContext ctx;
+  anycl::Tensor y = b.layer.forward(anycl::Tensor::from_host(rt, {batch, k.c * k.h * k.w}, x), ctx);
+  const auto y_ref = anycl::reference::conv2d_forward(g, k.filters, k.act, p.data(), x, batch);
+  anycl::test::check_close(y.download(), y_ref, 1e-5, 1e-4, "conv2d forward");
+  const auto dy = anycl::test::random_floats(y_ref.size(), -1.f, 1.f, dy_seed);
+  auto dyt = anycl::Tensor::from_host(rt, y.shape(), dy);
+  anycl::Tensor dx = b.layer.backward(dyt, ctx, true);
+  std::vector<float> g_ref(p.size());
+  const auto dx_ref =
+      anycl::reference::conv2d_backward(g, k.filters, k.act, p.data(), x, y_ref, dy, batch, g_ref.data());
+  anycl::test::check_close(b.grads.download(), g_ref, 1e-4, 1e-4, "conv2d dW, db");
+  anycl::test::check_close(dx.download(), dx_ref, 1e-5, 1e-4, "conv2d dx");
 }
 
 }  // namespace
@@ -247,6 +271,27 @@ TEST_CASE("Conv2D backward agrees with finite differences") {
   }
 }
 
+// Winograd's weight gradient (ConvWinogradOps::backward_dw) in slices of 1×4 blocks: 12 images of 8 × 24
+// outputs are 576 blocks, two slices of 320 (the last one's 64 rows past the last block zeros), summed in
+// order; 8 channels (float8 loads), 5 filters (lanes past F zero).
+TEST_CASE("Conv2D's Winograd weight gradient over slices of blocks matches the host") {
+  auto& rt = anycl::test::runtime();
+  const Case k{8, 10, 26, 5, 3, 1, Padding::valid, Activation::relu};
+  const size_t batch = 12;
+  const anycl::Conv2D shape_of(k.filters, k.kernel, k.stride, k.padding, k.act);
+  const anycl::Shape in{k.c, k.h, k.w};
+  const auto p = anycl::test::random_floats(shape_of.parameter_count(in), -0.5f, 0.5f, 2100);
+  const auto x = anycl::test::random_floats(batch * k.c * k.h * k.w, -1.f, 1.f, 2101);
+  auto b = build(rt, k, batch, p);
+  b->layer.set_forward(anycl::ConvForward::winograd);
+  const auto shapes = b->layer.gemm_shapes(in, batch, true, &rt);
+  const auto dw = std::find_if(shapes.begin(), shapes.end(), [](const auto& s) { return s.label == "dW"; });
+  REQUIRE(dw != shapes.end());
+  CHECK(dw->count == 6 * 2);  // 6 planes, 2 slices
+  CHECK(dw->k == 320);
+  check_step_against_host(rt, *b, k, p, x, batch, 2102);
+}
+
 TEST_CASE("Conv2D refuses inputs it cannot slide over and flat inputs, with the reason") {
   const anycl::Conv2D conv(8, 3);
   CHECK(conv.output_shape({1, 28, 28}) == anycl::Shape{8, 26, 26});
@@ -312,7 +357,6 @@ TEST_CASE("Conv2D's weight gradient on its own Xgemm set (anyclConvDwXgemm) agre
   const Case k{16, 6, 6, 8, 3, 1, Padding::valid, Activation::relu};  // patch 144, 4 × 4 outputs
   const anycl::Conv2D shape_of(k.filters, k.kernel, k.stride, k.padding, k.act);
   const anycl::Shape in{k.c, k.h, k.w};
-  const anycl::ConvGeometry g = shape_of.geometry(in);
   const size_t batch = 4;
   const auto p = anycl::test::random_floats(shape_of.parameter_count(in), -0.5f, 0.5f, 1900);
   const auto x = anycl::test::random_floats(batch * k.c * k.h * k.w, -1.f, 1.f, 1901);
@@ -338,18 +382,7 @@ TEST_CASE("Conv2D's weight gradient on its own Xgemm set (anyclConvDwXgemm) agre
     const auto dw = std::find_if(shapes.begin(), shapes.end(), [](const auto& s) { return s.label == "dW"; });
     REQUIRE(dw != shapes.end());
     CHECK(dw->n == (own ? 144 : 160));
-    const anycl::StepContext ctx;
-    const auto xt = anycl::Tensor::from_host(rt, {batch, k.c * k.h * k.w}, x);
-    anycl::Tensor y = b->layer.forward(xt, ctx);
-    const auto y_ref = anycl::reference::conv2d_forward(g, k.filters, k.act, p.data(), x, batch);
-    const auto dy = anycl::test::random_floats(y_ref.size(), -1.f, 1.f, 1902);
-    auto dyt = anycl::Tensor::from_host(rt, y.shape(), dy);
-    anycl::Tensor dx = b->layer.backward(dyt, ctx, true);
-    std::vector<float> g_ref(p.size());
-    const auto dx_ref =
-        anycl::reference::conv2d_backward(g, k.filters, k.act, p.data(), x, y_ref, dy, batch, g_ref.data());
-    anycl::test::check_close(b->grads.download(), g_ref, 1e-4, 1e-4, "conv2d dW, db");
-    anycl::test::check_close(dx.download(), dx_ref, 1e-5, 1e-4, "conv2d dx");
+    check_step_against_host(rt, *b, k, p, x, batch, 1902);
     std::map<std::string, size_t> after;
     REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", after) ==
             clblast::StatusCode::kSuccess);
@@ -383,18 +416,33 @@ TEST_CASE("the reference CNN's GEMM shapes on a runtime are those its training r
     CAPTURE(s.label);
     CHECK((cpu && s.m == 32 && (s.k == 9 || s.n == 9)) == false);
   }
-  const anycl::GemmShape* dw = nullptr;  // conv 2's: the only dW as wide as its patch
+  const anycl::GemmShape* dw = nullptr;  // conv 2's: the only dW as wide as its patch, or Winograd's 3C
   for (const anycl::GemmShape& s : shapes)
-    if (s.label.rfind("dW", 0) == 0 && s.n >= 288) dw = dw ? nullptr : &s;
+    if (s.label.rfind("dW", 0) == 0 && std::max(s.m, s.n) >= (cpu ? 96 : 288)) dw = dw ? nullptr : &s;
   REQUIRE(dw);
-  const size_t slices = conv2.dw_slices(batch), part = columns / slices;
-  CHECK(slices == 8);
-  CHECK(dw->count == slices);
   CHECK(dw->trans_a);
-  CHECK(dw->k == part);
-  const anycl::GemmPadding pad = anycl::gemm_padding(rt, 64, 288, part);
-  CHECK(dw->m == anycl::detail::round_up(64, pad.m));
-  CHECK(dw->n == anycl::detail::round_up(288, pad.n));
+  if (cpu) {  // Winograd's: 6 planes of 64 filters × 3·32 columns over slices of 1×4 blocks, a multiple of 64
+    const size_t blocks = batch * 24 * 6, slices = dw->count / 6;
+    CHECK(dw->count % 6 == 0);
+    CHECK(slices >= 1);
+    CHECK(dw->k % 64 == 0);
+    CHECK(dw->k * slices >= blocks);
+    CHECK(dw->k * (slices - 1) < blocks);             // no slice of padding only
+    const auto padded_as = [&](size_t m, size_t n) {  // F × 3C or 3C × F, padded to whole tiles and lanes
+      const anycl::GemmPadding pad = anycl::gemm_padding(rt, m, n, dw->k);
+      return dw->m == anycl::detail::round_up(m, std::lcm(pad.m, size_t(8))) &&
+             dw->n == anycl::detail::round_up(n, std::lcm(pad.n, size_t(8)));
+    };
+    CHECK((padded_as(64, 96) || padded_as(96, 64)));
+  } else {
+    const size_t slices = conv2.dw_slices(batch), part = columns / slices;
+    CHECK(slices == 8);
+    CHECK(dw->count == slices);
+    CHECK(dw->k == part);
+    const anycl::GemmPadding pad = anycl::gemm_padding(rt, 64, 288, part);
+    CHECK(dw->m == anycl::detail::round_up(64, pad.m));
+    CHECK(dw->n == anycl::detail::round_up(288, pad.n));
+  }
   const anycl::GemmShape* dx = nullptr;  // conv 2's dX: dcol = Wᵀ·dz, its rows padded as trained
   for (const anycl::GemmShape& s : shapes)
     if (s.label.rfind("dX", 0) == 0 && s.trans_a) dx = dx ? nullptr : &s;

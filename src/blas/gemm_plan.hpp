@@ -124,11 +124,12 @@ SplitKTransposed split_k_transposed(Runtime& rt, size_t m, size_t n, size_t k);
 
 // Conv2D's weight gradient dW:(filters, patch), inner size the batch's pixels (src/nn/conv2d.cpp).
 
-/// While it lives, CLBlast's Xgemm runs with the runtime's dW set (GemmState::dw_xgemm) and the GEMM
-/// layer lays calls out by that set's tiles (the layout is read again at each change); then the set
-/// before it is back. A tile that divides the patch saves the padding another set's tiles need (the
-/// reference CNN's conv 2 under the AVX2 entry's 128-wide tiles: 289 columns padded to 384). Nothing
-/// where the runtime has no dW set.
+/// While it lives (Conv2D's weight gradient: im2row's GEMM, or Winograd's along x, whose 3C columns
+/// are 96 for the reference CNN's conv 2), CLBlast's Xgemm runs with the runtime's dW set
+/// (GemmState::dw_xgemm) and the GEMM layer lays calls out by that set's tiles (the layout is read
+/// again at each change); then the set before it is back. A tile that divides the patch saves the
+/// padding another set's tiles need (the reference CNN's conv 2 under the AVX2 entry's 128-wide tiles:
+/// 289 columns padded to 384). Nothing where the runtime has no dW set.
 /// CLBlast's parameters are the process's, not the runtime's: while a scope changes them it holds
 /// ClblastParamsChange, so scopes are taken one at a time, each puts back what it found, and every
 /// other thread's CLBlast call waits for it and runs on the set it would have run on without it.

@@ -15,7 +15,7 @@
 // (conv_direct.cl): no column matrix, no GEMM; its dx, where needed, is the GEMM's. A 3×3 kernel at
 // stride 1 with a longer patch (the second layer's 288) runs its forward pass as Winograd's F(4×4, 3×3)
 // on a CPU (conv_winograd.cl: 36 GEMMs with 4 times fewer multiplications than im2col's), and its dx
-// likewise (winograd_dx_for); its dW is the GEMMs' above.
+// and dW likewise (winograd_dx_for, winograd_dw_for: no column matrix).
 #include "anycl/nn/conv2d.hpp"
 
 #include <fmt/format.h>
@@ -247,6 +247,12 @@ bool Conv2D::winograd_dx_for(const Runtime* rt, const ConvGeometry& g) const {
   return winograd_for(rt, g) && rt;
 }
 
+bool Conv2D::winograd_dw_for(const Runtime* rt, const ConvGeometry& g) const {
+  // The reference CNN's conv 2: im2row, its GEMM and the slices' sum against Winograd's along x, 25.0 →
+  // 16.2 ms on Intel's runtime, 23.9 → 19.4 on PoCL's AVX-512 entry (docs/dev/performance-log.md).
+  return winograd_for(rt, g) && rt;
+}
+
 ConvWinogradOps& Conv2D::winograd_ops() {
   if (!winograd_ops_) winograd_ops_ = std::make_unique<ConvWinogradOps>(w_.runtime());
   return *winograd_ops_;
@@ -300,8 +306,11 @@ std::vector<GemmShape> Conv2D::gemm_shapes(const Shape& input, size_t batch, boo
     else
       shapes.push_back({"fwd", false, false, filters_, columns, k});
     const size_t slices = detail::conv_dw_slices(rt, filters_, k, g.plane(), batch), part = columns / slices;
-    const DwLayout d = rt ? dw_layout(*rt, k, part) : DwLayout{filters_, k};
-    if (rt && slices == 1 && d.fp == filters_ && d.kp == k)  // nothing to pad: NN over dz
+    const DwLayout d = rt && !winograd_dw_for(rt, g) ? dw_layout(*rt, k, part) : DwLayout{filters_, k};
+    if (winograd_dw_for(rt, g)) {
+      const detail::ConvDwGemmScope dw_set(*rt);  // laid out for the tiles dW runs on (backward())
+      shapes.push_back(ConvWinogradOps::dw_gemm_shape(rt, g, filters_, batch));
+    } else if (rt && slices == 1 && d.fp == filters_ && d.kp == k)  // nothing to pad: NN over dz
       shapes.push_back({"dW", false, false, filters_, k, columns});
     else
       shapes.push_back({"dW", true, false, d.fp, d.kp, part, slices});
@@ -332,7 +341,7 @@ void Conv2D::build(Runtime& rt, const Shape& input, size_t max_batch, Tensor par
   // rows and dW's slices. None where direct kernels run the forward pass and dW (a first layer's
   // 22 MB at batch 128 for the reference CNN's conv 1): a later set_forward() or dx's GEMM reserves
   // what it uses on first use.
-  if (!direct_for(&rt, g_.patch())) {
+  if (!direct_for(&rt, g_.patch()) && !winograd_dw_for(&rt, g_)) {
     const size_t most_columns = max_batch * g_.plane();
     // flat: a batch's (K, B·P) is its front
     col_ = Tensor(rt, {dx_rows(rt, g_.patch(), most_columns) * most_columns});
@@ -400,6 +409,14 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
   if (direct_for(&rt, k)) {  // dz channel-major in cf, then dW and db
     ops_->output_backward(z_.size() ? z_last_ : y_last_, dy, cf_, db_, g_, activation_, /*sum_bias=*/false);
     direct_ops().weight_grad(cf_, x_last_, dw_, db_, g_);
+    return need_dx ? backward_dx(rt, batch) : Tensor();
+  }
+  if (winograd_dw_for(&rt, g_)) {  // dz channel-major in cf and db, then Winograd's dW
+    ops_->output_backward(z_.size() ? z_last_ : y_last_, dy, cf_, db_, g_, activation_, /*sum_bias=*/true);
+    {
+      const detail::ConvDwGemmScope dw_set(rt);  // dW's own Xgemm set, where one is named
+      winograd_ops().backward_dw(cf_, x_last_, dw_, g_, batch);
+    }
     return need_dx ? backward_dx(rt, batch) : Tensor();
   }
   const size_t slices = dw_slices(batch), part = columns / slices;

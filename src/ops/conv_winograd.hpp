@@ -4,8 +4,11 @@
 // F × 9C by 9C × pixels (4 times fewer multiplications), the bias and activation in the inverse
 // transform. The input gradient: the same convolution of dz with W turned by 180° and its channels
 // and filters swapped (36 products of C × F by F × tiles, where col2im's GEMM multiplies 9C × F by
-// F × pixels), its inverse transform writing dx directly (no col2im). Conv2D chooses it
-// (ConvForward::winograd, and automatic on a CPU); the weight gradient stays its GEMMs'.
+// F × pixels), its inverse transform writing dx directly (no col2im). The weight gradient: F(4, 3)
+// along x turned round, dz's 1×4 blocks and x's 1×6 rows transformed with the blocks as rows, 6
+// products of F × blocks by blocks × 3C (each split into slices of blocks), and Gᵀ· of the slices' sum
+// (where im2row + GEMM multiplies F × pixels by pixels × 9C: half the multiplications, and no column
+// matrix). Conv2D chooses it (ConvForward::winograd, and automatic on a CPU).
 #pragma once
 
 #include <array>
@@ -32,6 +35,7 @@ class ConvWinogradOps {
   /// run on `rt` (with their padding), for tuning.
   static GemmShape gemm_shape(Runtime* rt, const ConvGeometry& g, size_t filters, size_t batch);
   static GemmShape dx_gemm_shape(Runtime* rt, const ConvGeometry& g, size_t filters, size_t batch);
+  static GemmShape dw_gemm_shape(Runtime* rt, const ConvGeometry& g, size_t filters, size_t batch);
 
   /// Fetches the kernels once; launches reuse them.
   explicit ConvWinogradOps(Runtime& rt);
@@ -43,8 +47,11 @@ class ConvWinogradOps {
   /// dx:(batch, C·H·W) = ∂L/∂x from dz:(F, batch·OH·OW) (the gradient at the layer's pre-activation,
   /// channel-major, as Conv2D's backward pass holds it) and W:(F, C·3·3). Shares forward's scratch.
   void backward_dx(const Tensor& dz, const Tensor& w, Tensor& dx, const ConvGeometry& g, size_t batch);
-  /// Floats of scratch the forward pass and the input gradient over `batch` images use on `rt` (for
-  /// activation estimates; they share it).
+  /// dW:(F, C·3·3) = ∂L/∂W from dz as backward_dx takes it and the forward pass's x:(batch, C·H·W)
+  /// (db is the caller's). Its scratch (D, X, S) is its own.
+  void backward_dw(const Tensor& dz, const Tensor& x, Tensor& dw, const ConvGeometry& g, size_t batch);
+  /// Floats of scratch the forward pass, the input gradient (they share it) and the weight gradient over
+  /// `batch` images use on `rt` (for activation estimates).
   static size_t scratch_floats(Runtime* rt, const ConvGeometry& g, size_t filters, size_t batch);
 
  private:
@@ -54,6 +61,19 @@ class ConvWinogradOps {
     size_t v_plane, m_plane;         // V's and M's plane strides: C·tp and fp·tp, then a cache line more
   };
   static Layout layout(Runtime* rt, const ConvGeometry& g, size_t filters, size_t batch);
+  // The weight gradient (conv_winograd.cl: F(4, 3) along x, the kernel rows along the GEMM's n): per plane
+  // (6) S = Dᵀ·X (F × 3C) or Xᵀ·D (3C × F), whichever CLBlast's tiles pad less, one strided-batched GEMM
+  // over `slices` slices of `part` blocks (rows past the last block zero).
+  static constexpr size_t kDwPlanes = 6;
+  struct DwLayout {
+    bool filters_first;  // S is F × 3C
+    size_t fp, xp;       // F and 3C padded: whole GEMM tiles, whole float8 lanes
+    size_t blocks, slices, part;
+    size_t d_plane, x_plane, s_plane;  // plane strides of D (rows × fp), X (rows × xp), S (slices × fp·xp)
+    size_t m() const { return filters_first ? fp : xp; }
+    size_t n() const { return filters_first ? xp : fp; }
+  };
+  static DwLayout dw_layout(Runtime* rt, const ConvGeometry& g, size_t filters, size_t batch);
   // Either pass: the convolution of `x` (image (b, c) at x[b·batch_stride + c·channel_stride]) by the
   // 3×3 kernels at w[f·filter_stride + c·channel_stride] (turned where `flip`), plus bias, into y
   // (NCHW), with gelu's z.
@@ -75,6 +95,8 @@ class ConvWinogradOps {
   std::array<std::array<compute::kernel, 7>, 2> output_;
   Tensor u_, v_, m_;  // U, V, M: 36 planes each, for either pass
   Tensor zeros_;      // the input gradient's bias
+  compute::kernel dw_dz_, dw_input_, dw_output_, channels_last_;
+  Tensor dw_d_, dw_x_, dw_s_, dw_xt_;  // the weight gradient's D, X and S, and x channels-last
 };
 
 }  // namespace anycl

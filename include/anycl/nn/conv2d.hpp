@@ -55,9 +55,10 @@ class Conv2D final : public Layer {
   /// `rt`'s device, as the chosen algorithm says.
   bool uses_direct(const Runtime* rt, const Shape& input) const;
   /// Whether the forward pass runs as Winograd's F(4×4, 3×3) for `input` on `rt`'s device, as the
-  /// chosen algorithm says.
+  /// chosen algorithm says (its dx and dW are then Winograd's too).
   bool uses_winograd(const Runtime* rt, const Shape& input) const;
-  /// Into how many slices of the batch the weight gradient's GEMM is split at `batch` rows: 1 for
+  /// Into how many slices of the batch the weight gradient's im2row GEMM is split at `batch` rows (not
+  /// where it is Winograd's, which slices its blocks): 1 for
   /// a large weight matrix; for a small one (the first layer's 32×9), up to the runtime's
   /// dw_slices() (16 before build()) slices of whole samples, so that the long inner size is spread
   /// over many work-groups, not one.
@@ -123,6 +124,8 @@ class Conv2D final : public Layer {
   bool winograd_for(const Runtime* rt, const ConvGeometry& g) const;  // uses_winograd() for g
   // whether dx, too, is Winograd's: wherever the forward pass is
   bool winograd_dx_for(const Runtime* rt, const ConvGeometry& g) const;
+  // and dW: wherever the forward pass is (no column matrix, no GEMM path scratch)
+  bool winograd_dw_for(const Runtime* rt, const ConvGeometry& g) const;
   ConvWinogradOps& winograd_ops();
   Tensor backward_dx(Runtime& rt, size_t batch);  // dx = col2im(Wᵀ·dz), dz in cf_
 };
