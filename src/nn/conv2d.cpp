@@ -248,8 +248,8 @@ bool Conv2D::winograd_dx_for(const Runtime* rt, const ConvGeometry& g) const {
 }
 
 bool Conv2D::winograd_dw_for(const Runtime* rt, const ConvGeometry& g) const {
-  // The reference CNN's conv 2: im2row, its GEMM and the slices' sum against Winograd's along x, 25.0 →
-  // 16.2 ms on Intel's runtime, 23.9 → 19.4 on PoCL's AVX-512 entry (docs/dev/performance-log.md).
+  // The reference CNN's conv 2: im2row, its GEMM and the slices' sum against Winograd's along x, 23.9 →
+  // 19.4 ms on PoCL's AVX-512 entry, 29.8 → 15.3 on Intel's runtime (docs/dev/performance-log.md).
   return winograd_for(rt, g) && rt;
 }
 
