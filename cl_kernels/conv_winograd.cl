@@ -347,7 +347,8 @@ WINOGRAD_OUTPUT_KERNELS(gelu, 6)
 
 // D for item t·(fp / 8) + k: filters 8·k … 8·k + 7 of block t = (b·OH + y)·TW + tx (t < rows; zeros from
 // block T and filter F on). dz's image (b, f) lies at dz[dz_off + f·channel_stride + b·OH·OW] (Conv2D's
-// channel-major dz).
+// channel-major dz). Eight whole filters' blocks load as four-float runs turned into lanes (gathered lane by
+// lane, the reference CNN's conv 2 took 3.4 ms on PoCL and 3.5 on Intel's runtime; so, 2.3 and 2.1).
 __kernel __attribute__((vec_type_hint(float8))) void winograd_dw_dz(
     __global const float* restrict dz, const uint dz_off, __global float* restrict d, const uint batch,
     const uint filters, const uint fp, const uint out_h, const uint out_w, const uint tiles_w,
@@ -356,68 +357,108 @@ __kernel __attribute__((vec_type_hint(float8))) void winograd_dw_dz(
   const uint groups = fp / 8;
   if (item >= (size_t)rows * groups) return;
   const uint k = (uint)(item % groups), t = (uint)(item / groups);
-  float s[4][8];  // s[j][lane]: column j of the block of filter 8·k + lane
-  for (int j = 0; j < 4; ++j)
-    for (int l = 0; l < 8; ++l) s[j][l] = 0.0f;
-  if (t < batch * out_h * tiles_w) {
-    const uint tx = t % tiles_w, line = t / tiles_w, y = line % out_h, b = line / out_h;
-    const uint columns = min(4u, out_w - 4 * tx);
-    for (uint l = 0; l < 8; ++l) {
-      const uint f = 8 * k + l;
-      if (f >= filters) break;
-      __global const float* block =
-          dz + dz_off + (size_t)f * channel_stride + ((size_t)b * out_h + y) * out_w + 4 * tx;
-      for (uint j = 0; j < columns; ++j) s[j][l] = block[j];
+  float8 e[4];
+  const bool inside = t < batch * out_h * tiles_w;
+  const uint tx = t % tiles_w, line = inside ? t / tiles_w : 0;  // line: b·OH + y
+  __global const float* block = dz + dz_off + (size_t)8 * k * channel_stride + (size_t)line * out_w + 4 * tx;
+  if (inside && 4 * tx + 4 <= out_w && 8 * k + 8 <= filters) {
+    // A whole block of eight filters: four columns of each, loaded together and turned into lanes.
+    float4 a[8];
+    for (int l = 0; l < 8; ++l) a[l] = vload4(0, block + l * (size_t)channel_stride);
+    e[0] = (float8)(a[0].s0, a[1].s0, a[2].s0, a[3].s0, a[4].s0, a[5].s0, a[6].s0, a[7].s0);
+    e[1] = (float8)(a[0].s1, a[1].s1, a[2].s1, a[3].s1, a[4].s1, a[5].s1, a[6].s1, a[7].s1);
+    e[2] = (float8)(a[0].s2, a[1].s2, a[2].s2, a[3].s2, a[4].s2, a[5].s2, a[6].s2, a[7].s2);
+    e[3] = (float8)(a[0].s3, a[1].s3, a[2].s3, a[3].s3, a[4].s3, a[5].s3, a[6].s3, a[7].s3);
+  } else {
+    float s[4][8];  // s[j][lane]: column j of the block of filter 8·k + lane
+    for (int j = 0; j < 4; ++j)
+      for (int l = 0; l < 8; ++l) s[j][l] = 0.0f;
+    if (inside) {
+      const uint columns = min(4u, out_w - 4 * tx);
+      for (uint l = 0; l < 8; ++l) {
+        if (8 * k + l >= filters) break;
+        for (uint j = 0; j < columns; ++j) s[j][l] = block[l * (size_t)channel_stride + j];
+      }
     }
+    for (int j = 0; j < 4; ++j) e[j] = vload8(0, s[j]);
   }
   float8 r[6];
-  WINOGRAD_A(vload8(0, s[0]), vload8(0, s[1]), vload8(0, s[2]), vload8(0, s[3]), r);
+  WINOGRAD_A(e[0], e[1], e[2], e[3], r);
   __global float* out = d + (size_t)t * fp + 8 * k;
   for (int i = 0; i < 6; ++i) vstore8(r[i], 0, out + (size_t)i * plane);
 }
 
-// X for item t·(np / 8) + k: columns 8·k … 8·k + 7 (column ky·C + c; zeros from 3C on) of block t (t < rows;
-// zeros from block T on), from x in channels-last order, xt:(batch, H, W, C): where C is a multiple of 8 the
-// item's eight columns are one run of xt (eight channels of one kernel row), loaded as float8.
-__kernel __attribute__((vec_type_hint(float8))) void winograd_dw_input(
-    __global const float* restrict xt, __global float* restrict v, const uint batch, const uint channels,
-    const uint np, const uint height, const uint width, const uint pad_top, const uint pad_left,
-    const uint out_h, const uint tiles_w, const uint rows, const uint plane) {
+// X straight from x in its own order (image b's channel c at x[x_off + (b·C + c)·H·W]), one work-item per
+// line: item (b·(OH + 2) + q)·⌈C / 8⌉ + k transforms row q − pt of channels 8·k … 8·k + 7 (zeros outside x)
+// block by block, once, and writes each block to the three rows of X that read it (kernel row ky of output
+// row q − ky). Eight whole channels load as eight float4 + float2 runs turned into lanes (scalar loads, one
+// lane at a time, ran this kernel 60 % slower on PoCL). Items from batch·(OH + 2)·⌈C / 8⌉ on write X's
+// padding rows (T … rows) as zeros; its padding columns (3C on) are never read into a result. (From a
+// channels-last copy of x, an item a block and kernel row: 6.2 ms for the reference CNN's conv 2 on PoCL
+// with the copy, 3.7 on Intel's runtime; this form 4.4 and 1.5.)
+__kernel __attribute__((vec_type_hint(float8))) void winograd_dw_input_rows(
+    __global const float* restrict x, const uint x_off, __global float* restrict v, const uint batch,
+    const uint channels, const uint np, const uint height, const uint width, const uint pad_top,
+    const uint pad_left, const uint out_h, const uint tiles_w, const uint rows, const uint plane) {
   const size_t item = get_global_id(0);
-  const uint groups = np / 8;
-  if (item >= (size_t)rows * groups) return;
-  const uint k = (uint)(item % groups), t = (uint)(item / groups);
-  float8 d[6];
-  for (int j = 0; j < 6; ++j) d[j] = (float8)(0.0f);
-  const uint tx = t % tiles_w, line = t / tiles_w, y = line % out_h, b = line / out_h;
-  const int x0 = (int)(4 * tx) - (int)pad_left;
-  if (t < batch * out_h * tiles_w && channels % 8 == 0) {
-    const uint ky = 8 * k / channels, c = 8 * k % channels;
-    const int yy = (int)(y + ky) - (int)pad_top;
-    if (ky < 3 && yy >= 0 && yy < (int)height) {
-      __global const float* row = xt + (((size_t)b * height + (uint)yy) * width) * channels + c;
-      for (int j = 0; j < 6; ++j)
-        if (x0 + j >= 0 && x0 + j < (int)width) d[j] = vload8(0, row + (size_t)(x0 + j) * channels);
-    }
-  } else if (t < batch * out_h * tiles_w) {
-    float s[6][8];  // s[j][lane]: value j of the row of column 8·k + lane
-    for (int j = 0; j < 6; ++j)
-      for (int l = 0; l < 8; ++l) s[j][l] = 0.0f;
-    for (uint l = 0; l < 8; ++l) {
-      const uint column = 8 * k + l, ky = column / channels, c = column % channels;
-      const int yy = (int)(y + ky) - (int)pad_top;
-      if (ky >= 3) break;
-      if (yy < 0 || yy >= (int)height) continue;
-      __global const float* row = xt + (((size_t)b * height + (uint)yy) * width) * channels + c;
-      for (int j = 0; j < 6; ++j)
-        s[j][l] = x0 + j >= 0 && x0 + j < (int)width ? row[(size_t)(x0 + j) * channels] : 0.0f;
-    }
-    for (int j = 0; j < 6; ++j) d[j] = vload8(0, s[j]);
+  const uint groups = (channels + 7) / 8, lines_per_image = out_h + 2;
+  const size_t lines = (size_t)batch * lines_per_image * groups, blocks = (size_t)batch * out_h * tiles_w;
+  if (item >= lines) {
+    const size_t z = item - lines;
+    const uint zero_groups = np / 8;
+    if (z >= (rows - blocks) * zero_groups) return;
+    __global float* out = v + (blocks + z / zero_groups) * np + 8 * (z % zero_groups);
+    for (int i = 0; i < 6; ++i) vstore8((float8)(0.0f), 0, out + (size_t)i * plane);
+    return;
   }
-  float8 r[6];
-  WINOGRAD_BT(d[0], d[1], d[2], d[3], d[4], d[5], r);
-  __global float* out = v + (size_t)t * np + 8 * k;
-  for (int i = 0; i < 6; ++i) vstore8(r[i], 0, out + (size_t)i * plane);
+  const uint k = (uint)(item % groups), q = (uint)(item / groups % lines_per_image),
+             b = (uint)(item / groups / lines_per_image), lanes = min(8u, channels - 8 * k);
+  const int yy = (int)q - (int)pad_top;
+  const bool inside = yy >= 0 && yy < (int)height;
+  const size_t channel_stride = (size_t)height * width;
+  __global const float* row =
+      x + x_off + ((size_t)b * channels + 8 * k) * channel_stride + (size_t)(inside ? yy : 0) * width;
+  for (uint tx = 0; tx < tiles_w; ++tx) {
+    const int x0 = (int)(4 * tx) - (int)pad_left;
+    float8 d[6];
+    if (inside && lanes == 8 && x0 >= 0 && x0 + 6 <= (int)width) {
+      float4 a[8];
+      float2 e[8];
+      for (int l = 0; l < 8; ++l) {
+        a[l] = vload4(0, row + l * channel_stride + x0);
+        e[l] = vload2(0, row + l * channel_stride + x0 + 4);
+      }
+      d[0] = (float8)(a[0].s0, a[1].s0, a[2].s0, a[3].s0, a[4].s0, a[5].s0, a[6].s0, a[7].s0);
+      d[1] = (float8)(a[0].s1, a[1].s1, a[2].s1, a[3].s1, a[4].s1, a[5].s1, a[6].s1, a[7].s1);
+      d[2] = (float8)(a[0].s2, a[1].s2, a[2].s2, a[3].s2, a[4].s2, a[5].s2, a[6].s2, a[7].s2);
+      d[3] = (float8)(a[0].s3, a[1].s3, a[2].s3, a[3].s3, a[4].s3, a[5].s3, a[6].s3, a[7].s3);
+      d[4] = (float8)(e[0].s0, e[1].s0, e[2].s0, e[3].s0, e[4].s0, e[5].s0, e[6].s0, e[7].s0);
+      d[5] = (float8)(e[0].s1, e[1].s1, e[2].s1, e[3].s1, e[4].s1, e[5].s1, e[6].s1, e[7].s1);
+    } else {
+      float s[6][8];  // s[j][lane]: column x0 + j of channel 8·k + lane
+      for (int j = 0; j < 6; ++j) {
+        const bool in_row = inside && x0 + j >= 0 && x0 + j < (int)width;
+        for (uint l = 0; l < 8; ++l)
+          s[j][l] = in_row && l < lanes ? row[l * channel_stride + (size_t)(x0 + j)] : 0.0f;
+      }
+      for (int j = 0; j < 6; ++j) d[j] = vload8(0, s[j]);
+    }
+    float8 r[6];
+    WINOGRAD_BT(d[0], d[1], d[2], d[3], d[4], d[5], r);
+    for (uint ky = 0; ky < 3; ++ky) {
+      if (q < ky || q - ky >= out_h) continue;
+      __global float* out = v + (((size_t)b * out_h + (q - ky)) * tiles_w + tx) * np + ky * channels + 8 * k;
+      if (lanes == 8) {
+        for (int i = 0; i < 6; ++i) vstore8(r[i], 0, out + (size_t)i * plane);
+      } else {  // the last channels of a kernel row: the lanes past C would be the next row's
+        for (int i = 0; i < 6; ++i) {
+          float o[8];
+          vstore8(r[i], 0, o);
+          for (uint l = 0; l < lanes; ++l) out[(size_t)i * plane + l] = o[l];
+        }
+      }
+    }
+  }
 }
 
 // dW[f][c·9 + 3·ky + kx] for item f·3C + ky·C + c: the six planes' slices summed in slice order, slice s

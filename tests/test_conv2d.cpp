@@ -53,9 +53,11 @@ const Case kCases[] = {
     {2, 4, 26, 3, 3, 1, Padding::valid, Activation::gelu},
     // The direct forward pass's row of 10 in two overlapping chunks of eight columns summed in registers
     {1, 5, 12, 2, 3, 1, Padding::valid, Activation::relu},
-    // Eight channels: Winograd's weight gradient loads a kernel row's eight channels as one float8 (fewer
-    // gather them lane by lane), here across both edges (same padding) and a last block of three columns
-    {8, 6, 7, 3, 3, 1, Padding::same, Activation::relu},
+    // Twelve channels: Winograd's weight gradient loads eight whole channels' windows as runs turned into
+    // lanes (a window inside the row) and gathers the rest lane by lane (both edges: same padding), and
+    // writes the last four channels of each kernel row without spilling into the next; nine filters: its dz
+    // stage loads eight filters' whole blocks as runs, the ninth lane by lane
+    {12, 6, 12, 9, 3, 1, Padding::same, Activation::relu},
 };
 
 struct Built {

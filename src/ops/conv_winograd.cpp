@@ -31,9 +31,8 @@ ConvWinogradOps::ConvWinogradOps(Runtime& rt)
       input_{detail::kernel(rt, "conv_winograd", "winograd_input"),
              detail::kernel(rt, "conv_winograd", "winograd_input_rows")},
       dw_dz_(detail::kernel(rt, "conv_winograd", "winograd_dw_dz")),
-      dw_input_(detail::kernel(rt, "conv_winograd", "winograd_dw_input")),
-      dw_output_(detail::kernel(rt, "conv_winograd", "winograd_dw_output")),
-      channels_last_(detail::kernel(rt, "conv", "to_channels_last")) {
+      dw_input_(detail::kernel(rt, "conv_winograd", "winograd_dw_input_rows")),
+      dw_output_(detail::kernel(rt, "conv_winograd", "winograd_dw_output")) {
   for (size_t row_form : {0, 1})
     for (Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid,
                            Activation::leaky_relu, Activation::elu, Activation::gelu})
@@ -134,9 +133,7 @@ size_t ConvWinogradOps::scratch_floats(Runtime* rt, const ConvGeometry& g, size_
   const size_t dw = checked_mul(
       kDwPlanes, checked_add(checked_add(w.d_plane, w.x_plane, "Winograd"), w.s_plane, "Winograd"),
       "Winograd");
-  // x in channels-last order (the weight gradient's source)
-  const size_t xt = checked_mul(batch, checked_mul(g.channels, g.height * g.width, "x"), "x");
-  return checked_add(checked_add(planes, dw, "Winograd"), xt, "a Winograd convolution's scratch");
+  return checked_add(planes, dw, "a Winograd convolution's scratch");
 }
 
 namespace {
@@ -225,16 +222,13 @@ void ConvWinogradOps::backward_dw(const Tensor& dz, const Tensor& x, Tensor& dw,
                    u32(g.out_w, "out_w"), u32(tiles_w, "tiles"), u32(rows, "blocks"), u32(l.d_plane, "D"),
                    u32(batch * plane, "a stride"));
   detail::launch_1d(rt_, dw_dz_, rows * (l.fp / 8));
-  const size_t pixels = g.height * g.width;
-  Tensor& xt = at_least(rt_, dw_xt_, x.size());
-  detail::set_args(channels_last_, x.mem(), u32(x.offset(), "offset"), xt.mem(), u32(batch, "batch"),
-                   u32(c, "channels"), u32(pixels, "pixels"));
-  detail::launch_row_blocks(rt_, channels_last_, pixels, batch * c);
-  detail::set_args(dw_input_, xt.mem(), xs.mem(), u32(batch, "batch"), u32(c, "channels"),
-                   u32(l.xp, "columns"), u32(g.height, "height"), u32(g.width, "width"),
+  const size_t blocks = batch * g.out_h * tiles_w;
+  detail::set_args(dw_input_, x.mem(), u32(x.offset(), "offset"), xs.mem(), u32(batch, "batch"),
+                   u32(c, "channels"), u32(l.xp, "columns"), u32(g.height, "height"), u32(g.width, "width"),
                    u32(g.pad_top, "pad"), u32(g.pad_left, "pad"), u32(g.out_h, "out_h"),
                    u32(tiles_w, "tiles"), u32(rows, "blocks"), u32(l.x_plane, "X"));
-  detail::launch_1d(rt_, dw_input_, rows * (l.xp / 8));
+  const size_t lines = checked_mul(batch * (g.out_h + 2), (c + 7) / 8, "Winograd's X");
+  detail::launch_1d(rt_, dw_input_, checked_add(lines, (rows - blocks) * (l.xp / 8), "Winograd's X"));
   // Per plane one strided-batched GEMM over the slices (packed within the plane: the routine's indirect
   // kernel takes them so), the planes a cache line apart, handed to CLBlast as sub-buffers.
   const Tensor& a = l.filters_first ? d : xs;
@@ -248,7 +242,7 @@ void ConvWinogradOps::backward_dw(const Tensor& dz, const Tensor& x, Tensor& dw,
       gemm_strided_batched(rt_, Trans::yes, Trans::no, m, n, l.part, 1.f, a.buffer(), p * a_plane, m,
                            l.part * m, b.buffer(), p * b_plane, n, l.part * n, 0.f, sb, p * l.s_plane, n,
                            m * n, l.slices);
-  } else {  // one GEMM a slice where the planner says so (Intel's runtime: batched, 60 ms more a step)
+  } else {  // one GEMM a slice where the tuning entry says so (BATCHED_DW=0: Intel's runtime)
     for (size_t p = 0; p < kDwPlanes; ++p)
       for (size_t q = 0; q < l.slices; ++q)
         gemm(rt_, Trans::yes, Trans::no, m, n, l.part, 1.f, a.buffer(), p * a_plane + q * l.part * m, m,

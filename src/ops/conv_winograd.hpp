@@ -95,8 +95,8 @@ class ConvWinogradOps {
   std::array<std::array<compute::kernel, 7>, 2> output_;
   Tensor u_, v_, m_;  // U, V, M: 36 planes each, for either pass
   Tensor zeros_;      // the input gradient's bias
-  compute::kernel dw_dz_, dw_input_, dw_output_, channels_last_;
-  Tensor dw_d_, dw_x_, dw_s_, dw_xt_;  // the weight gradient's D, X and S, and x channels-last
+  compute::kernel dw_dz_, dw_input_, dw_output_;
+  Tensor dw_d_, dw_x_, dw_s_;  // the weight gradient's D, X and S
 };
 
 }  // namespace anycl
