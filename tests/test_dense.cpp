@@ -3,13 +3,19 @@
 // pre-activation z for the backward (its derivative is no function of the output); and with a
 // Dropout after the Dense (the fused stages, which a gelu Dense leaves to the Dropout).
 #include <doctest/doctest.h>
+#include <anycl/blas/tuning.hpp>
 #include <anycl/nn/sequential.hpp>
+
+#include <clblast.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "blas/clblast_params.hpp"
 #include "blas/gemm_plan.hpp"
 #include "helpers.hpp"
 #include "indirect_gemm.hpp"
@@ -178,6 +184,63 @@ TEST_CASE("Dense forward split turned round agrees with the host and reruns bit-
   REQUIRE(turned.slices > 1);
   CHECK(turned.padded_m == 192);
   check_dense_forward(rt, rows, in, out);
+}
+
+// A tuning's `anyclDenseXgemm` line (PoCL's AVX-512 entry's, for the reference CNN's first Dense layer):
+// the forward product on an Xgemm set of its own (DenseForwardGemmScope), laid out for that set's
+// tiles, and the model's set back for everything after it. On the model's 96-wide tiles the batch of
+// 128 is padded to 192 (split turned round); on the Dense set's 128 × 64 ones it is whole (split as it
+// is, on a CPU). The host's sums either way.
+TEST_CASE("Dense forward on its own Xgemm set (anyclDenseXgemm) agrees with the host") {
+  auto& rt = anycl::test::runtime();
+  const anycl::test::IndirectGemmScope indirect(rt);  // restores CLBlast's parameters after
+  struct NoDenseSet {
+    anycl::Runtime& rt;
+    ~NoDenseSet() { anycl::detail::gemm_state(rt).dense_xgemm.clear(); }
+  } no_dense_set{rt};
+  apply_wide_tiles(rt);
+  std::map<std::string, size_t> model_set;
+  REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", model_set) ==
+          clblast::StatusCode::kSuccess);
+  std::map<std::string, size_t> dense_set = model_set;
+  dense_set["MWG"] = 128, dense_set["MDIMA"] = 16, dense_set["MDIMC"] = 8;  // 128 × 64 tiles
+  const size_t rows = 128, in = 4096, out = 128;
+  const bool cpu = rt.info().type == anycl::DeviceType::cpu;
+  for (const bool own : {false, true}) {
+    CAPTURE(own);
+    anycl::GemmTuning line;
+    line.kernels[anycl::detail::kDenseXgemm] = own ? dense_set : std::map<std::string, size_t>{};
+    anycl::apply_tuning(rt, line);
+    {  // the scope: the Dense set while it lives (a scope inside it changes nothing), the model's after
+      const anycl::detail::DenseForwardGemmScope outer(rt, rows, out);
+      std::map<std::string, size_t> now;
+      REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", now) ==
+              clblast::StatusCode::kSuccess);
+      CHECK(now == (own ? dense_set : model_set));
+      { const anycl::detail::DenseForwardGemmScope inner(rt, rows, out); }
+      REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", now) ==
+              clblast::StatusCode::kSuccess);
+      CHECK(now == (own ? dense_set : model_set));
+      if (cpu) {
+        CHECK((anycl::detail::split_k_transposed(rt, rows, out, in).slices > 1) == !own);
+        CHECK((anycl::detail::split_k_slices(rt, rows, out, in) > 1) == own);
+      }
+    }
+    // Products the Dense set would not make whole (10 units), or the model's set already does (192 × 64),
+    // stay on the model's set.
+    for (const auto& [batch, units] : {std::pair<size_t, size_t>{128, 10}, {192, 64}}) {
+      const anycl::detail::DenseForwardGemmScope other(rt, batch, units);
+      std::map<std::string, size_t> now;
+      REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", now) ==
+              clblast::StatusCode::kSuccess);
+      CHECK(now == model_set);
+    }
+    check_dense_forward(rt, rows, in, out);
+    std::map<std::string, size_t> after;
+    REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", after) ==
+            clblast::StatusCode::kSuccess);
+    CHECK(after == model_set);  // the backward pass and every later GEMM on the model's set
+  }
 }
 
 // dW = xᵀ·dz of 128 units on 96-wide tiles, which CLBlast would pad and copy, runs turned round

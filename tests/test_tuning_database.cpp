@@ -180,6 +180,11 @@ TEST_CASE(
   CHECK(avx2_large->kernels.at("anyclConvDwXgemm").at("MWG") == 96);
   CHECK(avx2_small->kernels.at("anyclConvDwXgemm").empty());
   CHECK(large->kernels.at("anyclConvDwXgemm").empty());  // AVX-512's tiles are 96 wide for every GEMM
+  // but a Dense layer's forward product, on the base set's 128 × 64 tiles (2026-12-02): the reference
+  // CNN's batch of 128 whole; no Dense set for a model without large GEMMs, nor on the AVX2 entry.
+  CHECK(large->kernels.at("anyclDenseXgemm") == small->kernels.at("Xgemm"));
+  CHECK(small->kernels.at("anyclDenseXgemm").empty());
+  CHECK(avx2_large->kernels.at("anyclDenseXgemm").empty());
 
   // On the test device.
   const anycl::DeviceInfo device = anycl::test::runtime().info();

@@ -1,5 +1,5 @@
 // CLBlast keeps one set of kernel parameters per device for the whole process, not per runtime: a
-// tuning applied on one Runtime, or a convolution's weight-gradient set (ConvDwGemmScope), is what
+// tuning applied on one Runtime, or a set some products run with (XgemmSetScope), is what
 // every Runtime on that device runs next. These locks keep each CLBlast call on one set from the
 // first parameter it reads to its enqueue, and keep one thread's temporary set (the dW set, a tuning
 // being applied) from other threads' calls: a call waits while another thread changes the parameters

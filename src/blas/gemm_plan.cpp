@@ -4,6 +4,7 @@
 #include <clblast.h>
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
 
 #include "anycl/error.hpp"
@@ -49,7 +50,7 @@ void set_most_dw_slices(Runtime& rt, size_t most) {
 }
 
 bool is_gemm_choice(const std::string& kernel) {
-  return kernel == kDenseChoices || kernel == kConvChoices || kernel == kConvDwXgemm;
+  return std::find(std::begin(kGemmChoices), std::end(kGemmChoices), kernel) != std::end(kGemmChoices);
 }
 
 void apply_gemm_choice(Runtime& rt, const std::string& kernel, const std::map<std::string, size_t>& params) {
@@ -61,6 +62,8 @@ void apply_gemm_choice(Runtime& rt, const std::string& kernel, const std::map<st
     s.dw_slices = most_slices(params);
   } else if (kernel == kConvDwXgemm) {
     s.dw_xgemm = params;
+  } else if (kernel == kDenseXgemm) {
+    s.dense_xgemm = params;
   }
 }
 
@@ -70,6 +73,7 @@ bool holds_gemm_choice(Runtime& rt, const std::string& kernel, const std::map<st
   if (kernel == kConvChoices)
     return s.batched_dw == flag(params, kBatchedDw, true) && s.dw_slices == most_slices(params);
   if (kernel == kConvDwXgemm) return s.dw_xgemm == params;
+  if (kernel == kDenseXgemm) return s.dense_xgemm == params;
   return false;
 }
 
@@ -212,29 +216,47 @@ void override_xgemm(Runtime& rt, const std::map<std::string, size_t>& params) {
   const clblast::StatusCode status = clblast_params::override_parameters(rt.info().id, "Xgemm", params);
   if (status != clblast::StatusCode::kSuccess)
     throw OpenCLError(int(status), "clblast::OverrideParameters",
-                      "the convolutions' weight-gradient Xgemm set");
+                      "an Xgemm set a tuning names for some products (anyclConvDwXgemm, anyclDenseXgemm)");
 }
 }  // namespace
 
-ConvDwGemmScope::ConvDwGemmScope(Runtime& rt) : rt_(rt) {
-  GemmState& s = gemm_state(rt);
-  if (s.dw_xgemm.empty()) return;
+XgemmSetScope::XgemmSetScope(Runtime& rt, const std::map<std::string, size_t>& set) : rt_(rt) {
+  if (set.empty()) return;
   change_.emplace();  // other threads' CLBlast calls wait until the set is back
   std::map<std::string, size_t> now;
-  if (clblast_params::retrieve(rt.info().id, "Xgemm", now) != clblast::StatusCode::kSuccess ||
-      now == s.dw_xgemm)
-    return;                        // unreadable: left as it is; or the set already (a scope inside another)
-  override_xgemm(rt, s.dw_xgemm);  // the layout is read again, from the dW set (its generation)
+  if (clblast_params::retrieve(rt.info().id, "Xgemm", now) != clblast::StatusCode::kSuccess || now == set)
+    return;                 // unreadable: left as it is; or the set already (a scope inside another)
+  override_xgemm(rt, set);  // the layout is read again, from this set (its generation)
   before_ = std::move(now);
 }
 
-ConvDwGemmScope::~ConvDwGemmScope() {
+XgemmSetScope::~XgemmSetScope() {
   if (before_.empty()) return;
   try {
     override_xgemm(rt_, before_);
   } catch (...) {  // a destructor must not throw; the next tuning applied sets Xgemm again
   }
 }
+
+namespace {
+const std::map<std::string, size_t> kNoSet;
+// The Dense set where it makes batch × units whole tiles and the set in force does not; else none.
+const std::map<std::string, size_t>& dense_forward_set(Runtime& rt, size_t batch, size_t units) {
+  const std::map<std::string, size_t>& set = gemm_state(rt).dense_xgemm;
+  if (set.empty() || !set.count("MWG") || !set.count("NWG")) return kNoSet;
+  const auto whole = [&](size_t mwg, size_t nwg) {
+    return mwg > 0 && nwg > 0 &&
+           ((batch % mwg == 0 && units % nwg == 0) || (units % mwg == 0 && batch % nwg == 0));
+  };
+  const GemmLayoutParams& now = layout_params(rt);
+  return whole(set.at("MWG"), set.at("NWG")) && !whole(now.mwg, now.nwg) ? set : kNoSet;
+}
+}  // namespace
+
+DenseForwardGemmScope::DenseForwardGemmScope(Runtime& rt, size_t batch, size_t units)
+    : XgemmSetScope(rt, dense_forward_set(rt, batch, units)) {}
+
+ConvDwGemmScope::ConvDwGemmScope(Runtime& rt) : XgemmSetScope(rt, gemm_state(rt).dw_xgemm) {}
 
 bool conv_dw_splits(size_t filters, size_t patch) {
   return ((filters + kSplitDwTile - 1) / kSplitDwTile) * ((patch + kSplitDwTile - 1) / kSplitDwTile) <

@@ -50,6 +50,9 @@ struct GemmState {
   /// The Xgemm set the convolutions' weight gradients run with (ConvDwGemmScope), where a tuning's
   /// `anyclConvDwXgemm` line names one; empty: the set every other GEMM runs with.
   std::map<std::string, size_t> dw_xgemm;
+  /// The Xgemm set Dense layers' forward products run with (DenseForwardGemmScope), where a tuning's
+  /// `anyclDenseXgemm` line names one; empty: the set every other GEMM runs with.
+  std::map<std::string, size_t> dense_xgemm;
   /// What the GEMM layer read from CLBlast; read again after any change of CLBlast's parameters in the
   /// process (its generation), or once forgotten ({}).
   GemmLayoutParams layout;
@@ -63,11 +66,14 @@ GemmState& gemm_state(Runtime& rt);
 /// Sets the most dW slices; 0 means the default.
 void set_most_dw_slices(Runtime& rt, size_t most);
 
-/// The tuning's own lines: "anyclDense" {TRANSPOSED_DX}, "anyclConv" {BATCHED_DW, DW_SLICES} and
-/// "anyclConvDwXgemm" {an Xgemm set, or nothing}.
+/// The tuning's own lines: "anyclDense" {TRANSPOSED_DX}, "anyclConv" {BATCHED_DW, DW_SLICES},
+/// "anyclConvDwXgemm" and "anyclDenseXgemm" {an Xgemm set, or nothing}.
 inline constexpr const char* kDenseChoices = "anyclDense";
 inline constexpr const char* kConvChoices = "anyclConv";
 inline constexpr const char* kConvDwXgemm = "anyclConvDwXgemm";
+inline constexpr const char* kDenseXgemm = "anyclDenseXgemm";
+/// Every one of those lines.
+inline constexpr const char* kGemmChoices[] = {kDenseChoices, kConvChoices, kConvDwXgemm, kDenseXgemm};
 /// Whether `kernel` names one of those lines rather than a CLBlast kernel.
 bool is_gemm_choice(const std::string& kernel);
 /// Sets the runtime's state from such a line (a parameter it lacks takes its default).
@@ -122,28 +128,44 @@ struct SplitKTransposed {
 };
 SplitKTransposed split_k_transposed(Runtime& rt, size_t m, size_t n, size_t k);
 
-// Conv2D's weight gradient dW:(filters, patch), inner size the batch's pixels (src/nn/conv2d.cpp).
-
-/// While it lives (Conv2D's weight gradient: im2row's GEMM, or Winograd's along x, whose 3C columns
-/// are 96 for the reference CNN's conv 2), CLBlast's Xgemm runs with the runtime's dW set
-/// (GemmState::dw_xgemm) and the GEMM layer lays calls out by that set's tiles (the layout is read
-/// again at each change); then the set before it is back. A tile that divides the patch saves the
-/// padding another set's tiles need (the reference CNN's conv 2 under the AVX2 entry's 128-wide tiles:
-/// 289 columns padded to 384). Nothing where the runtime has no dW set.
+/// While it lives, CLBlast's Xgemm runs with `set` (one a tuning names for some products) and the GEMM
+/// layer lays calls out by that set's tiles (the layout is read again at each change); then the set
+/// before it is back. Nothing where `set` is empty.
 /// CLBlast's parameters are the process's, not the runtime's: while a scope changes them it holds
 /// ClblastParamsChange, so scopes are taken one at a time, each puts back what it found, and every
 /// other thread's CLBlast call waits for it and runs on the set it would have run on without it.
-class ConvDwGemmScope {
+class XgemmSetScope {
  public:
-  explicit ConvDwGemmScope(Runtime& rt);
-  ~ConvDwGemmScope();
-  ConvDwGemmScope(const ConvDwGemmScope&) = delete;
-  ConvDwGemmScope& operator=(const ConvDwGemmScope&) = delete;
+  XgemmSetScope(Runtime& rt, const std::map<std::string, size_t>& set);
+  ~XgemmSetScope();
+  XgemmSetScope(const XgemmSetScope&) = delete;
+  XgemmSetScope& operator=(const XgemmSetScope&) = delete;
 
  private:
   Runtime& rt_;
   std::optional<ClblastParamsChange> change_;
   std::map<std::string, size_t> before_;  // empty: nothing was changed
+};
+
+/// A Dense layer's forward product (batch × units) on the runtime's Dense set (GemmState::dense_xgemm),
+/// where the tuning names one and C is whole tiles of that set's indirect kernel but not of the set in
+/// force: the AVX-512 entry's 96-wide `large` tiles pad the reference CNN's batch of 128 to 192 in its
+/// first Dense layer's product, its 128 × 64 ones pad nothing. Elsewhere nothing changes: a change of
+/// set costs the host about 0.5 ms each way (CLBlast's OverrideParameters on PoCL).
+class DenseForwardGemmScope : public XgemmSetScope {
+ public:
+  DenseForwardGemmScope(Runtime& rt, size_t batch, size_t units);
+};
+
+// Conv2D's weight gradient dW:(filters, patch), inner size the batch's pixels (src/nn/conv2d.cpp).
+
+/// Conv2D's weight gradient (im2row's GEMM, or Winograd's along x, whose 3C columns are 96 for the
+/// reference CNN's conv 2) on the runtime's dW set (GemmState::dw_xgemm), where the tuning names one. A
+/// tile that divides the patch saves the padding another set's tiles need (the reference CNN's conv 2
+/// under the AVX2 entry's 128-wide tiles: 289 columns padded to 384).
+class ConvDwGemmScope : public XgemmSetScope {
+ public:
+  explicit ConvDwGemmScope(Runtime& rt);
 };
 
 /// Whether dW has so few 64×64 output tiles that it is split over slices of the batch.

@@ -171,7 +171,8 @@ Tensor Dense::forward(const Tensor& x, const StepContext& ctx) {
     bias_act_->forward_row(x, w_, b_, y, activation_);
   } else {
     Runtime& rt = x.runtime();
-    if (detail::dense_forward_as_tn(rt, x.rows(), units_, in_)) {  // the GEMM planner decides
+    const detail::DenseForwardGemmScope dense_set(rt, x.rows(), units_);  // where the tuning's Dense set pays
+    if (detail::dense_forward_as_tn(rt, x.rows(), units_, in_)) {         // the GEMM planner decides
       const size_t slices = detail::split_k_slices(rt, x.rows(), units_, in_);
       const detail::SplitKTransposed turned =
           slices > 1 ? detail::SplitKTransposed{} : detail::split_k_transposed(rt, x.rows(), units_, in_);

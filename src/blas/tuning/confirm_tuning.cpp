@@ -18,6 +18,7 @@ GemmTuning whole_tuning(const GemmTuning& t) {
   w.kernels.emplace(kConvChoices, std::map<std::string, size_t>{{"BATCHED_DW", 1},
                                                                 {"DW_SLICES", GemmState::kDefaultDwSlices}});
   w.kernels.emplace(kConvDwXgemm, std::map<std::string, size_t>{});  // none: dW on the model's set
+  w.kernels.emplace(kDenseXgemm, std::map<std::string, size_t>{});   // none: Dense on the model's set
   return w;
 }
 
@@ -25,12 +26,12 @@ bool same_sets(Runtime& rt, const GemmTuning& a, const GemmTuning& b) {
   const GemmTuning wa = whole_tuning(a), wb = whole_tuning(b);
   auto clblast_sets = [](const GemmTuning& t) {
     auto sets = t.kernels;
-    for (const char* line : {kDenseChoices, kConvChoices, kConvDwXgemm}) sets.erase(line);
+    for (const char* line : kGemmChoices) sets.erase(line);
     return sets;
   };
   if (clblast_sets(wa) != clblast_sets(wb)) return false;
   apply_tuning(rt, wa);
-  for (const char* line : {kDenseChoices, kConvChoices, kConvDwXgemm})
+  for (const char* line : kGemmChoices)
     if (!holds_gemm_choice(rt, line, wb.kernels.at(line))) return false;
   return true;
 }
