@@ -15,6 +15,13 @@
 
 namespace anycl::test {
 
+/// CLBlast's Xgemm parameters in force on `rt`'s device now.
+inline std::map<std::string, size_t> current_xgemm(Runtime& rt) {
+  std::map<std::string, size_t> now;
+  REQUIRE(detail::clblast_params::retrieve(rt.info().id, "Xgemm", now) == clblast::StatusCode::kSuccess);
+  return now;
+}
+
 class IndirectGemmScope {
  public:
   explicit IndirectGemmScope(Runtime& rt) : rt_(rt) {

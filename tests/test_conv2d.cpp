@@ -351,10 +351,8 @@ TEST_CASE("Conv2D's weight gradient on its own Xgemm set (anyclConvDwXgemm) agre
     anycl::Runtime& rt;
     ~NoDwSet() { anycl::detail::gemm_state(rt).dw_xgemm.clear(); }
   } no_dw_set{rt};
-  std::map<std::string, size_t> model_set, dw_set;
-  REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", model_set) ==
-          clblast::StatusCode::kSuccess);
-  dw_set = model_set;
+  const std::map<std::string, size_t> model_set = anycl::test::current_xgemm(rt);
+  std::map<std::string, size_t> dw_set = model_set;
   dw_set["MWG"] = 16, dw_set["VWM"] = 2;                              // MDIMC·VWM = MDIMA·VWM = 16
   const Case k{16, 6, 6, 8, 3, 1, Padding::valid, Activation::relu};  // patch 144, 4 × 4 outputs
   const anycl::Conv2D shape_of(k.filters, k.kernel, k.stride, k.padding, k.act);
@@ -369,14 +367,9 @@ TEST_CASE("Conv2D's weight gradient on its own Xgemm set (anyclConvDwXgemm) agre
     anycl::apply_tuning(rt, line);
     {  // the scope: the dW set while it lives (a scope inside it changes nothing), the model's after
       const anycl::detail::ConvDwGemmScope outer(rt);
-      std::map<std::string, size_t> now;
-      REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", now) ==
-              clblast::StatusCode::kSuccess);
-      CHECK(now == (own ? dw_set : model_set));
+      CHECK(anycl::test::current_xgemm(rt) == (own ? dw_set : model_set));
       { const anycl::detail::ConvDwGemmScope inner(rt); }
-      REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", now) ==
-              clblast::StatusCode::kSuccess);
-      CHECK(now == (own ? dw_set : model_set));
+      CHECK(anycl::test::current_xgemm(rt) == (own ? dw_set : model_set));
     }
     auto b = build(rt, k, batch, p);
     b->layer.set_forward(anycl::ConvForward::im2col_gemm);
@@ -385,10 +378,7 @@ TEST_CASE("Conv2D's weight gradient on its own Xgemm set (anyclConvDwXgemm) agre
     REQUIRE(dw != shapes.end());
     CHECK(dw->n == (own ? 144 : 160));
     check_step_against_host(rt, *b, k, p, x, batch, 1902);
-    std::map<std::string, size_t> after;
-    REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", after) ==
-            clblast::StatusCode::kSuccess);
-    CHECK(after == model_set);  // dx and every later GEMM on the model's set
+    CHECK(anycl::test::current_xgemm(rt) == model_set);  // dx and every later GEMM on the model's set
   }
 }
 

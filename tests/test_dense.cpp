@@ -6,8 +6,6 @@
 #include <anycl/blas/tuning.hpp>
 #include <anycl/nn/sequential.hpp>
 
-#include <clblast.h>
-
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -15,7 +13,6 @@
 #include <utility>
 #include <vector>
 
-#include "blas/clblast_params.hpp"
 #include "blas/gemm_plan.hpp"
 #include "helpers.hpp"
 #include "indirect_gemm.hpp"
@@ -199,9 +196,7 @@ TEST_CASE("Dense forward on its own Xgemm set (anyclDenseXgemm) agrees with the 
     ~NoDenseSet() { anycl::detail::gemm_state(rt).dense_xgemm.clear(); }
   } no_dense_set{rt};
   apply_wide_tiles(rt);
-  std::map<std::string, size_t> model_set;
-  REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", model_set) ==
-          clblast::StatusCode::kSuccess);
+  const std::map<std::string, size_t> model_set = anycl::test::current_xgemm(rt);
   std::map<std::string, size_t> dense_set = model_set;
   dense_set["MWG"] = 128, dense_set["MDIMA"] = 16, dense_set["MDIMC"] = 8;  // 128 × 64 tiles
   const size_t rows = 128, in = 4096, out = 128;
@@ -213,14 +208,9 @@ TEST_CASE("Dense forward on its own Xgemm set (anyclDenseXgemm) agrees with the 
     anycl::apply_tuning(rt, line);
     {  // the scope: the Dense set while it lives (a scope inside it changes nothing), the model's after
       const anycl::detail::DenseForwardGemmScope outer(rt, rows, out);
-      std::map<std::string, size_t> now;
-      REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", now) ==
-              clblast::StatusCode::kSuccess);
-      CHECK(now == (own ? dense_set : model_set));
+      CHECK(anycl::test::current_xgemm(rt) == (own ? dense_set : model_set));
       { const anycl::detail::DenseForwardGemmScope inner(rt, rows, out); }
-      REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", now) ==
-              clblast::StatusCode::kSuccess);
-      CHECK(now == (own ? dense_set : model_set));
+      CHECK(anycl::test::current_xgemm(rt) == (own ? dense_set : model_set));
       if (cpu) {
         CHECK((anycl::detail::split_k_transposed(rt, rows, out, in).slices > 1) == !own);
         CHECK((anycl::detail::split_k_slices(rt, rows, out, in) > 1) == own);
@@ -230,16 +220,11 @@ TEST_CASE("Dense forward on its own Xgemm set (anyclDenseXgemm) agrees with the 
     // stay on the model's set.
     for (const auto& [batch, units] : {std::pair<size_t, size_t>{128, 10}, {192, 64}}) {
       const anycl::detail::DenseForwardGemmScope other(rt, batch, units);
-      std::map<std::string, size_t> now;
-      REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", now) ==
-              clblast::StatusCode::kSuccess);
-      CHECK(now == model_set);
+      CHECK(anycl::test::current_xgemm(rt) == model_set);
     }
     check_dense_forward(rt, rows, in, out);
-    std::map<std::string, size_t> after;
-    REQUIRE(anycl::detail::clblast_params::retrieve(rt.info().id, "Xgemm", after) ==
-            clblast::StatusCode::kSuccess);
-    CHECK(after == model_set);  // the backward pass and every later GEMM on the model's set
+    CHECK(anycl::test::current_xgemm(rt) ==
+          model_set);  // the backward pass and every later GEMM on the model's set
   }
 }
 

@@ -38,7 +38,7 @@ struct GemmState {
   /// A convolution's weight gradient split over slices runs as one strided-batched GEMM (on by
   /// default) or, where its slices run on CLBlast's indirect kernel, as one GEMM per slice: a tuning
   /// database entry turns it off for a device whose batched indirect GEMM is the slower (Intel's CPU
-  /// runtime was, 5×, on its earlier tuning; no shipped entry does now).
+  /// runtime's entry, tuning/intel-cpu.txt).
   bool batched_dw = true;
   size_t dw_slices = kDefaultDwSlices;
   /// The shortest inner size (pixels of the batch) a slice of dW is cut to where a sample's plane is
