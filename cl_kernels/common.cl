@@ -66,6 +66,10 @@ static inline float16 activate16(const float16 z, const int act) {
   }
 }
 
+// The same over eight lanes (the direct convolution's rows, conv_direct.cl): activate16's formulas, so the
+// same bits (the eight upper lanes repeat the lower ones).
+static inline float8 activate8(const float8 z, const int act) { return activate16((float16)(z, z), act).lo; }
+
 // y = act(y + bias) for the sixteen elements of a (rows, cols) row-major y from i0 (n = rows·cols,
 // y and bias already offset): one vector load and store where they lie in one row, element by
 // element where they cross a row's end or the tensor's.

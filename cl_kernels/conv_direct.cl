@@ -74,12 +74,23 @@ static inline void conv_direct_forward_row(
           const int yy = (int)(oy + i) - (int)pad_top;
           if (yy < 0 || yy >= (int)height) continue;
           __global const float* row = plane + (size_t)yy * width + ox;
-          for (uint j = 0; j < kw; ++j) sum += wf[(c * kh + i) * kw + j] * vload8(0, row + j);
+          __global const float* taps = wf + (c * kh + i) * kw;
+          if (kw == 3) {  // the common kernel, its taps unrolled (PoCL left the loop's 3 rounds rolled)
+            sum += taps[0] * vload8(0, row);
+            sum += taps[1] * vload8(0, row + 1);
+            sum += taps[2] * vload8(0, row + 2);
+          } else {
+            for (uint j = 0; j < kw; ++j) sum += taps[j] * vload8(0, row + j);
+          }
         }
       }
-      vstore8(sum, 0, out + ox);
+      const float8 v = sum + bias[bias_off + f];
+      if (act == ACT_GELU) vstore8(v, 0, z + z_off + item * out_w + ox);  // a constant per kernel
+      vstore8(activate8(v, act), 0, out + ox);
     }
-  } else {
+    return;
+  }
+  {
     for (uint ox = 0; ox < out_w; ++ox) out[ox] = 0.0f;
     for (uint c = 0; c < channels; ++c) {
       __global const float* plane = x + x_off + ((size_t)b * channels + c) * height * width;

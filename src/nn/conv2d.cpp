@@ -28,6 +28,7 @@
 #include "anycl/blas/blas.hpp"
 #include "anycl/blas/tuning.hpp"
 #include "anycl/error.hpp"
+#include "anycl/nn/maxpool2d.hpp"
 #include "blas/gemm_plan.hpp"
 #include "ops/activation.hpp"
 #include "ops/conv.hpp"
@@ -402,17 +403,35 @@ Tensor Conv2D::forward(const Tensor& x, const StepContext&) {
   return y;
 }
 
+bool Conv2D::takes_pool_gradient(const MaxPool2D& pool) const {
+  return ops_ && ops_->pools_in_output_stage() && activation_ != Activation::gelu && pool.size() >= 2 &&
+         pool.size() == pool.stride();
+}
+
+void Conv2D::output_backward(const Tensor& dy, bool sum_bias) {
+  const PoolGeometry* pg = pool_after_ ? &pool_after_->g_ : nullptr;
+  // dy is the pool's gradient where Sequential::backward skipped the pool
+  if (pg && dy.cols() == pg->channels * pg->out_h * pg->out_w) {
+    const Tensor pooled = pool_after_->y_.rows(0, dy.rows());
+    ops_->pooled_output_backward(pooled, pool_after_->arg_, dy, cf_, db_, g_, pool_after_->size(),
+                                 activation_, sum_bias);
+    return;
+  }
+  // gelu's derivative from z
+  ops_->output_backward(z_.size() ? z_last_ : y_last_, dy, cf_, db_, g_, activation_, sum_bias);
+}
+
 // dy:(batch, F, OH, OW) → dz:(F, batch·P) and db; dW = dz·colᵀ; dx = col2im(Wᵀ·dz)
 Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
   const size_t batch = dy.rows(), columns = batch * g_.plane(), k = g_.patch();
   Runtime& rt = dy.runtime();
   if (direct_for(&rt, k)) {  // dz channel-major in cf, then dW and db
-    ops_->output_backward(z_.size() ? z_last_ : y_last_, dy, cf_, db_, g_, activation_, /*sum_bias=*/false);
+    output_backward(dy, /*sum_bias=*/false);
     direct_ops().weight_grad(cf_, x_last_, dw_, db_, g_);
     return need_dx ? backward_dx(rt, batch) : Tensor();
   }
   if (winograd_dw_for(&rt, g_)) {  // dz channel-major in cf and db, then Winograd's dW
-    ops_->output_backward(z_.size() ? z_last_ : y_last_, dy, cf_, db_, g_, activation_, /*sum_bias=*/true);
+    output_backward(dy, /*sum_bias=*/true);
     {
       const detail::ConvDwGemmScope dw_set(rt);  // dW's own Xgemm set, where one is named
       winograd_ops().backward_dw(cf_, x_last_, dw_, g_, batch);
@@ -428,8 +447,7 @@ Tensor Conv2D::backward(Tensor& dy, const StepContext&, bool need_dx) {
   // sums dz's rows as it writes them on PoCL (0.01 ms more for the reference CNN's conv 2), and a
   // kernel sums them after it elsewhere (2.6 ms on Intel's runtime; ConvOps::output_backward).
   const bool db_in_gemm = !nn && d.kp > k;
-  ops_->output_backward(z_.size() ? z_last_ : y_last_, dy, cf_, db_, g_, activation_,  // gelu: from z
-                        /*sum_bias=*/!db_in_gemm);
+  output_backward(dy, /*sum_bias=*/!db_in_gemm);
   // dW = dz·colᵀ = (dzᵀ)ᵀ·colᵀ, a GEMM TN whose operands both have the batch's pixels as rows: dz's
   // rows from cf, colᵀ written from x (im2row, its columns in tap-major order: each tap row of a
   // patch is one run of channels-last x), each row padded as gemm_padding says, so that CLBlast

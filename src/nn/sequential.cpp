@@ -189,6 +189,21 @@ void Sequential::build(Runtime& rt, size_t max_batch) {
       dropout->fused_ = true;
     }
   }
+  // A Conv2D followed by a MaxPool2D whose windows do not overlap: the convolution's output stage routes the
+  // pool's gradient itself, in one pass (on CPU drivers: Conv2D::takes_pool_gradient), and backward()
+  // skips the pool.
+  for (auto& layer : layers_) {  // as unlinked first (a model built again, on another device)
+    if (auto* conv = dynamic_cast<Conv2D*>(layer.get())) conv->pool_after_ = nullptr;
+    if (auto* pool = dynamic_cast<MaxPool2D*>(layer.get())) pool->fused_ = false;
+  }
+  for (size_t i = 0; i + 1 < layers_.size(); ++i) {
+    auto* conv = dynamic_cast<Conv2D*>(layers_[i].get());
+    auto* pool = dynamic_cast<MaxPool2D*>(layers_[i + 1].get());
+    if (conv && pool && conv->takes_pool_gradient(*pool)) {
+      conv->pool_after_ = pool;
+      pool->fused_ = true;
+    }
+  }
   rt_ = &rt;
   max_batch_ = max_batch;
 }
@@ -223,6 +238,8 @@ void Sequential::backward(Tensor& dlogits, const StepContext& ctx,
   for (size_t i = layers_.size(); i-- > 0;) {
     const ProfileLabel label(
         profile, [&] { return fmt::format("layer {} {} backward", i + 1, layers_[i]->type().name); });
+    const auto* pool = dynamic_cast<const MaxPool2D*>(layers_[i].get());
+    if (pool && pool->fused_) continue;  // the Conv2D before it routes its gradient (Conv2D::output_backward)
     grad = layers_[i]->backward(grad, ctx, /*need_dx=*/i > 0);
     if (layers_[i]->parameter_count(in[i]) > 0 && gradients_ready) gradients_ready(ready++);
   }

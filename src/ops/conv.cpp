@@ -31,6 +31,10 @@ ConvOps::ConvOps(Runtime& rt)
       output_backward_[planes][size_t(act)] = detail::kernel(
           rt, "conv", fmt::format("conv_output_backward_{}{}", planes ? "rows_" : range, to_string(act)));
     }
+  for (Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid,
+                         Activation::leaky_relu, Activation::elu})
+    output_backward_pooled_.at(size_t(act)) =
+        detail::kernel(rt, "conv_pool", fmt::format("conv_output_backward_pooled_{}", to_string(act)));
 }
 
 namespace {
@@ -204,10 +208,7 @@ void ConvOps::output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Te
     detail::set_args(k, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dcf.mem(),
                      row_sums_.mem(), u32(batch, "batch"), u32(filters, "filters"), u32(g.plane(), "plane"));
     detail::launch_1d(rt_, k, batch * filters);
-    if (!sum_bias) return;
-    detail::set_args(bias_from_rows_, row_sums_.mem(), u32(batch, "batch"), u32(filters, "filters"),
-                     dbias.mem(), u32(dbias.offset(), "offset"));
-    detail::launch_1d(rt_, bias_from_rows_, filters, 4);
+    if (sum_bias) sum_bias_from_rows(batch, dbias);
     return;
   }
   detail::set_args(k, y.mem(), u32(y.offset(), "offset"), dy.mem(), u32(dy.offset(), "offset"), dcf.mem(),
@@ -219,6 +220,41 @@ void ConvOps::output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Te
                    u32(dbias.offset(), "offset"));
   const size_t local[2] = {lanes_, 1};
   detail::launch_groups_2d(rt_, bias_backward_, dbias.size(), local, dbias.size(), count);
+}
+
+void ConvOps::sum_bias_from_rows(size_t batch, Tensor& dbias) {
+  using detail::u32;
+  detail::set_args(bias_from_rows_, row_sums_.mem(), u32(batch, "batch"), u32(dbias.size(), "filters"),
+                   dbias.mem(), u32(dbias.offset(), "offset"));
+  detail::launch_1d(rt_, bias_from_rows_, dbias.size(), 4);
+}
+
+void ConvOps::pooled_output_backward(const Tensor& pooled, const Tensor& arg, const Tensor& dy_pool,
+                                     Tensor& dcf, Tensor& dbias, const ConvGeometry& g, size_t pool,
+                                     Activation act, bool sum_bias) {
+  using detail::u32;
+  if (!pools_in_output_stage() || act == Activation::gelu || pool == 0)
+    throw ValidationError(
+        fmt::format("conv_output_backward_pooled: not for {} on this driver, pool {}", to_string(act), pool));
+  const size_t batch = dy_pool.rows(), filters = dbias.size(), out_h = g.out_h / pool, out_w = g.out_w / pool;
+  if (filters == 0 || out_h == 0 || out_w == 0 || pooled.rows() != batch || dy_pool.cols() != pooled.cols() ||
+      pooled.cols() != filters * out_h * out_w || arg.dtype() != DType::i32 || arg.size() < pooled.size() ||
+      pooled.offset() != 0 || arg.offset() != 0 || dcf.size() < batch * filters * g.plane())
+    throw ValidationError(fmt::format(
+        "conv_output_backward_pooled: pooled {}, dy {}, arg {}, dz {} do not fit {} filters of {}×{} pooled "
+        "{}×{}",
+        pooled.shape_string(), dy_pool.shape_string(), arg.shape_string(), dcf.shape_string(), filters,
+        g.out_h, g.out_w, pool, pool));
+  check_offset_zero(dcf, "conv_output_backward_pooled");
+  u32(dy_pool.offset() + dy_pool.size(), "a pooled gradient's size");
+  u32(batch * filters * g.plane(), "a Conv2D's output size");
+  if (row_sums_.size() < batch * filters) row_sums_ = Tensor(rt_, {batch * filters});
+  compute::kernel& k = output_backward_pooled_.at(size_t(act));
+  detail::set_args(k, pooled.mem(), arg.mem(), dy_pool.mem(), u32(dy_pool.offset(), "offset"), dcf.mem(),
+                   row_sums_.mem(), u32(batch, "batch"), u32(filters, "filters"), u32(g.out_h, "height"),
+                   u32(g.out_w, "width"), u32(pool, "pool"), u32(out_h, "out_h"), u32(out_w, "out_w"));
+  detail::launch_1d(rt_, k, batch * filters);
+  if (sum_bias) sum_bias_from_rows(batch, dbias);
 }
 
 }  // namespace anycl

@@ -46,6 +46,16 @@ class ConvOps {
   /// either way). y, dy:(batch, F, OH·OW).
   void output_backward(const Tensor& y, const Tensor& dy, Tensor& dcf, Tensor& dbias, const ConvGeometry& g,
                        Activation act, bool sum_bias = true);
+  /// output_backward under a MaxPool2D of `pool` × `pool` windows moved by `pool` (conv_pool.cl): dcf as
+  /// output_backward gives for the gradient the pool's backward would route from dy_pool, in one pass, from
+  /// the pool's output `pooled` and argmax `arg` (i32) (its forward's); pooled, dy_pool:(batch, F·(OH /
+  /// pool)· (OW / pool)), in any shape of those rows and columns. Not for gelu; only where
+  /// pools_in_output_stage().
+  void pooled_output_backward(const Tensor& pooled, const Tensor& arg, const Tensor& dy_pool, Tensor& dcf,
+                              Tensor& dbias, const ConvGeometry& g, size_t pool, Activation act,
+                              bool sum_bias = true);
+  /// Whether pooled_output_backward runs here: on the drivers whose output_backward runs a work-item a row.
+  bool pools_in_output_stage() const { return backward_rows(); }
 
  private:
   Runtime& rt_;
@@ -58,6 +68,8 @@ class ConvOps {
   // filters, z over the batch), which PoCL's CPU driver (Runtime::row_kernels) runs, and the
   // backward's one work-item per row b·F + f (backward_rows) (conv.cl).
   std::array<std::array<compute::kernel, 7>, 2> output_forward_, output_backward_;  // per Activation
+  std::array<compute::kernel, 6> output_backward_pooled_;  // per Activation but gelu (conv_pool.cl)
+  void sum_bias_from_rows(size_t batch, Tensor& dbias);
   void launch_output_stage(compute::kernel& k, size_t plane, size_t filters, size_t batch);
   // output_backward's row form on every CPU driver, not only Runtime::row_kernels' (PoCL): Intel's
   // runtime ran the reference CNN's conv 2 in 1.4 ms so, with dbias from its row sums in 0.02, against

@@ -17,6 +17,7 @@ class BiasActivation;   // src/ops/activation.hpp
 class ConvOps;          // src/ops/conv.hpp
 class ConvDirectOps;    // src/ops/conv_direct.hpp
 class ConvWinogradOps;  // src/ops/conv_winograd.hpp
+class MaxPool2D;        // maxpool2d.hpp
 
 enum class Padding { valid = 0, same = 1 };
 
@@ -80,8 +81,13 @@ class Conv2D final : public Layer {
   void initialize(uint64_t seed) override;
   Tensor forward(const Tensor& x, const StepContext& ctx) override;
   Tensor backward(Tensor& dy, const StepContext& ctx, bool need_dx) override;
+  /// Whether this built layer's backward can take the gradient of `pool` right after it and route it
+  /// itself (ConvOps::pooled_output_backward): non-overlapping windows of at least 2, an activation other
+  /// than gelu, a CPU driver.
+  bool takes_pool_gradient(const MaxPool2D& pool) const;
 
  private:
+  friend class Sequential;  // links a MaxPool2D after it (pool_after_)
   size_t filters_, kernel_, stride_;
   Padding padding_;
   Activation activation_;
@@ -116,6 +122,10 @@ class Conv2D final : public Layer {
   Tensor x_last_, y_last_;
   Tensor z_, z_last_;  // gelu only (activation_keeps_input): the output before the activation, as y_
   std::unique_ptr<ConvOps> ops_;
+  MaxPool2D* pool_after_ = nullptr;  // the MaxPool2D right after it, whose backward its output stage runs
+  // dz in cf_ from dy, with db where sum_bias: dy is the gradient of this layer's output, or (where
+  // Sequential::backward skipped pool_after_) of the pool's, which is smaller (windows of 2 and more)
+  void output_backward(const Tensor& dy, bool sum_bias);
   std::unique_ptr<ConvDirectOps> direct_ops_;      // made by build() or on first use
   std::unique_ptr<ConvWinogradOps> winograd_ops_;  // likewise, with its scratch
   std::unique_ptr<BiasActivation> bias_act_;

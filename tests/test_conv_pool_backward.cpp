@@ -1,0 +1,109 @@
+// A Conv2D's output-stage backward fused with the MaxPool2D after it (conv_pool.cl): the same dz bits as
+// maxpool_backward then conv_output_backward, every element written (pixels in no window included), and
+// the same bias gradient; in a model, Sequential links the two where the pool's windows do not overlap
+// (a small CNN against the host reference: test_cnn.cpp).
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <anycl/error.hpp>
+#include <anycl/nn/conv2d.hpp>
+#include <anycl/nn/maxpool2d.hpp>
+
+#include <cmath>
+
+#include "helpers.hpp"
+#include "ops/activation.hpp"
+#include "ops/conv.hpp"
+#include "ops/pool.hpp"
+
+using anycl::Activation;
+
+namespace {
+
+struct Case {
+  size_t batch, filters, h, w, pool;
+};
+// Whole windows; odd sizes (a last row and column in no window); 3×3 windows (the general loop); a plane
+// of the reference CNN's conv 2 (24 × 24 under 2 × 2) for a few images.
+const Case kCases[] = {{3, 4, 6, 6, 2}, {2, 3, 7, 5, 2}, {2, 2, 9, 7, 3}, {3, 5, 24, 24, 2}};
+
+}  // namespace
+
+TEST_CASE("conv_output_backward_pooled gives the bits of maxpool_backward then conv_output_backward") {
+  auto& rt = anycl::test::runtime();
+  // The row kernels on any driver (Oclgrind's included, which checks this kernel), as on a CPU driver.
+  struct RowKernels {
+    anycl::Runtime& rt;
+    bool before = rt.row_kernels();
+    ~RowKernels() { rt.set_row_kernels(before); }
+  } row_kernels{rt};
+  rt.set_row_kernels(true);
+  anycl::ConvOps ops(rt);
+  REQUIRE(ops.pools_in_output_stage());
+  anycl::MaxPoolOp pool(rt);
+  anycl::BiasActivation bias_act(rt);
+  unsigned seed = 700;
+  for (const Case c : kCases)
+    for (Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid,
+                           Activation::leaky_relu, Activation::elu}) {
+      const std::string what = fmt::format("{} batch {} filters {} {}×{} pool {}", anycl::to_string(act),
+                                           c.batch, c.filters, c.h, c.w, c.pool);
+      CAPTURE(what);
+      const size_t plane = c.h * c.w, n = c.batch * c.filters * plane;
+      const anycl::ConvGeometry g = anycl::Conv2D(c.filters, 1).geometry({1, c.h, c.w});
+      const anycl::PoolGeometry pg = anycl::MaxPool2D(c.pool, c.pool).geometry({c.filters, c.h, c.w});
+      // y as the layer's forward leaves it (activated: relu's zeros tie in their windows), then the pool.
+      auto y = anycl::Tensor::from_host(rt, {c.batch, c.filters * plane},
+                                        anycl::test::random_floats(n, -2.f, 2.f, seed++));
+      bias_act.forward(
+          y, anycl::Tensor::from_host(rt, {c.filters * plane}, std::vector<float>(c.filters * plane, 0.f)),
+          act);
+      anycl::Tensor pooled(rt, {c.batch, c.filters, pg.out_h, pg.out_w});
+      anycl::Tensor arg(rt, {c.batch, c.filters, pg.out_h, pg.out_w}, anycl::DType::i32);
+      pool.forward(y, pooled, arg, pg);
+      const size_t pooled_n = pooled.size();
+      // The pooled gradient as a view two rows into a larger tensor (its offset is an argument).
+      anycl::Tensor dy_all(rt, {c.batch + 2, c.filters * pg.out_h * pg.out_w});
+      dy_all.fill(std::nanf(""));
+      anycl::Tensor dy_pool = dy_all.rows(2, c.batch);
+      dy_pool.upload(anycl::test::random_floats(pooled_n, -1.f, 1.f, seed++));
+
+      // Fused: dz over a NaN-filled buffer, so that an element it does not write shows.
+      anycl::Tensor dz(rt, {c.filters, c.batch * plane}), db(rt, {c.filters});
+      dz.fill(std::nanf(""));
+      db.fill(std::nanf(""));
+      ops.pooled_output_backward(pooled, arg, dy_pool, dz, db, g, c.pool, act);
+      // The two passes it replaces.
+      anycl::Tensor dx(rt, {c.batch, c.filters * plane}), dz2(rt, {c.filters, c.batch * plane}),
+          db2(rt, {c.filters});
+      pool.backward(dy_pool, arg, dx, pg);
+      ops.output_backward(y, dx, dz2, db2, g, act);
+
+      anycl::test::check_close(dz.download(), dz2.download(), 0, 0, "dz");
+      // dbias: the same terms (the pooled values, zeros left out) summed in another order.
+      anycl::test::check_close(db.download(), db2.download(), 1e-6, 1e-5, "dbias");
+    }
+}
+
+TEST_CASE(
+    "a Conv2D's backward takes the MaxPool2D's gradient after it only where the windows do not overlap") {
+  auto& rt = anycl::test::runtime();
+  const bool cpu_driver = anycl::ConvOps(rt).pools_in_output_stage();
+  struct Pair {
+    size_t size, stride;
+    Activation act;
+    bool fused;
+  };
+  for (const Pair p : {Pair{2, 2, Activation::relu, cpu_driver}, Pair{3, 3, Activation::elu, cpu_driver},
+                       Pair{3, 2, Activation::relu, false}, Pair{1, 1, Activation::relu, false},
+                       Pair{2, 2, Activation::gelu, false}}) {
+    CAPTURE(p.size);
+    CAPTURE(p.stride);
+    const std::string act = anycl::to_string(p.act);
+    CAPTURE(act);
+    anycl::Conv2D conv(3, 3, 1, anycl::Padding::valid, p.act);
+    const anycl::Shape in{2, 9, 9};
+    const size_t n = conv.parameter_count(in);
+    conv.build(rt, in, 4, anycl::Tensor(rt, {n}), anycl::Tensor(rt, {n}), 0);
+    CHECK(conv.takes_pool_gradient(anycl::MaxPool2D(p.size, p.stride)) == p.fused);
+  }
+}
