@@ -312,6 +312,109 @@ WINOGRAD_OUTPUT_KERNELS(leaky_relu, 4)
 WINOGRAD_OUTPUT_KERNELS(elu, 5)
 WINOGRAD_OUTPUT_KERNELS(gelu, 6)
 
+// The row form with a MaxPool2D of 2×2 windows moved by 2 after the layer (Conv2D::forward_pooled, linked
+// by Sequential on a CPU driver; not for gelu): each block's four windows are pooled from the activated
+// values in registers, with maxpool_forward's comparisons in its order (so its bits and argmax, the first
+// maximum on ties), and only the pool's output and argmax are written: the layer's output y is neither
+// written nor read back (the reference CNN's conv 2: 19 MB each way, 1.1 ms for maxpool_forward alone on
+// PoCL). pooled and arg:(batch, F, OH / 2, OW / 2); arg as maxpool_forward's (the index in y's plane).
+#define WINOGRAD_POOLED_PARAMS                                                                           \
+  __global const float *restrict m, __global const float *restrict bias, const uint bias_off,            \
+      __global float *restrict pooled, __global int *restrict arg, const uint batch, const uint filters, \
+      const uint tp, const uint out_h, const uint out_w, const uint tiles_h, const uint tiles_w,         \
+      const uint plane
+
+// One window from its four activated values (top left at y's index `at`, rows `width` apart).
+static inline void winograd_pool2(const float a, const float right, const float below, const float diagonal,
+                                  const int at, const int width, __global float* best_out,
+                                  __global int* at_out) {
+  int best_at = at;
+  float best = a;
+  best_at = right > best ? at + 1 : best_at;
+  best = right > best ? right : best;
+  best_at = below > best ? at + width : best_at;
+  best = below > best ? below : best;
+  best_at = diagonal > best ? at + width + 1 : best_at;
+  best = diagonal > best ? diagonal : best;
+  *best_out = best;
+  *at_out = best_at;
+}
+
+static inline void winograd_output_pooled_row(WINOGRAD_POOLED_PARAMS, const int act) {
+  const size_t item = get_global_id(0);
+  if (item >= (size_t)batch * filters * tiles_h) return;
+  const uint ty = (uint)(item % tiles_h), run = (uint)(item / tiles_h), b = run % batch, f = run / batch;
+  const uint pool_h = out_h / 2, pool_w = out_w / 2;
+  __global const float* first = m + (size_t)f * tp + ((size_t)b * tiles_h + ty) * tiles_w;
+  __global float* pooled_plane = pooled + ((size_t)b * filters + f) * pool_h * pool_w;
+  __global int* arg_plane = arg + ((size_t)b * filters + f) * pool_h * pool_w;
+  const float bf = bias[bias_off + f];
+  const uint window_rows = min(4u, out_h - 4 * ty) / 2;  // this row of blocks' windows down (inside y)
+  const uint whole = out_w / 4;                          // blocks with all four columns inside
+  const uint first_scalar = whole >= 4 ? whole : 0;
+  for (uint tx = first_scalar; tx < tiles_w; ++tx) {
+    __global const float* in = first + tx;
+    WINOGRAD_OUTPUT_AMA(float, WINOGRAD_LOAD1)
+    for (uint wi = 0; wi < window_rows; ++wi)
+      for (uint wj = 0; wj < 2 && 2 * tx + wj < pool_w; ++wj) {
+        const uint i = 2 * wi, j = 2 * wj, window = (2 * ty + wi) * pool_w + 2 * tx + wj;
+        winograd_pool2(activate(o[i][j] + bf, act), activate(o[i][j + 1] + bf, act),
+                       activate(o[i + 1][j] + bf, act), activate(o[i + 1][j + 1] + bf, act),
+                       (int)((4 * ty + i) * out_w + 4 * tx + j), (int)out_w, pooled_plane + window,
+                       arg_plane + window);
+      }
+  }
+  if (whole < 4) return;
+  const uint8 pairs =
+      (uint8)(0, 4, 1, 5, 2, 6, 3, 7);  // as winograd_output_row: o[j] lane k is column 4·k + j
+  const uint16 quads = (uint16)(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
+  const int8 window_column = (int8)(0, 2, 4, 6, 8, 10, 12, 14);
+  for (uint chunk = 0;; chunk += 4) {
+    const uint start = min(chunk, whole - 4);
+    __global const float* in = first + start;
+    WINOGRAD_OUTPUT_AMA(float4, WINOGRAD_LOAD4)
+    for (uint wi = 0; wi < window_rows; ++wi) {
+      float16 r[2];  // y's rows 4·ty + 2·wi and the next, columns 4·start … 4·start + 15, activated
+      for (uint h = 0; h < 2; ++h) {
+        const uint i = 2 * wi + h;
+        const float8 p01 = shuffle2(o[i][0] + bf, o[i][1] + bf, pairs),
+                     p23 = shuffle2(o[i][2] + bf, o[i][3] + bf, pairs);
+        r[h] = activate16(shuffle2(p01, p23, quads), act);
+      }
+      const float8 a = r[0].even, right = r[0].odd, below = r[1].even, diagonal = r[1].odd;
+      const int8 at = (int8)((int)((4 * ty + 2 * wi) * out_w + 4 * start)) + window_column;
+      int8 best_at = at;
+      float8 best = a;
+      int8 more = right > best;
+      best_at = select(best_at, at + 1, more);
+      best = select(best, right, more);
+      more = below > best;
+      best_at = select(best_at, at + (int)out_w, more);
+      best = select(best, below, more);
+      more = diagonal > best;
+      best_at = select(best_at, at + (int)out_w + 1, more);
+      best = select(best, diagonal, more);
+      const size_t window = (size_t)(2 * ty + wi) * pool_w + 2 * start;
+      vstore8(best, 0, pooled_plane + window);
+      vstore8(best_at, 0, arg_plane + window);
+    }
+    if (start == whole - 4) break;
+  }
+}
+
+#define WINOGRAD_POOLED_KERNELS(NAME, ACT)                                                                \
+  __kernel __attribute__((vec_type_hint(float4))) void winograd_output_rows_pooled_##NAME(                \
+      WINOGRAD_POOLED_PARAMS) {                                                                           \
+    winograd_output_pooled_row(m, bias, bias_off, pooled, arg, batch, filters, tp, out_h, out_w, tiles_h, \
+                               tiles_w, plane, ACT);                                                      \
+  }
+WINOGRAD_POOLED_KERNELS(linear, 0)
+WINOGRAD_POOLED_KERNELS(relu, 1)
+WINOGRAD_POOLED_KERNELS(tanh, 2)
+WINOGRAD_POOLED_KERNELS(sigmoid, 3)
+WINOGRAD_POOLED_KERNELS(leaky_relu, 4)
+WINOGRAD_POOLED_KERNELS(elu, 5)
+
 // The weight gradient, by Winograd along x only: F(4, 3) turned round on each row. The forward pass of one
 // kernel row ky over a block of four outputs y[b][f][y][4·tx …] is Aᵀ·((G·w) ⊙ (Bᵀ·d)) in one dimension (w
 // the row W[f][c][ky][·], d the six values of x's row y + ky − pt from 4·tx − pl), linear in G·w, so that

@@ -400,7 +400,27 @@ Tensor Conv2D::forward(const Tensor& x, const StepContext&) {
   }
   x_last_ = x;
   y_last_ = y;
+  y_skipped_ = false;
   return y;
+}
+
+bool Conv2D::pools_in_forward() const {
+  return pool_after_ && pool_after_->size() == 2 && winograd_ops_ && winograd_for(rt_, g_) &&
+         winograd_ops_->pools_output();
+}
+
+Tensor Conv2D::forward_pooled(const Tensor& x, const StepContext& ctx) {
+  if (!pool_after_) throw ValidationError("Conv2D::forward_pooled: no MaxPool2D is linked after this layer");
+  if (!pools_in_forward()) return pool_after_->forward(forward(x, ctx), ctx);
+  if (x.cols() != g_.channels * g_.height * g_.width)
+    throw ValidationError(fmt::format("Conv2D expects ({}, {}, {}) inputs, got {}", g_.channels, g_.height,
+                                      g_.width, x.shape_string()));
+  Tensor pooled = pool_after_->y_.rows(0, x.rows());
+  winograd_ops_->forward_pooled(x, w_, b_, pooled, pool_after_->arg_, g_, activation_);
+  x_last_ = x;
+  y_last_ = Tensor();
+  y_skipped_ = true;
+  return pooled;
 }
 
 bool Conv2D::takes_pool_gradient(const MaxPool2D& pool) const {
@@ -417,6 +437,11 @@ void Conv2D::output_backward(const Tensor& dy, bool sum_bias) {
                                  activation_, sum_bias);
     return;
   }
+  if (y_skipped_)
+    throw ValidationError(
+        "Conv2D backward: the last forward pass wrote its MaxPool2D's output, not this layer's; give the "
+        "pool's "
+        "gradient");
   // gelu's derivative from z
   ops_->output_backward(z_.size() ? z_last_ : y_last_, dy, cf_, db_, g_, activation_, sum_bias);
 }

@@ -224,6 +224,12 @@ Tensor Sequential::forward(const Tensor& x, const StepContext& ctx) {
       return fmt::format("layer {} {} {}", i + 1, layers_[i]->type().name,
                          ctx.training ? "forward" : "infer");
     });
+    auto* conv = dynamic_cast<Conv2D*>(layers_[i].get());
+    if (conv && conv->pools_in_forward()) {  // the MaxPool2D after it too, in its output stage
+      h = conv->forward_pooled(h, ctx);
+      ++i;
+      continue;
+    }
     h = layers_[i]->forward(h, ctx);
   }
   return h;

@@ -38,6 +38,10 @@ ConvWinogradOps::ConvWinogradOps(Runtime& rt)
                            Activation::leaky_relu, Activation::elu, Activation::gelu})
       output_[row_form][size_t(act)] = detail::kernel(
           rt, "conv_winograd", fmt::format("winograd_output_{}{}", row_form ? "rows_" : "", to_string(act)));
+  for (Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid,
+                         Activation::leaky_relu, Activation::elu})
+    output_pooled_.at(size_t(act)) =
+        detail::kernel(rt, "conv_winograd", fmt::format("winograd_output_rows_pooled_{}", to_string(act)));
 }
 
 ConvGeometry ConvWinogradOps::dx_geometry(const ConvGeometry& g, size_t filters) noexcept {
@@ -168,6 +172,27 @@ void ConvWinogradOps::forward(const Tensor& x, const Tensor& w, const Tensor& bi
       act, z);
 }
 
+void ConvWinogradOps::forward_pooled(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& pooled,
+                                     Tensor& arg, const ConvGeometry& g, Activation act) {
+  const size_t batch = x.rows(), filters = bias.size(), c = g.channels;
+  if (!pools_output() || activation_keeps_input(act))
+    throw ValidationError(fmt::format("winograd_forward_pooled: not for {} on this driver", to_string(act)));
+  if (!fits(g) || x.cols() != c * g.height * g.width || filters == 0 || w.size() != filters * g.patch() ||
+      g.out_h < 2 || g.out_w < 2 || pooled.rows() != batch ||
+      pooled.cols() != filters * (g.out_h / 2) * (g.out_w / 2) || arg.dtype() != DType::i32 ||
+      arg.size() < pooled.size() || pooled.offset() != 0 || arg.offset() != 0)
+    throw ValidationError(
+        fmt::format("winograd_forward_pooled: x {}, W {}, bias {}, pooled {} and arg {} do not fit ({}, {}, "
+                    "{}) images, {} "
+                    "filters of {}×{} at stride {} and a 2×2 pool",
+                    x.shape_string(), w.shape_string(), bias.shape_string(), pooled.shape_string(),
+                    arg.shape_string(), c, g.height, g.width, filters, g.kernel, g.kernel, g.stride));
+  if (batch == 0) return;
+  const PoolTarget pool{pooled, arg};
+  run({x, c * g.height * g.width, g.height * g.width}, {w, g.patch(), 9}, false, bias, pooled, g, filters,
+      batch, act, nullptr, &pool);
+}
+
 void ConvWinogradOps::backward_dx(const Tensor& dz, const Tensor& w, Tensor& dx, const ConvGeometry& g,
                                   size_t batch) {
   const size_t filters = w.rows(), c = g.channels, plane = g.plane();
@@ -255,7 +280,8 @@ void ConvWinogradOps::backward_dw(const Tensor& dz, const Tensor& x, Tensor& dw,
 }
 
 void ConvWinogradOps::run(const Operand& x, const Operand& w, bool flip, const Tensor& bias, Tensor& y,
-                          const ConvGeometry& g, size_t filters, size_t batch, Activation act, Tensor* z) {
+                          const ConvGeometry& g, size_t filters, size_t batch, Activation act, Tensor* z,
+                          const PoolTarget* pool) {
   using detail::u32;
   const size_t c = g.channels;
   const Layout l = layout(&rt_, g, filters, batch);
@@ -290,6 +316,15 @@ void ConvWinogradOps::run(const Operand& x, const Operand& w, bool flip, const T
   for (size_t p = 0; p < kPlanes; ++p)
     gemm(rt_, Trans::yes, Trans::no, l.fp, l.tp, c, 1.f, u.buffer(), p * c * l.fp, l.fp, v.buffer(),
          p * l.v_plane, l.tp, 0.f, mb, p * l.m_plane, l.tp);
+  if (pool) {  // y's 2×2 windows pooled in registers: only their maxima and argmax written
+    compute::kernel& out = output_pooled_.at(size_t(act));
+    detail::set_args(out, m.mem(), bias.mem(), u32(bias.offset(), "offset"), pool->pooled.mem(),
+                     pool->arg.mem(), u32(batch, "batch"), u32(filters, "filters"), u32(l.tp, "tiles"),
+                     u32(g.out_h, "out_h"), u32(g.out_w, "out_w"), u32(l.tiles_h, "tiles"),
+                     u32(l.tiles_w, "tiles"), u32(l.m_plane, "M"));
+    detail::launch_1d(rt_, out, batch * filters * l.tiles_h);
+    return;
+  }
   compute::kernel& out = output_[rows()].at(size_t(act));
   detail::set_args(out, m.mem(), bias.mem(), u32(bias.offset(), "offset"), y.mem(), u32(y.offset(), "offset"),
                    kept.mem(), u32(kept.offset(), "offset"), u32(batch, "batch"), u32(filters, "filters"),

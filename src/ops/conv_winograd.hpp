@@ -44,6 +44,14 @@ class ConvWinogradOps {
   /// activation (required then). Its scratch (U, V, M: 36 planes each) grows on first use.
   void forward(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& y, const ConvGeometry& g,
                Activation act, Tensor* z = nullptr);
+  /// forward's convolution under a MaxPool2D of 2×2 windows moved by 2, pooled in the output stage
+  /// (conv_winograd.cl's winograd_output_rows_pooled_*): pooled:(batch, F·(OH / 2)·(OW / 2)) and arg
+  /// (i32, as MaxPoolOp::forward's: the first maximum's index in y's plane), y not written. Only where
+  /// pools_output(); not for gelu.
+  void forward_pooled(const Tensor& x, const Tensor& w, const Tensor& bias, Tensor& pooled, Tensor& arg,
+                      const ConvGeometry& g, Activation act);
+  /// Whether forward_pooled runs here: the row forms' drivers.
+  bool pools_output() const { return rows(); }
   /// dx:(batch, C·H·W) = ∂L/∂x from dz:(F, batch·OH·OW) (the gradient at the layer's pre-activation,
   /// channel-major, as Conv2D's backward pass holds it) and W:(F, C·3·3). Shares forward's scratch.
   void backward_dx(const Tensor& dz, const Tensor& w, Tensor& dx, const ConvGeometry& g, size_t batch);
@@ -81,8 +89,12 @@ class ConvWinogradOps {
     const Tensor& t;
     size_t batch_or_filter_stride, channel_stride;
   };
+  struct PoolTarget {  // forward_pooled's outputs
+    Tensor &pooled, &arg;
+  };
   void run(const Operand& x, const Operand& w, bool flip, const Tensor& bias, Tensor& y,
-           const ConvGeometry& g, size_t filters, size_t batch, Activation act, Tensor* z);
+           const ConvGeometry& g, size_t filters, size_t batch, Activation act, Tensor* z,
+           const PoolTarget* pool = nullptr);
   // The row forms of the input and output stages on every CPU driver, not only Runtime::row_kernels'
   // (PoCL): on Intel's runtime they ran F(2×2, 3×3)'s stages of the reference CNN's conv 2 at 2.4 and
   // 4.1 ms against the 3-D forms' 3.3 and 13.4.
@@ -93,8 +105,9 @@ class ConvWinogradOps {
   // which every CPU driver runs (Runtime::row_kernels' and Intel's); the output's also by Activation.
   std::array<compute::kernel, 2> input_;
   std::array<std::array<compute::kernel, 7>, 2> output_;
-  Tensor u_, v_, m_;  // U, V, M: 36 planes each, for either pass
-  Tensor zeros_;      // the input gradient's bias
+  std::array<compute::kernel, 6> output_pooled_;  // the row form under a 2×2 pool, by Activation but gelu
+  Tensor u_, v_, m_;                              // U, V, M: 36 planes each, for either pass
+  Tensor zeros_;                                  // the input gradient's bias
   compute::kernel dw_dz_, dw_input_, dw_output_;
   Tensor dw_d_, dw_x_, dw_s_;  // the weight gradient's D, X and S
 };

@@ -85,6 +85,13 @@ class Conv2D final : public Layer {
   /// itself (ConvOps::pooled_output_backward): non-overlapping windows of at least 2, an activation other
   /// than gelu, a CPU driver.
   bool takes_pool_gradient(const MaxPool2D& pool) const;
+  /// Whether forward_pooled() pools in this layer's output stage: a linked 2×2 MaxPool2D after a Winograd
+  /// forward pass on a CPU driver (elsewhere forward_pooled() runs the two layers' passes one after the
+  /// other).
+  bool pools_in_forward() const;
+  /// This layer's forward pass and that of the MaxPool2D Sequential linked after it (pool_after_): the
+  /// pool's output (its tensor). Where pools_in_forward(), this layer's output y is not written.
+  Tensor forward_pooled(const Tensor& x, const StepContext& ctx);
 
  private:
   friend class Sequential;  // links a MaxPool2D after it (pool_after_)
@@ -123,6 +130,7 @@ class Conv2D final : public Layer {
   Tensor z_, z_last_;  // gelu only (activation_keeps_input): the output before the activation, as y_
   std::unique_ptr<ConvOps> ops_;
   MaxPool2D* pool_after_ = nullptr;  // the MaxPool2D right after it, whose backward its output stage runs
+  bool y_skipped_ = false;           // the last forward pass pooled in its output stage: y_ not written
   // dz in cf_ from dy, with db where sum_bias: dy is the gradient of this layer's output, or (where
   // Sequential::backward skipped pool_after_) of the pool's, which is smaller (windows of 2 and more)
   void output_backward(const Tensor& dy, bool sum_bias);

@@ -1,7 +1,9 @@
-// A Conv2D's output-stage backward fused with the MaxPool2D after it (conv_pool.cl): the same dz bits as
-// maxpool_backward then conv_output_backward, every element written (pixels in no window included), and
-// the same bias gradient; in a model, Sequential links the two where the pool's windows do not overlap
-// (a small CNN against the host reference: test_cnn.cpp).
+// A Conv2D and the MaxPool2D after it, fused on CPU drivers: forward, Winograd's output stage pools 2×2
+// windows in registers (the bits and argmax of its output stage then maxpool_forward); backward, the
+// output stage routes the pool's gradient (conv_pool.cl: the dz bits of maxpool_backward then
+// conv_output_backward, every element written, pixels in no window included, and the same bias gradient).
+// In a model Sequential links the two where the pool's windows do not overlap (a small CNN against the
+// host reference: test_cnn.cpp).
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 #include <anycl/error.hpp>
@@ -13,11 +15,20 @@
 #include "helpers.hpp"
 #include "ops/activation.hpp"
 #include "ops/conv.hpp"
+#include "ops/conv_winograd.hpp"
 #include "ops/pool.hpp"
 
 using anycl::Activation;
 
 namespace {
+
+// The row kernels on any driver (Oclgrind's included, which checks these kernels), as on a CPU driver.
+struct RowKernels {
+  anycl::Runtime& rt;
+  bool before = rt.row_kernels();
+  explicit RowKernels(anycl::Runtime& r) : rt(r) { rt.set_row_kernels(true); }
+  ~RowKernels() { rt.set_row_kernels(before); }
+};
 
 struct Case {
   size_t batch, filters, h, w, pool;
@@ -30,13 +41,7 @@ const Case kCases[] = {{3, 4, 6, 6, 2}, {2, 3, 7, 5, 2}, {2, 2, 9, 7, 3}, {3, 5,
 
 TEST_CASE("conv_output_backward_pooled gives the bits of maxpool_backward then conv_output_backward") {
   auto& rt = anycl::test::runtime();
-  // The row kernels on any driver (Oclgrind's included, which checks this kernel), as on a CPU driver.
-  struct RowKernels {
-    anycl::Runtime& rt;
-    bool before = rt.row_kernels();
-    ~RowKernels() { rt.set_row_kernels(before); }
-  } row_kernels{rt};
-  rt.set_row_kernels(true);
+  const RowKernels row_kernels(rt);
   anycl::ConvOps ops(rt);
   REQUIRE(ops.pools_in_output_stage());
   anycl::MaxPoolOp pool(rt);
@@ -106,4 +111,55 @@ TEST_CASE(
     conv.build(rt, in, 4, anycl::Tensor(rt, {n}), anycl::Tensor(rt, {n}), 0);
     CHECK(conv.takes_pool_gradient(anycl::MaxPool2D(p.size, p.stride)) == p.fused);
   }
+}
+
+TEST_CASE("winograd_output_rows_pooled gives the bits and argmax of the output stage then maxpool_forward") {
+  auto& rt = anycl::test::runtime();
+  const RowKernels row_kernels(rt);
+  anycl::ConvWinogradOps winograd(rt);
+  REQUIRE(winograd.pools_output());
+  anycl::MaxPoolOp pool(rt);
+  struct Image {
+    size_t c, h, w;
+    anycl::Padding padding;
+  };
+  // Outputs of 24 × 24 (the reference CNN's conv 2: four-block chunks, the last overlapping), 6 × 6 (block by
+  // block), 7 × 5 (a last row and column in no window), 17 × 18 (chunks, then a block of one or two columns)
+  // and 26 wide (six whole blocks, a seventh of two columns).
+  for (const Image im : {Image{3, 26, 26, anycl::Padding::valid}, Image{2, 6, 6, anycl::Padding::same},
+                         Image{2, 7, 5, anycl::Padding::same}, Image{1, 19, 20, anycl::Padding::valid},
+                         Image{2, 4, 26, anycl::Padding::same}})
+    for (Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid,
+                           Activation::leaky_relu, Activation::elu}) {
+      const size_t batch = 3, filters = 5;
+      const anycl::Conv2D shape_of(filters, 3, 1, im.padding, act);
+      const anycl::ConvGeometry g = shape_of.geometry({im.c, im.h, im.w});
+      const std::string what = fmt::format("{} out {}×{}", anycl::to_string(act), g.out_h, g.out_w);
+      CAPTURE(what);
+      const anycl::PoolGeometry pg = anycl::MaxPool2D(2, 2).geometry({filters, g.out_h, g.out_w});
+      unsigned seed = 900 + unsigned(g.out_h * 31 + g.out_w) + 7 * unsigned(act);
+      const auto x =
+          anycl::Tensor::from_host(rt, {batch, im.c * im.h * im.w},
+                                   anycl::test::random_floats(batch * im.c * im.h * im.w, -1, 1, seed));
+      const auto w = anycl::Tensor::from_host(
+          rt, {filters, g.patch()}, anycl::test::random_floats(filters * g.patch(), -0.5, 0.5, seed + 1));
+      const auto bias =
+          anycl::Tensor::from_host(rt, {filters}, anycl::test::random_floats(filters, -0.2f, 0.2f, seed + 2));
+      const size_t windows = batch * filters * pg.out_h * pg.out_w;
+      // Fused, over NaN and -1 so that a window it does not write shows.
+      anycl::Tensor pooled(rt, {batch, filters * pg.out_h * pg.out_w}), arg(rt, {windows}, anycl::DType::i32);
+      pooled.fill(std::nanf(""));
+      arg.upload(std::vector<int32_t>(windows, -1));
+      winograd.forward_pooled(x, w, bias, pooled, arg, g, act);
+      // The output stage, then the pool.
+      anycl::Tensor y(rt, {batch, filters * g.plane()}), pooled2(rt, {batch, filters, pg.out_h, pg.out_w}),
+          arg2(rt, {windows}, anycl::DType::i32);
+      winograd.forward(x, w, bias, y, g, act);
+      pool.forward(y, pooled2, arg2, pg);
+      anycl::test::check_close(pooled.download(), pooled2.download(), 0, 0, "pooled");
+      const auto at = arg.download_i32(), at2 = arg2.download_i32();
+      size_t wrong = 0;
+      for (size_t i = 0; i < windows; ++i) wrong += at[i] != at2[i];
+      CHECK_MESSAGE(wrong == 0, wrong, " of ", windows, " argmax differ");
+    }
 }
