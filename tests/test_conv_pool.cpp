@@ -9,6 +9,7 @@
 #include <anycl/error.hpp>
 #include <anycl/nn/conv2d.hpp>
 #include <anycl/nn/maxpool2d.hpp>
+#include <anycl/nn/sequential.hpp>
 
 #include <cmath>
 
@@ -162,4 +163,37 @@ TEST_CASE("winograd_output_rows_pooled gives the bits and argmax of the output s
       for (size_t i = 0; i < windows; ++i) wrong += at[i] != at2[i];
       CHECK_MESSAGE(wrong == 0, wrong, " of ", windows, " argmax differ");
     }
+}
+
+TEST_CASE(
+    "in a model the fused Conv2D and MaxPool2D give the pool's output; the layer refuses its own gradient "
+    "after it") {
+  auto& rt = anycl::test::runtime();
+  anycl::Sequential model(anycl::Shape{4, 10, 10});  // a patch of 36: Winograd's on a CPU
+  model.conv2d(4, 3).max_pool2d(2).flatten().dense(3);
+  model.build(rt, 2);
+  model.initialize(5);
+  const auto x = anycl::Tensor::from_host(rt, {2, 400}, anycl::test::random_floats(800, 0, 1, 11));
+  anycl::StepContext ctx;
+  ctx.training = true;
+  model.forward(x, ctx);
+  auto& conv = dynamic_cast<anycl::Conv2D&>(*model.layers().at(0));
+  auto& pool = dynamic_cast<anycl::MaxPool2D&>(*model.layers().at(1));
+  // The same layers called one by one give what the model's fused step pooled.
+  const anycl::StepContext infer;
+  const auto fused = model.forward(x, infer).download();
+  anycl::Tensor y = conv.forward(x, infer);
+  const auto pooled = pool.forward(y, infer).download();
+  auto dense_in = anycl::Tensor::from_host(rt, {2, 64}, pooled);
+  const auto one_by_one = model.layers().at(3)->forward(dense_in, infer).download();
+  anycl::test::check_close(fused, one_by_one, 0, 0, "the model's output");
+  // Where the pool runs in conv's output stage (a CPU driver), conv's own y is not written then.
+  CHECK(conv.pools_in_forward() == anycl::ConvOps(rt).pools_in_output_stage());
+  if (conv.pools_in_forward()) {
+    model.forward(x, ctx);
+    anycl::Tensor dy(rt, {2, 4, 8, 8});
+    dy.fill(1.f);
+    CHECK_THROWS_WITH_AS(conv.backward(dy, ctx, true), doctest::Contains("pass the pool's gradient"),
+                         anycl::ValidationError);
+  }
 }

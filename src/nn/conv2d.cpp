@@ -439,7 +439,7 @@ void Conv2D::output_backward(const Tensor& dy, bool sum_bias) {
   }
   if (y_skipped_)
     throw ValidationError(
-        "Conv2D backward: the last forward pass wrote its MaxPool2D's output, not this layer's; give the "
+        "Conv2D backward: the last forward pass wrote the MaxPool2D's output, not this layer's; pass the "
         "pool's "
         "gradient");
   // gelu's derivative from z

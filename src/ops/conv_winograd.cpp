@@ -181,12 +181,11 @@ void ConvWinogradOps::forward_pooled(const Tensor& x, const Tensor& w, const Ten
       g.out_h < 2 || g.out_w < 2 || pooled.rows() != batch ||
       pooled.cols() != filters * (g.out_h / 2) * (g.out_w / 2) || arg.dtype() != DType::i32 ||
       arg.size() < pooled.size() || pooled.offset() != 0 || arg.offset() != 0)
-    throw ValidationError(
-        fmt::format("winograd_forward_pooled: x {}, W {}, bias {}, pooled {} and arg {} do not fit ({}, {}, "
-                    "{}) images, {} "
-                    "filters of {}×{} at stride {} and a 2×2 pool",
-                    x.shape_string(), w.shape_string(), bias.shape_string(), pooled.shape_string(),
-                    arg.shape_string(), c, g.height, g.width, filters, g.kernel, g.kernel, g.stride));
+    throw ValidationError(fmt::format(
+        "winograd_forward_pooled: x {}, W {}, bias {}, pooled {} and arg {} do not fit ({}, {}, {}) "
+        "images, {} filters of {}×{} at stride {} and a 2×2 pool",
+        x.shape_string(), w.shape_string(), bias.shape_string(), pooled.shape_string(), arg.shape_string(), c,
+        g.height, g.width, filters, g.kernel, g.kernel, g.stride));
   if (batch == 0) return;
   const PoolTarget pool{pooled, arg};
   run({x, c * g.height * g.width, g.height * g.width}, {w, g.patch(), 9}, false, bias, pooled, g, filters,
