@@ -166,7 +166,8 @@ TEST_CASE("winograd_output_rows_pooled gives the bits and argmax of the output s
 }
 
 TEST_CASE(
-    "in a model the fused Conv2D and MaxPool2D give the pool's output; the layer refuses its own gradient "
+    "in a model the fused Conv2D and MaxPool2D give the pool's output, and the layer refuses its own "
+    "gradient "
     "after it") {
   auto& rt = anycl::test::runtime();
   anycl::Sequential model(anycl::Shape{4, 10, 10});  // a patch of 36: Winograd's on a CPU
