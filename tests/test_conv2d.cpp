@@ -382,6 +382,60 @@ TEST_CASE("Conv2D's weight gradient on its own Xgemm set (anyclConvDwXgemm) agre
   }
 }
 
+// A tuning's `anyclConvWinogradXgemm` line (the PoCL CPU entries', for the reference CNN's conv 2 input
+// gradient): Winograd's per-plane products on an Xgemm set of their own (ConvWinogradGemmScope) where its
+// tiles pad them less, laid out for that set's tiles, and the model's set back after them. On the model's
+// 32 × 32 tiles the forward product's 8 filters and dx's 16 channels are padded to 32; on the Winograd
+// set's 32 × 16 ones to 16 (a set of 16-wide tiles only where C is fewer elements on it: the forward's
+// 8 filters run there, so both products do). y, dW, db and dx against the host either way.
+TEST_CASE("Conv2D's Winograd products on their own Xgemm set (anyclConvWinogradXgemm) agree with the host") {
+  auto& rt = anycl::test::runtime();
+  const anycl::test::IndirectGemmScope indirect(rt);  // the model's set: 32 × 32 tiles; the device's after
+  struct NoWinogradSet {
+    anycl::Runtime& rt;
+    ~NoWinogradSet() { anycl::detail::gemm_state(rt).winograd_xgemm.clear(); }
+  } no_set{rt};
+  const std::map<std::string, size_t> model_set = anycl::test::current_xgemm(rt);
+  std::map<std::string, size_t> winograd_set = model_set;
+  winograd_set["NWG"] = 16, winograd_set["VWN"] = 2;                  // NDIMC·VWN = NDIMB·VWN = 16
+  const Case k{16, 10, 9, 8, 3, 1, Padding::same, Activation::tanh};  // 3 × 3 tiles an image
+  const anycl::Conv2D shape_of(k.filters, k.kernel, k.stride, k.padding, k.act);
+  const anycl::Shape in{k.c, k.h, k.w};
+  const size_t batch = 5;
+  const auto p = anycl::test::random_floats(shape_of.parameter_count(in), -0.5f, 0.5f, 1950);
+  const auto x = anycl::test::random_floats(batch * k.c * k.h * k.w, -1.f, 1.f, 1951);
+  for (const bool own : {false, true}) {
+    CAPTURE(own);
+    anycl::GemmTuning line;
+    line.kernels[anycl::detail::kConvWinogradXgemm] = own ? winograd_set : std::map<std::string, size_t>{};
+    anycl::apply_tuning(rt, line);
+    {  // the scope: the set for a product it pads less (a scope inside it changes nothing), none else
+      const anycl::detail::ConvWinogradGemmScope outer(rt, 16, 45, 8);
+      CHECK(anycl::test::current_xgemm(rt) == (own ? winograd_set : model_set));
+      { const anycl::detail::ConvWinogradGemmScope inner(rt, 16, 45, 8); }
+      CHECK(anycl::test::current_xgemm(rt) == (own ? winograd_set : model_set));
+      CHECK(anycl::detail::winograd_padding(rt, 16, 45, 8).m == (own ? 16 : 32));
+    }
+    {  // 32 rows are whole tiles of either set: the model's stays
+      const anycl::detail::ConvWinogradGemmScope whole(rt, 32, 45, 8);
+      CHECK(anycl::test::current_xgemm(rt) == model_set);
+    }
+    auto b = build(rt, k, batch, p);
+    b->layer.set_forward(anycl::ConvForward::winograd);
+    REQUIRE(b->layer.uses_winograd(&rt, in));
+    const auto shapes = b->layer.gemm_shapes(in, batch, true, &rt);
+    const auto fwd =
+        std::find_if(shapes.begin(), shapes.end(), [](const auto& s) { return s.label == "fwd"; });
+    const auto dx = std::find_if(shapes.begin(), shapes.end(), [](const auto& s) { return s.label == "dX"; });
+    REQUIRE(fwd != shapes.end());
+    REQUIRE(dx != shapes.end());
+    CHECK(fwd->m == (own ? 16 : 32));  // 8 filters
+    CHECK(dx->m == (own ? 16 : 32));   // 16 channels
+    check_step_against_host(rt, *b, k, p, x, batch, 1952);
+    CHECK(anycl::test::current_xgemm(rt) == model_set);  // every later GEMM on the model's set
+  }
+}
+
 TEST_CASE("the reference CNN's GEMM shapes on a runtime are those its training runs there") {
   // anycl tune, first-use tuning and bench gemm time these: on a CPU, conv 1 (patch 9, the first
   // layer: no dx) runs direct kernels and no GEMM at all; conv 2's dW in the slices and padding of

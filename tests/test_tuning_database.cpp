@@ -185,6 +185,14 @@ TEST_CASE(
   CHECK(large->kernels.at("anyclDenseXgemm") == small->kernels.at("Xgemm"));
   CHECK(small->kernels.at("anyclDenseXgemm").empty());
   CHECK(avx2_large->kernels.at("anyclDenseXgemm").empty());
+  // Winograd's products on 128 × 32 tiles on both entries (2026-12-02, sixth session): conv 2's input
+  // gradient, m = 32, whole there where the 64-wide tiles of either model set padded it to 64.
+  for (const auto* entry : {&large, &avx2_large}) {
+    CHECK((*entry)->kernels.at("anyclConvWinogradXgemm").at("NWG") == 32);
+    CHECK((*entry)->kernels.at("anyclConvWinogradXgemm").at("MWG") == 128);
+  }
+  CHECK(small->kernels.at("anyclConvWinogradXgemm").empty());
+  CHECK(avx2_small->kernels.at("anyclConvWinogradXgemm").empty());
 
   // On the test device.
   const anycl::DeviceInfo device = anycl::test::runtime().info();

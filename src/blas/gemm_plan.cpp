@@ -64,6 +64,8 @@ void apply_gemm_choice(Runtime& rt, const std::string& kernel, const std::map<st
     s.dw_xgemm = params;
   } else if (kernel == kDenseXgemm) {
     s.dense_xgemm = params;
+  } else if (kernel == kConvWinogradXgemm) {
+    s.winograd_xgemm = params;
   }
 }
 
@@ -74,6 +76,7 @@ bool holds_gemm_choice(Runtime& rt, const std::string& kernel, const std::map<st
     return s.batched_dw == flag(params, kBatchedDw, true) && s.dw_slices == most_slices(params);
   if (kernel == kConvDwXgemm) return s.dw_xgemm == params;
   if (kernel == kDenseXgemm) return s.dense_xgemm == params;
+  if (kernel == kConvWinogradXgemm) return s.winograd_xgemm == params;
   return false;
 }
 
@@ -107,8 +110,8 @@ const GemmLayoutParams& layout_params(Runtime& rt) {
 // copies in and out, costed as kCopyMacs multiply-adds an element of C (conv 2's dX under a 96 × 64
 // tile: 11 % fewer tiles row-major, 24.0 → 44.5 ms a step with the copies, docs/dev/performance-log.md).
 // Its GEMMK=1 form wants C row-major and is left row-major.
-bool column_major_call(Runtime& rt, size_t m, size_t n, size_t k) {
-  const GemmLayoutParams layout = layout_params(rt);
+namespace {
+bool column_major_under(const GemmLayoutParams& layout, size_t m, size_t n, size_t k) {
   if (uint64_t(m) * n * k < layout.column_major_from) return false;
   constexpr double kCopyMacs = 32;
   auto work = [&](uint64_t rows, uint64_t cols) {  // multiply-adds of whole tiles, C's rows on MWG
@@ -116,6 +119,11 @@ bool column_major_call(Runtime& rt, size_t m, size_t n, size_t k) {
     return double(tiles) * layout.mwg * layout.nwg * double(k);
   };
   return work(n, m) <= work(m, n) + kCopyMacs * double(m) * double(n);
+}
+}  // namespace
+
+bool column_major_call(Runtime& rt, size_t m, size_t n, size_t k) {
+  return column_major_under(layout_params(rt), m, n, k);
 }
 
 bool reads_a_transposed(Runtime& rt, size_t m, size_t n, size_t k) {
@@ -216,7 +224,8 @@ void override_xgemm(Runtime& rt, const std::map<std::string, size_t>& params) {
   const clblast::StatusCode status = clblast_params::override_parameters(rt.info().id, "Xgemm", params);
   if (status != clblast::StatusCode::kSuccess)
     throw OpenCLError(int(status), "clblast::OverrideParameters",
-                      "an Xgemm set a tuning names for some products (anyclConvDwXgemm, anyclDenseXgemm)");
+                      "an Xgemm set a tuning names for some products (anyclConvDwXgemm, anyclDenseXgemm, "
+                      "anyclConvWinogradXgemm)");
 }
 }  // namespace
 
@@ -257,6 +266,36 @@ DenseForwardGemmScope::DenseForwardGemmScope(Runtime& rt, size_t batch, size_t u
     : XgemmSetScope(rt, dense_forward_set(rt, batch, units)) {}
 
 ConvDwGemmScope::ConvDwGemmScope(Runtime& rt) : XgemmSetScope(rt, gemm_state(rt).dw_xgemm) {}
+
+namespace {
+// The Winograd set where C, asked column-major under it and under the set in force, is fewer padded
+// elements on its tiles; else none. Under the set in force the layout is read from CLBlast; the set's
+// own is taken from it with the set's tiles (its switch to the indirect kernel is the routine's, not
+// the set's).
+const std::map<std::string, size_t>& winograd_set(Runtime& rt, size_t m, size_t n, size_t k) {
+  const std::map<std::string, size_t>& set = gemm_state(rt).winograd_xgemm;
+  if (set.empty() || !set.count("MWG") || !set.count("NWG") || !kernel_reads_a_transposed(set)) return kNoSet;
+  const GemmLayoutParams& now = layout_params(rt);
+  GemmLayoutParams own = now;
+  own.mwg = uint32_t(std::clamp<size_t>(set.at("MWG"), 1, 1024));
+  own.nwg = uint32_t(std::clamp<size_t>(set.at("NWG"), 1, 1024));
+  if (!column_major_under(now, m, n, k) || !column_major_under(own, m, n, k)) return kNoSet;
+  const auto padded = [&](const GemmLayoutParams& tiles) {  // C column-major: m on NWG, n on MWG
+    const auto whole = [](uint64_t size, uint64_t tile) { return (size + tile - 1) / tile * tile; };
+    return whole(m, tiles.nwg) * whole(n, tiles.mwg);
+  };
+  return padded(own) < padded(now) ? set : kNoSet;
+}
+}  // namespace
+
+ConvWinogradGemmScope::ConvWinogradGemmScope(Runtime& rt, size_t m, size_t n, size_t k)
+    : XgemmSetScope(rt, winograd_set(rt, m, n, k)) {}
+
+GemmPadding winograd_padding(Runtime& rt, size_t m, size_t n, size_t k) {
+  const std::map<std::string, size_t>& set = winograd_set(rt, m, n, k);
+  if (set.empty()) return padding(rt, m, n, k);  // the set in force (or already the Winograd set)
+  return {std::clamp<size_t>(set.at("NWG"), 1, 1024), std::clamp<size_t>(set.at("MWG"), 1, 1024)};
+}
 
 bool conv_dw_splits(size_t filters, size_t patch) {
   return ((filters + kSplitDwTile - 1) / kSplitDwTile) * ((patch + kSplitDwTile - 1) / kSplitDwTile) <

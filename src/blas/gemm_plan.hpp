@@ -53,6 +53,9 @@ struct GemmState {
   /// The Xgemm set Dense layers' forward products run with (DenseForwardGemmScope), where a tuning's
   /// `anyclDenseXgemm` line names one; empty: the set every other GEMM runs with.
   std::map<std::string, size_t> dense_xgemm;
+  /// The Xgemm set Winograd's per-plane products run with (ConvWinogradGemmScope), where a tuning's
+  /// `anyclConvWinogradXgemm` line names one; empty: the set every other GEMM runs with.
+  std::map<std::string, size_t> winograd_xgemm;
   /// What the GEMM layer read from CLBlast; read again after any change of CLBlast's parameters in the
   /// process (its generation), or once forgotten ({}).
   GemmLayoutParams layout;
@@ -67,13 +70,15 @@ GemmState& gemm_state(Runtime& rt);
 void set_most_dw_slices(Runtime& rt, size_t most);
 
 /// The tuning's own lines: "anyclDense" {TRANSPOSED_DX}, "anyclConv" {BATCHED_DW, DW_SLICES},
-/// "anyclConvDwXgemm" and "anyclDenseXgemm" {an Xgemm set, or nothing}.
+/// "anyclConvDwXgemm", "anyclDenseXgemm" and "anyclConvWinogradXgemm" {an Xgemm set, or nothing}.
 inline constexpr const char* kDenseChoices = "anyclDense";
 inline constexpr const char* kConvChoices = "anyclConv";
 inline constexpr const char* kConvDwXgemm = "anyclConvDwXgemm";
 inline constexpr const char* kDenseXgemm = "anyclDenseXgemm";
+inline constexpr const char* kConvWinogradXgemm = "anyclConvWinogradXgemm";
 /// Every one of those lines.
-inline constexpr const char* kGemmChoices[] = {kDenseChoices, kConvChoices, kConvDwXgemm, kDenseXgemm};
+inline constexpr const char* kGemmChoices[] = {kDenseChoices, kConvChoices, kConvDwXgemm, kDenseXgemm,
+                                               kConvWinogradXgemm};
 /// Whether `kernel` names one of those lines rather than a CLBlast kernel.
 bool is_gemm_choice(const std::string& kernel);
 /// Sets the runtime's state from such a line (a parameter it lacks takes its default).
@@ -167,6 +172,20 @@ class ConvDwGemmScope : public XgemmSetScope {
  public:
   explicit ConvDwGemmScope(Runtime& rt);
 };
+
+/// One of Winograd's per-plane products, m × n × k (m: the filters of the pass, n: its tiles; C column-
+/// major), on the runtime's Winograd set (GemmState::winograd_xgemm) where the tuning names one and its
+/// tiles pad C less than the set in force: the reference CNN's conv 2 input gradient has m = 32 (conv
+/// 2's channels), which the AVX-512 entry's 96 × 64 tiles pad to 64, its 128 × 32 ones not at all
+/// (11.6 → 6.5 ms a step in its 36 products on Zen 5). Elsewhere nothing changes (a change of set costs
+/// the host about 0.5 ms each way).
+class ConvWinogradGemmScope : public XgemmSetScope {
+ public:
+  ConvWinogradGemmScope(Runtime& rt, size_t m, size_t n, size_t k);
+};
+/// The padding (gemm_padding) of such a product on the set its scope runs it with, without changing
+/// CLBlast's parameters: Winograd's layout, wherever it is computed.
+GemmPadding winograd_padding(Runtime& rt, size_t m, size_t n, size_t k);
 
 /// Whether dW has so few 64×64 output tiles that it is split over slices of the batch.
 bool conv_dw_splits(size_t filters, size_t patch);

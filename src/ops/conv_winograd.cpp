@@ -61,8 +61,9 @@ ConvWinogradOps::Layout ConvWinogradOps::layout(Runtime* rt, const ConvGeometry&
   const size_t tiles_h = (g.out_h + kTile - 1) / kTile, tiles_w = (g.out_w + kTile - 1) / kTile;
   const size_t tiles =
       checked_mul(batch, checked_mul(tiles_h, tiles_w, "Winograd's tiles"), "Winograd's tiles");
-  // As training asks it: M = Uᵀ·V (TN), padded so that CLBlast copies no operand (gemm_padding).
-  const GemmPadding pad = rt ? gemm_padding(*rt, filters, tiles, g.channels) : GemmPadding{};
+  // As training asks it: M = Uᵀ·V (TN), padded so that CLBlast copies no operand (gemm_padding), on the
+  // tiles of the set the products run on (ConvWinogradGemmScope, run()).
+  const GemmPadding pad = rt ? detail::winograd_padding(*rt, filters, tiles, g.channels) : GemmPadding{};
   const size_t fp = detail::round_up(filters, pad.m), tp = detail::round_up(tiles, pad.n);
   return {tiles_h,
           tiles_w,
@@ -283,6 +284,8 @@ void ConvWinogradOps::run(const Operand& x, const Operand& w, bool flip, const T
                           const PoolTarget* pool) {
   using detail::u32;
   const size_t c = g.channels;
+  // The products on the tuning's Winograd set where it pads them less (none elsewhere); the layout too.
+  const detail::ConvWinogradGemmScope gemm_set(rt_, filters, layout(nullptr, g, filters, batch).tiles, c);
   const Layout l = layout(&rt_, g, filters, batch);
   Tensor& u = at_least(rt_, u_, checked_mul(kPlanes, c * l.fp, "Winograd's U"));
   Tensor& v = at_least(rt_, v_, checked_mul(kPlanes, l.v_plane, "Winograd's V"));

@@ -17,8 +17,9 @@ GemmTuning whole_tuning(const GemmTuning& t) {
   w.kernels.emplace(kDenseChoices, std::map<std::string, size_t>{{"TRANSPOSED_DX", 0}});
   w.kernels.emplace(kConvChoices, std::map<std::string, size_t>{{"BATCHED_DW", 1},
                                                                 {"DW_SLICES", GemmState::kDefaultDwSlices}});
-  w.kernels.emplace(kConvDwXgemm, std::map<std::string, size_t>{});  // none: dW on the model's set
-  w.kernels.emplace(kDenseXgemm, std::map<std::string, size_t>{});   // none: Dense on the model's set
+  w.kernels.emplace(kConvDwXgemm, std::map<std::string, size_t>{});        // none: dW on the model's set
+  w.kernels.emplace(kDenseXgemm, std::map<std::string, size_t>{});         // none: Dense on the model's set
+  w.kernels.emplace(kConvWinogradXgemm, std::map<std::string, size_t>{});  // none: the model's set
   return w;
 }
 

@@ -127,7 +127,8 @@ std::string tuning_constraint_violation(const GemmTuning& tuning) {
                       batched_ok && slices_ok
                   ? ""
                   : "holds other parameters than BATCHED_DW (0 or 1) and DW_SLICES (1 to 1024)";
-    } else if (kernel == "anyclConvDwXgemm" || kernel == "anyclDenseXgemm") {  // none (the model's), or a set
+    } else if (kernel == "anyclConvDwXgemm" || kernel == "anyclDenseXgemm" ||
+               kernel == "anyclConvWinogradXgemm") {  // none (the model's), or a set
       wrong = params.empty() ? "" : xgemm(params);
     } else {
       return fmt::format("unknown kernel '{}' (anycl tunes XgemmDirect, Xgemm and GemmRoutine)", kernel);

@@ -202,10 +202,11 @@ std::optional<GemmTuning> database_tuning(const DeviceInfo& device, std::string*
       best = e.tuning, best_keys = keys;
       if (large)
         for (const auto& [kernel, params] : e.large.kernels) best->kernels[kernel] = params;
-      // No dW or Dense set of its own unless the entry names one (a CNN's `large` set left by an earlier
-      // model)
+      // No dW, Dense or Winograd set of its own unless the entry names one (a CNN's `large` set left by an
+      // earlier model)
       best->kernels.emplace(detail::kConvDwXgemm, std::map<std::string, size_t>{});
       best->kernels.emplace(detail::kDenseXgemm, std::map<std::string, size_t>{});
+      best->kernels.emplace(detail::kConvWinogradXgemm, std::map<std::string, size_t>{});
       if (entry) *entry = file.file;
       if (generic) *generic = e.generic;
     }
