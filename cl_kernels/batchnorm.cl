@@ -342,6 +342,72 @@ __kernel __attribute__((vec_type_hint(float8))) void batchnorm_backward_dx_rows(
   }
 }
 
+// The backward under a MaxPool2D of non-overlapping windows (BN_ROWS drivers; Sequential links the two:
+// BatchNormalization::takes_pool_gradient). The pool's gradient dyp (batch, channels, pooled) and its
+// argmax arg (each window's maximum as an index into the layer's plane) stand in for the full-size
+// gradient maxpool_backward would write: (0 + dyp) at each window's argmax, zero everywhere else, so
+// neither that gradient nor its pass exists. An index outside the plane adds nothing.
+
+// Group c: dγ and dβ from the windows' maxima only (every other value's g is zero): the same terms as
+// batchnorm_backward_sums, summed in another order.
+__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void batchnorm_backward_sums_pooled(
+    __global const float* x, const uint x_off, __global const float* dyp, const uint dyp_off,
+    __global const int* arg, const uint arg_off, const uint batch, const uint channels, const uint plane,
+    const uint pooled, __global const float* stats, const float epsilon, __global const float* params,
+    const uint p_off, __global float* grads, const uint g_off) {
+  __local float part_dy[WG];
+  __local float part_dyx[WG];
+  const uint c = get_group_id(0), lane = get_local_id(0);
+  const BnGradConst k = bn_grad_const(stats, epsilon, params, p_off, channels, c);
+  x += x_off;
+  dyp += dyp_off;
+  arg += arg_off;
+  float s_dy = 0.0f, s_dyx = 0.0f;
+  for (uint n = lane; n < batch; n += WG) {
+    const size_t base = ((size_t)n * channels + c) * plane, window = ((size_t)n * channels + c) * pooled;
+    for (uint j = 0; j < pooled; ++j) {
+      const uint p = (uint)arg[window + j];
+      if (p < plane) bn_grad_terms(x[base + p], 0.0f + dyp[window + j], k, &s_dy, &s_dyx);
+    }
+  }
+  bn_tree_sum2(part_dy, part_dyx, s_dy, s_dyx, lane);
+  bn_grads_store(part_dy[0], part_dyx[0], c, channels, lane, grads, g_off);
+}
+
+// One work-item a row (n, c), as batchnorm_backward_dx_rows: every value with g = 0 first, eight at a time,
+// then each window's maximum again with its g. Written by one work-item in that order.
+__kernel __attribute__((vec_type_hint(float8))) void batchnorm_backward_dx_rows_pooled(
+    __global const float* x, const uint x_off, __global const float* dyp, const uint dyp_off,
+    __global const int* arg, const uint arg_off, __global float* dx, const uint dx_off, const uint cols,
+    const uint pooled, const uint channels, const uint batch, const uint m, __global const float* stats,
+    const float epsilon, __global const float* params, const uint p_off, __global const float* grads,
+    const uint g_off) {
+  const size_t row = get_global_id(0);
+  if (row >= (size_t)batch * channels) return;
+  const uint c = (uint)(row % channels);
+  const float mean = stats[c], var = stats[channels + c];
+  const float inv = 1.0f / sqrt(var + epsilon);
+  const float gamma = params[p_off + c], scale = gamma / sqrt(var + epsilon);
+  const float beta = params[p_off + channels + c];
+  const float fm = (float)m, factor = gamma * inv / fm;
+  const float d_beta = grads[g_off + channels + c], d_gamma = grads[g_off + c];
+  __global const float* xr = x + x_off + row * cols;
+  __global const float* dyr = dyp + dyp_off + row * pooled;
+  __global const int* ar = arg + arg_off + row * pooled;
+  __global float* out = dx + dx_off + row * cols;
+  uint p = 0;
+  for (; p + 8 <= cols; p += 8)
+    vstore8(factor * (fm * (float8)(0.0f) - d_beta - ((vload8(0, xr + p) - mean) * inv) * d_gamma), 0, out + p);
+  for (; p < cols; ++p) out[p] = factor * (fm * 0.0f - d_beta - ((xr[p] - mean) * inv) * d_gamma);
+  for (uint j = 0; j < pooled; ++j) {
+    const uint q = (uint)ar[j];
+    if (q >= cols) continue;
+    const float xk = xr[q];
+    const float g = bn_act_grad(0.0f + dyr[j], (xk - mean) * scale + beta);
+    out[q] = factor * (fm * g - d_beta - ((xk - mean) * inv) * d_gamma);
+  }
+}
+
 // ---- The split form (GPUs: BatchNormOp, RuntimeImpl::split_reductions) ----
 // The one-group reductions above keep 32 or 64 work-groups busy (one a channel) on a GPU of 132
 // compute units. Here each channel's batch·plane values, in (sample, position) order, are cut into

@@ -11,6 +11,7 @@
 
 #include "activation_onnx.hpp"
 #include "anycl/error.hpp"
+#include "anycl/nn/maxpool2d.hpp"
 #include "ops/batchnorm.hpp"
 
 namespace anycl {
@@ -156,11 +157,26 @@ Tensor BatchNormalization::forward(const Tensor& x, const StepContext& ctx) {
   return y;
 }
 
+bool BatchNormalization::takes_pool_gradient(const MaxPool2D& pool) const {
+  return op_ && plane_ > 1 && op_->pools_gradient(plane_) && pool.size() >= 2 && pool.size() == pool.stride();
+}
+
 // The training-mode backward through the batch statistics of the last training forward.
 Tensor BatchNormalization::backward(Tensor& dy, const StepContext&, bool need_dx) {
   if (x_.size() == 0 || x_.rows() != dy.rows())
     throw ValidationError("BatchNormalization: backward needs a training forward of the same batch first");
   const BatchNormShape s{dy.rows(), channels_, plane_};
+  // dy is the pool's gradient where Sequential::backward skipped the linked pool: its dx is the pool's.
+  if (pool_after_) {
+    const PoolGeometry& pg = pool_after_->g_;
+    const size_t pooled = pg.out_h * pg.out_w;
+    if (dy.cols() == channels_ * pooled) {
+      Tensor dx = pool_after_->dx_.rows(0, dy.rows());
+      op_->backward_pooled(x_, dy, pool_after_->arg_.rows(0, dy.rows()), pooled, s, stats_, params_, epsilon_,
+                           grads_, need_dx ? &dx : nullptr);
+      return need_dx ? dx : Tensor();
+    }
+  }
   op_->backward(x_, dy, s, stats_, params_, epsilon_, grads_, need_dx ? &dy : nullptr);
   return need_dx ? dy : Tensor();
 }

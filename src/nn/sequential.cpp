@@ -10,6 +10,7 @@
 
 #include "anycl/error.hpp"
 #include "anycl/losses/loss.hpp"
+#include "anycl/nn/batchnorm.hpp"
 #include "anycl/nn/conv2d.hpp"
 #include "anycl/nn/dense.hpp"
 #include "anycl/nn/dropout.hpp"
@@ -192,15 +193,22 @@ void Sequential::build(Runtime& rt, size_t max_batch) {
   // A Conv2D followed by a MaxPool2D whose windows do not overlap: the convolution's output stage routes the
   // pool's gradient itself, in one pass (on CPU drivers: Conv2D::takes_pool_gradient), and backward()
   // skips the pool.
+  // A BatchNormalization so followed likewise (BatchNormalization::takes_pool_gradient).
   for (auto& layer : layers_) {  // as unlinked first (a model built again, on another device)
     if (auto* conv = dynamic_cast<Conv2D*>(layer.get())) conv->pool_after_ = nullptr;
+    if (auto* bn = dynamic_cast<BatchNormalization*>(layer.get())) bn->pool_after_ = nullptr;
     if (auto* pool = dynamic_cast<MaxPool2D*>(layer.get())) pool->fused_ = false;
   }
   for (size_t i = 0; i + 1 < layers_.size(); ++i) {
-    auto* conv = dynamic_cast<Conv2D*>(layers_[i].get());
     auto* pool = dynamic_cast<MaxPool2D*>(layers_[i + 1].get());
-    if (conv && pool && conv->takes_pool_gradient(*pool)) {
+    if (!pool) continue;
+    if (auto* conv = dynamic_cast<Conv2D*>(layers_[i].get()); conv && conv->takes_pool_gradient(*pool)) {
       conv->pool_after_ = pool;
+      pool->fused_ = true;
+    }
+    if (auto* bn = dynamic_cast<BatchNormalization*>(layers_[i].get());
+        bn && bn->takes_pool_gradient(*pool)) {
+      bn->pool_after_ = pool;
       pool->fused_ = true;
     }
   }
@@ -245,7 +253,8 @@ void Sequential::backward(Tensor& dlogits, const StepContext& ctx,
     const ProfileLabel label(
         profile, [&] { return fmt::format("layer {} {} backward", i + 1, layers_[i]->type().name); });
     const auto* pool = dynamic_cast<const MaxPool2D*>(layers_[i].get());
-    if (pool && pool->fused_) continue;  // the Conv2D before it routes its gradient (Conv2D::output_backward)
+    if (pool && pool->fused_)
+      continue;  // the layer before it routes its gradient (Conv2D, BatchNormalization)
     grad = layers_[i]->backward(grad, ctx, /*need_dx=*/i > 0);
     if (layers_[i]->parameter_count(in[i]) > 0 && gradients_ready) gradients_ready(ready++);
   }

@@ -58,6 +58,10 @@ BatchNormOp::BatchNormOp(Runtime& rt, Activation act) : rt_(rt) {
   if (rt.row_kernels()) {  // the element passes in rows where a plane has at least 8 values
     forward_rows_ = detail::kernel_with_options(rt, "batchnorm", "batchnorm_forward_rows", option);
     dx_rows_ = detail::kernel_with_options(rt, "batchnorm", "batchnorm_backward_dx_rows", option);
+    sums_pooled_ =
+        detail::batchnorm_group_kernel(rt, "batchnorm_backward_sums_pooled", option, group_sums_pooled_);
+    dx_rows_pooled_ =
+        detail::kernel_with_options(rt, "batchnorm", "batchnorm_backward_dx_rows_pooled", option);
   }
 }
 
@@ -144,6 +148,45 @@ void BatchNormOp::backward(const Tensor& x, const Tensor& dy, const BatchNormSha
                        u32(s.batch * s.plane, "count"), stats.mem(), cl_float(epsilon), params.mem(),
                        u32(params.offset(), "offset"), grads.mem(), u32(grads.offset(), "offset"));
   launch_elements(dx_, dx_rows_, s);
+}
+
+void BatchNormOp::backward_pooled(const Tensor& x, const Tensor& dyp, const Tensor& arg, size_t pooled,
+                                  const BatchNormShape& s, const Tensor& stats, const Tensor& params,
+                                  float epsilon, Tensor& grads, Tensor* dx) {
+  using detail::u32;
+  if (!pools_gradient(s.plane))
+    throw ValidationError(
+        fmt::format("batchnorm_backward_pooled: not on this driver or for a plane of {} values "
+                    "(the row forms, a plane of at least 8)",
+                    s.plane));
+  check_activations("batchnorm_backward_pooled", x, s);
+  const BatchNormShape windows{s.batch, s.channels, pooled};
+  check_activations("batchnorm_backward_pooled: dy", dyp, windows);
+  if (arg.dtype() != DType::i32 || arg.size() != windows.size())
+    throw ValidationError(fmt::format("batchnorm_backward_pooled: arg {} is not i32 ({} × {} × {})",
+                                      arg.shape_string(), s.batch, s.channels, pooled));
+  check("batchnorm_backward_pooled: stats", stats, 2 * s.channels);
+  check("batchnorm_backward_pooled: params", params, 2 * s.channels);
+  check("batchnorm_backward_pooled: grads", grads, 2 * s.channels);
+  if (dx) check_activations("batchnorm_backward_pooled: dx", *dx, s);
+  if (stats.offset() != 0)
+    throw ValidationError("batchnorm_backward_pooled: the stats tensor must start its buffer");
+  detail::set_args(sums_pooled_, x.mem(), u32(x.offset(), "offset"), dyp.mem(), u32(dyp.offset(), "offset"),
+                   arg.mem(), u32(arg.offset(), "offset"), u32(s.batch, "batch"), u32(s.channels, "channels"),
+                   u32(s.plane, "plane"), u32(pooled, "windows"), stats.mem(), cl_float(epsilon),
+                   params.mem(), u32(params.offset(), "offset"), grads.mem(), u32(grads.offset(), "offset"));
+  const size_t global = s.channels * group_sums_pooled_, local = group_sums_pooled_;
+  detail::enqueue_range(rt_, sums_pooled_, 1, &global, &local, [&] {
+    return fmt::format("batchnorm_backward_sums_pooled {}x{}x{}", s.batch, s.channels, pooled);
+  });
+  if (!dx) return;
+  detail::set_args(dx_rows_pooled_, x.mem(), u32(x.offset(), "offset"), dyp.mem(),
+                   u32(dyp.offset(), "offset"), arg.mem(), u32(arg.offset(), "offset"), dx->mem(),
+                   u32(dx->offset(), "offset"), u32(s.plane, "columns"), u32(pooled, "windows"),
+                   u32(s.channels, "channels"), u32(s.batch, "batch"), u32(s.batch * s.plane, "count"),
+                   stats.mem(), cl_float(epsilon), params.mem(), u32(params.offset(), "offset"), grads.mem(),
+                   u32(grads.offset(), "offset"));
+  detail::launch_1d(rt_, dx_rows_pooled_, s.batch * s.channels);
 }
 
 // The one-group form of the gradient sums: one work-group a channel.

@@ -49,6 +49,14 @@ class BatchNormOp {
   /// dx ← the input gradient (dx may be dy).
   void backward(const Tensor& x, const Tensor& dy, const BatchNormShape& s, const Tensor& stats,
                 const Tensor& params, float epsilon, Tensor& grads, Tensor* dx);
+  /// backward under a MaxPool2D of non-overlapping windows over y: the pool's gradient dyp and argmax arg
+  /// (batch, channels·pooled each, arg i32 as MaxPoolOp::forward writes it) stand in for the full-size dy
+  /// maxpool_backward would write; every element of dx is written. Only where pools_gradient(s.plane).
+  void backward_pooled(const Tensor& x, const Tensor& dyp, const Tensor& arg, size_t pooled,
+                       const BatchNormShape& s, const Tensor& stats, const Tensor& params, float epsilon,
+                       Tensor& grads, Tensor* dx);
+  /// Whether backward_pooled runs for planes of `plane` values: the row forms' drivers, a plane of 8 or more.
+  bool pools_gradient(size_t plane) const { return dx_rows_pooled_.get() && plane >= 8; }
 
  private:
   /// The element pass `k`, or its row form `rows` where it exists and a plane has at least 8 values.
@@ -59,7 +67,9 @@ class BatchNormOp {
   Runtime& rt_;
   size_t group_ = 0, group_sums_ = 0;
   compute::kernel stats_, forward_, sums_, dx_;
-  compute::kernel forward_rows_, dx_rows_;           // on row_kernels() runtimes only
+  compute::kernel forward_rows_, dx_rows_;        // on row_kernels() runtimes only
+  compute::kernel sums_pooled_, dx_rows_pooled_;  // the same
+  size_t group_sums_pooled_ = 0;
   std::unique_ptr<BatchNormSplitReductions> split_;  // null: one group a channel
 };
 

@@ -14,6 +14,7 @@
 namespace anycl {
 
 class BatchNormOp;  // src/ops/batchnorm.hpp
+class MaxPool2D;
 
 class BatchNormalization final : public Layer {
  public:
@@ -44,13 +45,20 @@ class BatchNormalization final : public Layer {
   void initialize(uint64_t seed) override;
   Tensor forward(const Tensor& x, const StepContext& ctx) override;
   Tensor backward(Tensor& dy, const StepContext& ctx, bool need_dx) override;
+  /// Whether this built layer's backward takes the gradient of `pool` right after it and routes it
+  /// itself (BatchNormOp::backward_pooled): non-overlapping windows of at least 2, images of at least 8
+  /// values a plane, on the row forms' drivers (PoCL's CPU driver). Sequential links such a pair; the
+  /// layer then recognises the pool's gradient by its shape.
+  bool takes_pool_gradient(const MaxPool2D& pool) const;
 
  private:
+  friend class Sequential;  // links a MaxPool2D after it (pool_after_)
   float momentum_, epsilon_;
   Activation activation_;
   size_t channels_ = 0, plane_ = 1;
   Tensor params_, grads_, state_, stats_, y_, x_;
   std::unique_ptr<BatchNormOp> op_;
+  MaxPool2D* pool_after_ = nullptr;  // the MaxPool2D right after it, whose backward this layer's runs
 };
 
 /// The registry entry: "batchnorm MOMENTUM EPSILON [ACTIVATION]" (the activation written only when

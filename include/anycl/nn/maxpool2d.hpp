@@ -35,11 +35,12 @@ class MaxPool2D final : public Layer {
   Tensor backward(Tensor& dy, const StepContext& ctx, bool need_dx) override;
 
  private:
-  friend class Sequential;  // fuses its backward into the Conv2D before it (fused_)
-  friend class Conv2D;      // which reads y_, arg_ and g_ then
+  friend class Sequential;          // fuses its backward into the Conv2D or BatchNormalization before it
+  friend class Conv2D;              // which reads y_, arg_ and g_ then
+  friend class BatchNormalization;  // which reads arg_ and g_ and writes dx_ then
   size_t size_, stride_;
-  // The Conv2D before it routes this layer's gradient (Sequential::build links them): Sequential::backward
-  // does not call this layer's backward, and hands its dy to that Conv2D.
+  // The Conv2D or BatchNormalization before it routes this layer's gradient (Sequential::build links them):
+  // Sequential::backward does not call this layer's backward, and hands its dy to that layer.
   bool fused_ = false;
   PoolGeometry g_;
   Tensor y_, arg_, dx_;  // (max_batch, C, OH, OW) f32 and i32, (max_batch, C, H, W)
