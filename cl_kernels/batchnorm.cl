@@ -342,6 +342,52 @@ __kernel __attribute__((vec_type_hint(float8))) void batchnorm_backward_dx_rows(
   }
 }
 
+// The forward pass under a linked MaxPool2D (windows of `size` moved by `size`; see below): one work-item a
+// row (n, c), each window's values act((x − mean)·scale + β) as batchnorm_forward_rows computes them, pooled
+// in registers with maxpool_forward's comparisons in its order; only the pool's output and argmax (the index
+// in the plane) are written, not y.
+__kernel void batchnorm_forward_rows_pooled(__global const float* x, const uint x_off, __global float* pooled,
+                                            __global int* arg, const uint height, const uint width,
+                                            const uint size, const uint out_h, const uint out_w,
+                                            const uint channels, const uint batch, __global const float* stats,
+                                            const uint s_off, __global const float* params, const uint p_off,
+                                            const float epsilon) {
+  const size_t row = get_global_id(0);
+  if (row >= (size_t)batch * channels) return;
+  const uint c = (uint)(row % channels);
+  const float mean = stats[s_off + c], beta = params[p_off + channels + c];
+  const float scale = params[p_off + c] / sqrt(stats[s_off + channels + c] + epsilon);
+  __global const float* in = x + x_off + row * height * width;
+  __global float* out = pooled + row * out_h * out_w;
+  __global int* at_out = arg + row * out_h * out_w;
+  for (uint oy = 0; oy < out_h; ++oy)
+    for (uint ox = 0; ox < out_w; ++ox) {
+      int best_at = (int)(oy * size * width + ox * size);
+      float best = bn_act((in[best_at] - mean) * scale + beta);
+      if (size == 2) {
+        const int at = best_at;
+        const float right = bn_act((in[at + 1] - mean) * scale + beta);
+        const float below = bn_act((in[at + (int)width] - mean) * scale + beta);
+        const float diagonal = bn_act((in[at + (int)width + 1] - mean) * scale + beta);
+        best_at = right > best ? at + 1 : best_at;
+        best = right > best ? right : best;
+        best_at = below > best ? at + (int)width : best_at;
+        best = below > best ? below : best;
+        best_at = diagonal > best ? at + (int)width + 1 : best_at;
+        best = diagonal > best ? diagonal : best;
+      } else {
+        for (uint a = 0; a < size; ++a)
+          for (uint b = 0; b < size; ++b) {
+            const int at = (int)((oy * size + a) * width + ox * size + b);
+            const float v = bn_act((in[at] - mean) * scale + beta);
+            if (v > best) best = v, best_at = at;
+          }
+      }
+      out[oy * out_w + ox] = best;
+      at_out[oy * out_w + ox] = best_at;
+    }
+}
+
 // The backward under a MaxPool2D of non-overlapping windows (BN_ROWS drivers; Sequential links the two:
 // BatchNormalization::takes_pool_gradient). The pool's gradient dyp (batch, channels, pooled) and its
 // argmax arg (each window's maximum as an index into the layer's plane) stand in for the full-size

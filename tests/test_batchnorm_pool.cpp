@@ -1,8 +1,10 @@
-// A BatchNormalization and the MaxPool2D after it, fused backward on the row forms' drivers (PoCL's CPU
-// driver): the layer's backward takes the pool's gradient and argmax (batchnorm.cl's *_pooled kernels)
-// in place of the full-size gradient maxpool_backward writes, which is zero but at each window's argmax.
-// Against maxpool_backward then the batch-norm backward: dγ and dβ (the same terms in another order) and
-// every element of dx, pixels in no window included. In a model Sequential links the two where the
+// A BatchNormalization and the MaxPool2D after it, fused on the row forms' drivers (PoCL's CPU driver;
+// batchnorm.cl's *_pooled kernels). Forward, the layer's pass pools its windows and writes only the
+// pool's output and argmax: their bits against the batch-norm forward then maxpool_forward, training and
+// inference. Backward, the layer takes the pool's gradient and argmax in place of the full-size gradient
+// maxpool_backward writes (zero but at each window's argmax): against maxpool_backward then the batch-norm
+// backward, dγ and dβ (the same terms in another order) and every element of dx, pixels in no window
+// included. In a model Sequential links the two where the
 // pool's windows do not overlap: the BatchNorm CNN's block, fused, against the same model unfused.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
@@ -98,6 +100,83 @@ TEST_CASE("batchnorm backward_pooled gives the results of maxpool_backward then 
     }
 }
 
+TEST_CASE(
+    "batchnorm forward_pooled gives the bits and argmax of the batch-norm forward then maxpool_forward") {
+  auto& rt = anycl::test::runtime();
+  const RowKernels row_kernels(rt);
+  anycl::MaxPoolOp pool(rt);
+  const float epsilon = 1e-3f;
+  unsigned seed = 900;
+  for (const Case c : kCases)
+    for (Activation act : {Activation::linear, Activation::relu, Activation::tanh, Activation::sigmoid,
+                           Activation::leaky_relu, Activation::elu, Activation::gelu}) {
+      const std::string what = fmt::format("{} batch {} channels {} {}×{} pool {}", anycl::to_string(act),
+                                           c.batch, c.channels, c.h, c.w, c.pool);
+      CAPTURE(what);
+      anycl::BatchNormOp op(rt, act);
+      const anycl::BatchNormShape s{c.batch, c.channels, c.h * c.w};
+      const anycl::PoolGeometry pg = anycl::MaxPool2D(c.pool, c.pool).geometry({c.channels, c.h, c.w});
+      const std::vector<size_t> pooled_shape{c.batch, c.channels, pg.out_h, pg.out_w};
+      // x as a view one row into a larger tensor; relu's zeros tie in their windows.
+      anycl::Tensor x_all(rt, {c.batch + 1, c.channels * s.plane});
+      x_all.upload(anycl::test::random_floats(x_all.size(), -2.f, 3.f, seed++));
+      const anycl::Tensor x = x_all.rows(1, c.batch);
+      std::vector<float> p = anycl::test::random_floats(2 * c.channels, 0.5f, 1.5f, seed++);
+      const auto beta = anycl::test::random_floats(c.channels, -0.5f, 0.5f, seed++);
+      std::copy(beta.begin(), beta.end(), p.begin() + long(c.channels));
+      const auto params = anycl::Tensor::from_host(rt, {2 * c.channels}, p);
+      const auto moving_start = anycl::test::random_floats(2 * c.channels, 0.5f, 1.5f, seed++);
+      // The two passes it replaces: training, then inference on the moving statistics.
+      anycl::Tensor stats(rt, {2 * c.channels}),
+          moving = anycl::Tensor::from_host(rt, {2 * c.channels}, moving_start);
+      anycl::Tensor y(rt, x.shape()), pooled_ref(rt, pooled_shape),
+          arg_ref(rt, pooled_shape, anycl::DType::i32);
+      op.train_forward(x, y, s, stats, &moving, 0.9f, params, epsilon);
+      pool.forward(y, pooled_ref, arg_ref, pg);
+      anycl::Tensor infer_y(rt, x.shape()), infer_ref(rt, pooled_shape),
+          infer_arg_ref(rt, pooled_shape, anycl::DType::i32);
+      op.forward(x, infer_y, s, moving, params, epsilon);
+      pool.forward(infer_y, infer_ref, infer_arg_ref, pg);
+      // Fused, over NaN-filled buffers.
+      anycl::Tensor stats2 = nan_filled(rt, {2 * c.channels}),
+                    moving2 = anycl::Tensor::from_host(rt, {2 * c.channels}, moving_start);
+      anycl::Tensor pooled = nan_filled(rt, pooled_shape), arg(rt, pooled_shape, anycl::DType::i32);
+      op.train_forward_pooled(x, pooled, arg, s, pg, stats2, &moving2, 0.9f, params, epsilon);
+      anycl::test::check_close(stats2.download(), stats.download(), 0, 0, "the batch statistics");
+      anycl::test::check_close(moving2.download(), moving.download(), 0, 0, "the moving statistics");
+      anycl::test::check_close(pooled.download(), pooled_ref.download(), 0, 0, "the pooled values");
+      CHECK(arg.download_i32() == arg_ref.download_i32());
+      anycl::Tensor infer = nan_filled(rt, pooled_shape), infer_arg(rt, pooled_shape, anycl::DType::i32);
+      op.forward_pooled(x, infer, infer_arg, s, pg, moving2, params, epsilon);
+      anycl::test::check_close(infer.download(), infer_ref.download(), 0, 0, "the pooled values, inference");
+      CHECK(infer_arg.download_i32() == infer_arg_ref.download_i32());
+    }
+}
+
+TEST_CASE("batchnorm forward_pooled refuses windows or outputs that do not fit, the moving statistics kept") {
+  auto& rt = anycl::test::runtime();
+  const RowKernels row_kernels(rt);
+  anycl::BatchNormOp op(rt, Activation::relu);
+  const anycl::BatchNormShape s{2, 3, 36};  // 6 × 6 planes
+  const std::vector<float> moving_start{0, 0, 0, 1, 1, 1};
+  anycl::Tensor x(rt, {2, 108}), stats(rt, {6}), params(rt, {6});
+  x.fill(1.f);
+  params.fill(1.f);
+  anycl::Tensor moving = anycl::Tensor::from_host(rt, {6}, moving_start);
+  const anycl::PoolGeometry pg = anycl::MaxPool2D(2, 2).geometry({3, 6, 6});
+  const anycl::PoolGeometry overlapping = anycl::MaxPool2D(3, 2).geometry({3, 6, 6});
+  anycl::Tensor pooled(rt, {2, 27}), arg(rt, {2, 27}, anycl::DType::i32), short_pooled(rt, {2, 26});
+  CHECK_THROWS_WITH_AS(
+      op.train_forward_pooled(x, short_pooled, arg, s, pg, stats, &moving, 0.9f, params, 1e-3f),
+      doctest::Contains("do not fit"), anycl::ValidationError);
+  CHECK_THROWS_WITH_AS(
+      op.train_forward_pooled(x, pooled, arg, s, overlapping, stats, &moving, 0.9f, params, 1e-3f),
+      doctest::Contains("windows of 3 moved by 2"), anycl::ValidationError);
+  CHECK(moving.download() == moving_start);
+  op.train_forward_pooled(x, pooled, arg, s, pg, stats, &moving, 0.9f, params, 1e-3f);
+  CHECK(moving.download() != moving_start);
+}
+
 TEST_CASE("batchnorm backward_pooled refuses a gradient or argmax of the wrong size, with the reason") {
   auto& rt = anycl::test::runtime();
   const RowKernels row_kernels(rt);
@@ -164,9 +243,13 @@ TEST_CASE("in a model the fused BatchNormalization and MaxPool2D give the gradie
     model.initialize(5);
     auto& bn = dynamic_cast<anycl::BatchNormalization&>(*model.layers().at(1));
     CHECK(bn.takes_pool_gradient(dynamic_cast<anycl::MaxPool2D&>(*model.layers().at(2))) == rows);
+    CHECK(bn.pools_in_forward() == rows);
     anycl::StepContext ctx;
     ctx.training = true;
     outputs.push_back(model.forward(anycl::Tensor::from_host(rt, {batch, 242}, x), ctx).download());
+    const anycl::StepContext infer;  // on the moving statistics the step folded the batch's into
+    outputs.push_back(model.forward(anycl::Tensor::from_host(rt, {batch, 242}, x), infer).download());
+    model.forward(anycl::Tensor::from_host(rt, {batch, 242}, x), ctx);  // the training pass again: backward's
     auto dl = anycl::Tensor::from_host(rt, {batch, 3}, dlogits);
     model.gradients().fill(std::nanf(""));
     model.backward(dl, ctx);
@@ -177,6 +260,7 @@ TEST_CASE("in a model the fused BatchNormalization and MaxPool2D give the gradie
       CHECK(bn.backward(dy, ctx, true).shape() == dy.shape());
     }
   }
-  anycl::test::check_close(outputs[0], outputs[1], 1e-5, 1e-4, "the model's output");
+  anycl::test::check_close(outputs[0], outputs[2], 1e-5, 1e-4, "the model's output");
+  anycl::test::check_close(outputs[1], outputs[3], 1e-5, 1e-4, "the model's output, inference");
   anycl::test::check_close(grads[0], grads[1], 1e-4, 1e-4, "every parameter's gradient");
 }

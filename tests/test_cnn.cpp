@@ -243,15 +243,17 @@ TEST_CASE("anycl bench cnn --model bncnn trains the BatchNorm CNN beside the sam
   const auto r = anycl::test::run_command(fmt::format(
       "{} bench cnn --model bncnn --limit 128 --repeats 1 --breakdown", anycl::test::anycl_cli()));
   REQUIRE_MESSAGE(r.exit_code == 0, r.output);
-  // The pool's backward in the BatchNormalization's before it on the row forms' drivers (PoCL's CPU
-  // driver: batchnorm.cl's *_pooled kernels), its own kernel elsewhere.
+  // The pool's passes in the BatchNormalization's before it on the row forms' drivers (PoCL's CPU driver:
+  // batchnorm.cl's *_pooled kernels), its own kernels elsewhere.
   const bool rows = anycl::test::runtime().row_kernels();
   for (const char* row : {"device training, BatchNorm CNN", "device training, the same CNN without BatchNorm",
                           "BatchNorm's step cost (samples/s without ÷ with)", "BatchNormalization",
                           rows ? "layer 4 batchnorm backward: batchnorm_backward_sums_pooled"
-                               : "layer 5 maxpool2d backward: maxpool_backward"})
+                               : "layer 5 maxpool2d backward: maxpool_backward",
+                          rows ? "layer 4 batchnorm forward: batchnorm_forward_rows_pooled"
+                               : "layer 5 maxpool2d forward: maxpool_forward"})
     CHECK_MESSAGE(r.output.find(row) != std::string::npos, row, "\n", r.output);
-  if (rows) CHECK_MESSAGE(r.output.find("maxpool_backward") == std::string::npos, r.output);
+  if (rows) CHECK_MESSAGE(r.output.find("maxpool_") == std::string::npos, r.output);
   const auto bad =
       anycl::test::run_command(fmt::format("{} bench cnn --model mlp --limit 128", anycl::test::anycl_cli()));
   CHECK(bad.exit_code != 0);

@@ -157,6 +157,23 @@ Tensor BatchNormalization::forward(const Tensor& x, const StepContext& ctx) {
   return y;
 }
 
+Tensor BatchNormalization::forward_pooled(const Tensor& x, const StepContext& ctx) {
+  if (!pool_after_)
+    throw ValidationError("BatchNormalization::forward_pooled: no MaxPool2D is linked after this layer");
+  if (state_.size() != 2 * channels_)
+    throw ValidationError("BatchNormalization: the layer has no state buffer — build it through Sequential");
+  const BatchNormShape s{x.rows(), channels_, plane_};
+  Tensor pooled = pool_after_->y_.rows(0, x.rows());
+  if (ctx.training) {
+    op_->train_forward_pooled(x, pooled, pool_after_->arg_, s, pool_after_->g_, stats_, &state_, momentum_,
+                              params_, epsilon_);
+    x_ = x;
+  } else {
+    op_->forward_pooled(x, pooled, pool_after_->arg_, s, pool_after_->g_, state_, params_, epsilon_);
+  }
+  return pooled;
+}
+
 bool BatchNormalization::takes_pool_gradient(const MaxPool2D& pool) const {
   return op_ && plane_ > 1 && op_->pools_gradient(plane_) && pool.size() >= 2 && pool.size() == pool.stride();
 }

@@ -238,6 +238,12 @@ Tensor Sequential::forward(const Tensor& x, const StepContext& ctx) {
       ++i;
       continue;
     }
+    auto* bn = dynamic_cast<BatchNormalization*>(layers_[i].get());
+    if (bn && bn->pools_in_forward()) {  // the MaxPool2D after it too, in one pass
+      h = bn->forward_pooled(h, ctx);
+      ++i;
+      continue;
+    }
     h = layers_[i]->forward(h, ctx);
   }
   return h;

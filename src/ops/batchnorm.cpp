@@ -58,6 +58,8 @@ BatchNormOp::BatchNormOp(Runtime& rt, Activation act) : rt_(rt) {
   if (rt.row_kernels()) {  // the element passes in rows where a plane has at least 8 values
     forward_rows_ = detail::kernel_with_options(rt, "batchnorm", "batchnorm_forward_rows", option);
     dx_rows_ = detail::kernel_with_options(rt, "batchnorm", "batchnorm_backward_dx_rows", option);
+    forward_rows_pooled_ =
+        detail::kernel_with_options(rt, "batchnorm", "batchnorm_forward_rows_pooled", option);
     sums_pooled_ =
         detail::batchnorm_group_kernel(rt, "batchnorm_backward_sums_pooled", option, group_sums_pooled_);
     dx_rows_pooled_ =
@@ -80,17 +82,22 @@ void BatchNormOp::launch_elements(compute::kernel& k, compute::kernel& rows, con
 
 void BatchNormOp::train_forward(const Tensor& x, Tensor& y, const BatchNormShape& s, Tensor& stats,
                                 Tensor* moving, float momentum, const Tensor& params, float epsilon) {
-  using detail::u32;
   check_activations("batchnorm_stats", x, s);
   check_activations("batchnorm_stats: y", y, s);
   check("batchnorm_stats: stats", stats, 2 * s.channels);
   check("batchnorm_stats: params", params, 2 * s.channels);
+  batch_statistics(x, s, stats, moving, momentum);
+  forward(x, y, s, stats, params, epsilon);
+}
+
+void BatchNormOp::batch_statistics(const Tensor& x, const BatchNormShape& s, Tensor& stats, Tensor* moving,
+                                   float momentum) {
+  using detail::u32;
   if (moving) check("batchnorm_stats: moving statistics", *moving, 2 * s.channels);
   if (stats.offset() != 0) throw ValidationError("batchnorm_stats: the stats tensor must start its buffer");
   const BatchNormSplit plan = split_ ? split_->plan(s) : BatchNormSplit{};
   if (split_ && split_->worth(plan)) {
     split_->stats(x, s, plan, stats, moving, momentum);
-    forward(x, y, s, stats, params, epsilon);
     return;
   }
   Tensor& m = moving ? *moving : stats;
@@ -101,7 +108,51 @@ void BatchNormOp::train_forward(const Tensor& x, Tensor& y, const BatchNormShape
   detail::enqueue_range(rt_, stats_, 1, &global, &local, [&] {
     return fmt::format("batchnorm_stats {}x{}x{}", s.batch, s.channels, s.plane);
   });
-  forward(x, y, s, stats, params, epsilon);
+}
+
+void BatchNormOp::train_forward_pooled(const Tensor& x, Tensor& pooled, Tensor& arg, const BatchNormShape& s,
+                                       const PoolGeometry& pool, Tensor& stats, Tensor* moving,
+                                       float momentum, const Tensor& params, float epsilon) {
+  check_pooled(x, pooled, arg, s, pool);  // before the moving statistics change
+  check("batchnorm_stats: stats", stats, 2 * s.channels);
+  check("batchnorm_stats: params", params, 2 * s.channels);
+  batch_statistics(x, s, stats, moving, momentum);
+  forward_pooled(x, pooled, arg, s, pool, stats, params, epsilon);
+}
+
+void BatchNormOp::check_pooled(const Tensor& x, const Tensor& pooled, const Tensor& arg,
+                               const BatchNormShape& s, const PoolGeometry& pool) const {
+  check_activations("batchnorm_forward_pooled", x, s);
+  const size_t windows = pool.out_h * pool.out_w;
+  if (!pools_gradient(s.plane) || pool.size < 2 || pool.size != pool.stride || pool.channels != s.channels ||
+      pool.height * pool.width != s.plane || pool.out_h * pool.size > pool.height ||
+      pool.out_w * pool.size > pool.width)
+    throw ValidationError(
+        fmt::format("batchnorm_forward_pooled: windows of {} moved by {} over ({}, {}, {}) do not fit this "
+                    "layer's ({} × {}) "
+                    "on this driver (the row forms: a plane of at least 8, windows that do not overlap)",
+                    pool.size, pool.stride, pool.channels, pool.height, pool.width, s.channels, s.plane));
+  if (pooled.size() != s.batch * s.channels * windows || arg.size() < pooled.size() ||
+      arg.dtype() != DType::i32 || pooled.offset() != 0 || arg.offset() != 0)
+    throw ValidationError(
+        fmt::format("batchnorm_forward_pooled: pooled {}, arg {} do not fit ({} × {} × {}) "
+                    "at offset 0, arg i32",
+                    pooled.shape_string(), arg.shape_string(), s.batch, s.channels, windows));
+}
+
+void BatchNormOp::forward_pooled(const Tensor& x, Tensor& pooled, Tensor& arg, const BatchNormShape& s,
+                                 const PoolGeometry& pool, const Tensor& stats, const Tensor& params,
+                                 float epsilon) {
+  using detail::u32;
+  check_pooled(x, pooled, arg, s, pool);
+  check("batchnorm_forward_pooled: stats", stats, 2 * s.channels);
+  check("batchnorm_forward_pooled: params", params, 2 * s.channels);
+  detail::set_args(forward_rows_pooled_, x.mem(), u32(x.offset(), "offset"), pooled.mem(), arg.mem(),
+                   u32(pool.height, "height"), u32(pool.width, "width"), u32(pool.size, "size"),
+                   u32(pool.out_h, "out_h"), u32(pool.out_w, "out_w"), u32(s.channels, "channels"),
+                   u32(s.batch, "batch"), stats.mem(), u32(stats.offset(), "offset"), params.mem(),
+                   u32(params.offset(), "offset"), cl_float(epsilon));
+  detail::launch_1d(rt_, forward_rows_pooled_, s.batch * s.channels);
 }
 
 void BatchNormOp::forward(const Tensor& x, Tensor& y, const BatchNormShape& s, const Tensor& stats,

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "anycl/nn/activation.hpp"
+#include "anycl/nn/geometry.hpp"
 #include "anycl/tensor.hpp"
 #include "runtime/runtime_impl.hpp"
 
@@ -45,6 +46,14 @@ class BatchNormOp {
   /// y = act((x − mean)·γ/sqrt(var + ε) + β) with mean/var from `stats` (2C) and γ/β from `params` (2C).
   void forward(const Tensor& x, Tensor& y, const BatchNormShape& s, const Tensor& stats, const Tensor& params,
                float epsilon);
+  /// train_forward and forward under a MaxPool2D of windows of `pool` moved by `pool` over y: pooled
+  /// (batch, channels·out_h·out_w) and arg (i32, at least as many) as MaxPoolOp::forward writes them, both
+  /// at offset 0; y is not written. Only where pools_gradient(s.plane).
+  void train_forward_pooled(const Tensor& x, Tensor& pooled, Tensor& arg, const BatchNormShape& s,
+                            const PoolGeometry& pool, Tensor& stats, Tensor* moving, float momentum,
+                            const Tensor& params, float epsilon);
+  void forward_pooled(const Tensor& x, Tensor& pooled, Tensor& arg, const BatchNormShape& s,
+                      const PoolGeometry& pool, const Tensor& stats, const Tensor& params, float epsilon);
   /// The training-mode backward (act' from z recomputed from x): grads (2C) ← (dγ, dβ); with dx,
   /// dx ← the input gradient (dx may be dy).
   void backward(const Tensor& x, const Tensor& dy, const BatchNormShape& s, const Tensor& stats,
@@ -61,14 +70,20 @@ class BatchNormOp {
  private:
   /// The element pass `k`, or its row form `rows` where it exists and a plane has at least 8 values.
   void launch_elements(compute::kernel& k, compute::kernel& rows, const BatchNormShape& s);
+  /// The *_pooled passes' argument checks (ValidationError with the reason).
+  void check_pooled(const Tensor& x, const Tensor& pooled, const Tensor& arg, const BatchNormShape& s,
+                    const PoolGeometry& pool) const;
+  /// The batch's mean and biased variance into stats, folded into `moving` where given.
+  void batch_statistics(const Tensor& x, const BatchNormShape& s, Tensor& stats, Tensor* moving,
+                        float momentum);
   void one_group_sums(const Tensor& x, const Tensor& dy, const BatchNormShape& s, const Tensor& stats,
                       const Tensor& params, float epsilon, Tensor& grads);
 
   Runtime& rt_;
   size_t group_ = 0, group_sums_ = 0;
   compute::kernel stats_, forward_, sums_, dx_;
-  compute::kernel forward_rows_, dx_rows_;        // on row_kernels() runtimes only
-  compute::kernel sums_pooled_, dx_rows_pooled_;  // the same
+  compute::kernel forward_rows_, dx_rows_;                              // on row_kernels() runtimes only
+  compute::kernel forward_rows_pooled_, sums_pooled_, dx_rows_pooled_;  // the same
   size_t group_sums_pooled_ = 0;
   std::unique_ptr<BatchNormSplitReductions> split_;  // null: one group a channel
 };

@@ -50,6 +50,12 @@ class BatchNormalization final : public Layer {
   /// values a plane, on the row forms' drivers (PoCL's CPU driver). Sequential links such a pair; the
   /// layer then recognises the pool's gradient by its shape.
   bool takes_pool_gradient(const MaxPool2D& pool) const;
+  /// Whether Sequential linked a MaxPool2D after this layer: forward_pooled() then pools in this layer's
+  /// pass (batchnorm.cl's batchnorm_forward_rows_pooled).
+  bool pools_in_forward() const { return pool_after_ != nullptr; }
+  /// This layer's forward pass and that of the MaxPool2D linked after it, in one pass that writes only the
+  /// pool's output (its tensor) and argmax, not this layer's output. Only where pools_in_forward().
+  Tensor forward_pooled(const Tensor& x, const StepContext& ctx);
 
  private:
   friend class Sequential;  // links a MaxPool2D after it (pool_after_)
