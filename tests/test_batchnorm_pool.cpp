@@ -207,7 +207,7 @@ TEST_CASE(
       size_t size, stride;
       bool fused;
     };
-    for (const Pair p :
+    for (const Pair& p :
          {Pair{{2, 9, 9}, 2, 2, rows}, Pair{{2, 9, 9}, 3, 3, rows}, Pair{{2, 9, 9}, 3, 2, false},
           Pair{{2, 9, 9}, 1, 1, false}, Pair{{2, 2, 3}, 2, 2, false}, Pair{{5}, 2, 2, false}}) {
       CAPTURE(p.size);
