@@ -211,7 +211,9 @@ TEST_CASE("anycl bench latency --json and bad bench arguments") {
   CHECK_MESSAGE(layers.output.find("Conv2D") != std::string::npos, layers.output);
 }
 
-TEST_CASE("anycl tune continues a partial tuning file stage by stage in child processes") {
+// Host behaviour (child processes, time budgets, signals, files): suite "cli", out of the Intel pass.
+TEST_CASE("anycl tune continues a partial tuning file stage by stage in child processes" *
+          doctest::test_suite("cli")) {
   anycl::test::TempDir dir;
   const auto name = std::filesystem::path(anycl::tuning_file_path(anycl::test::runtime().info())).filename();
   const std::string path = dir.file(name.string());

@@ -224,7 +224,10 @@ TEST_CASE("the switch stage may take another timed direct set for the shapes it 
   anycl::detail::gemm_state(rt).transposed_dx = false;
 }
 
-TEST_CASE("anycl train tunes a device without tuning on first use, once, and --no-autotune skips it") {
+// Host behaviour (child processes, time budgets, signals, files): suite "cli", out of the Intel pass,
+// as are the three "anycl tune" tests further down.
+TEST_CASE("anycl train tunes a device without tuning on first use, once, and --no-autotune skips it" *
+          doctest::test_suite("cli")) {
   anycl::test::TempDir dir;
   anycl::test::TinySpec spec;
   spec.train = 128, spec.test = 32, spec.rows = 8, spec.cols = 8;
@@ -342,7 +345,8 @@ TEST_CASE("Dense's products are also timed as TN, and an indirect candidate is c
   CHECK(anycl::detail::dense_transposes_seconds(rt, timed[1]) == 0);  // dW: no transposes
 }
 
-TEST_CASE("anycl tune --quick: a candidate still compiling when its stage's time is spent is dropped") {
+TEST_CASE("anycl tune --quick: a candidate still compiling when its stage's time is spent is dropped" *
+          doctest::test_suite("cli")) {
   anycl::test::TempDir dir;
   // Candidate 1 of each stage never finishes (as a compile that would take longer than the stage).
   const std::string cli =
@@ -362,7 +366,8 @@ TEST_CASE("anycl tune --quick: a candidate still compiling when its stage's time
   CHECK(anycl::tuning_complete(*t));
 }
 
-TEST_CASE("Ctrl-C during anycl tune keeps the best exact set found so far, and the next run continues") {
+TEST_CASE("Ctrl-C during anycl tune keeps the best exact set found so far, and the next run continues" *
+          doctest::test_suite("cli")) {
   anycl::test::TempDir dir;
   const std::string shapes = "'NN48x40x56/fwd 1;TN56x40x48/dW 1'";
   const std::string cli = fmt::format("ANYCL_CACHE_DIR={} ANYCL_TUNING_DATABASE={} {}", dir.path(),
@@ -397,7 +402,8 @@ TEST_CASE("Ctrl-C during anycl tune keeps the best exact set found so far, and t
   CHECK(done->kernels.at("XgemmDirect") == kept->kernels.at("XgemmDirect"));
 }
 
-TEST_CASE("anycl tune refuses a tuning path that is not a regular file, before tuning, and leaves it") {
+TEST_CASE("anycl tune refuses a tuning path that is not a regular file, before tuning, and leaves it" *
+          doctest::test_suite("cli")) {
   anycl::test::TempDir dir;
   const auto name = std::filesystem::path(anycl::tuning_file_path(anycl::test::runtime().info())).filename();
   const std::string path = (std::filesystem::path(dir.path()) / name).string();

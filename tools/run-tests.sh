@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up (tools/setup.sh) and runs the tests through CTest on each OpenCL implementation CI
-# covers: every test on PoCL, then all but the anycl command's host-behaviour tests (label "cli")
+# covers: every test on PoCL, then all but the host-behaviour tests (labels "cli" and "python")
 # on Intel's CPU runtime (installed under build/ by install-intel-opencl.sh).
 # ANYCL_DEVICE=pocl (or intel) runs one pass only. Under CI=true a missing implementation fails.
 # Then the Python package once as a user installs it (pip install . into a fresh venv; on PoCL).
@@ -24,9 +24,10 @@ for device in ${passes[@]}; do
   echo "run-tests: the tests on ANYCL_DEVICE=$device" >&2
   start=$SECONDS
   if [ "$device" = intel ]; then
-    # Not the "cli" tests (the anycl command's host behaviour, tests/CMakeLists.txt): they were
-    # half of this pass's time and test nothing that depends on the OpenCL implementation.
-    OCL_ICD_VENDORS=$vendors ANYCL_DEVICE=intel ctest -LE '^(oclgrind|cli)$' --output-on-failure --timeout 900 -j "$(nproc)"
+    # Not the "cli" tests (host behaviour: the anycl command's flags, files, signals, tuning's child
+    # processes) nor "python" (the package over the C API), tests/CMakeLists.txt: they were over half
+    # of this pass's time and test nothing that depends on the OpenCL implementation.
+    OCL_ICD_VENDORS=$vendors ANYCL_DEVICE=intel ctest -LE '^(oclgrind|cli|python)$' --output-on-failure --timeout 900 -j "$(nproc)"
   else
     ANYCL_DEVICE=$device ctest -LE oclgrind --output-on-failure --timeout 900 -j "$(nproc)"
   fi
