@@ -184,10 +184,11 @@ void apply_tuning(Runtime& rt, const GemmTuning& tuning);
 /// mismatch (shape, count, a wrong element). `anycl tune` and `anycl doctor` rely on it.
 std::string gemm_mismatch(Runtime& rt, const std::vector<GemmShape>& shapes = {});
 
-/// Checks that the CLBlast parameters in `tuning` (XgemmDirect, Xgemm) compute exact results through
-/// the GEMM routine at `shapes` and some odd sizes, each kernel forced; "" when they do, else which
-/// kernel and what differs. CLBlast's parameters in `rt` are left as they were. tune_gemm() checks
-/// every stage this way and stores nothing that fails. It compiles CLBlast's kernels with the
+/// Checks that the CLBlast parameters in `tuning` (XgemmDirect, Xgemm, and the Xgemm sets it names for
+/// some products: anyclConvDwXgemm, anyclDenseXgemm, anyclConvWinogradXgemm) compute exact results
+/// through the GEMM routine at `shapes` and some odd sizes, each kernel forced; "" when they do, else
+/// which kernel or line and what differs. CLBlast's parameters in `rt` are left as they were. tune_gemm()
+/// checks every stage this way and stores nothing that fails. It compiles CLBlast's kernels with the
 /// parameters in this process, and some drivers crash compiling some parameter sets: check untrusted
 /// ones in a child process, as `anycl tune` (each stage), `anycl tune --check` and `anycl doctor` do.
 std::string tuning_mismatch(Runtime& rt, const GemmTuning& tuning,

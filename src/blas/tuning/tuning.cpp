@@ -19,6 +19,7 @@
 #include "blas/clblast_params_lock.hpp"
 #include "blas/gemm_plan.hpp"
 #include "blas/tuning/switch_choice.hpp"
+#include "blas/tuning/tuning_check.hpp"
 #include "blas/tuning/tuning_constraints.hpp"
 
 namespace anycl {
@@ -152,6 +153,9 @@ std::string tuning_mismatch(Runtime& rt, const GemmTuning& tuning, const std::ve
     if (std::string wrong = kernel_mismatch(rt, kernel, it->second, force_switch, shapes); !wrong.empty())
       return fmt::format("{}: {}", kernel, wrong);
   }
+  for (const auto& [line, set] : detail::product_xgemm_sets(tuning))  // each as Xgemm, forced
+    if (std::string wrong = kernel_mismatch(rt, "Xgemm", set, 1, shapes); !wrong.empty())
+      return fmt::format("{}, the Xgemm set of some products: {}", line, wrong);
   return "";
 }
 

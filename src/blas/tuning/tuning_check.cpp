@@ -13,11 +13,14 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "anycl/error.hpp"
 #include "blas/clblast_params.hpp"
+#include "blas/gemm_plan.hpp"
 #include "hash.hpp"
 #include "runtime/disk_cache.hpp"
 
@@ -64,14 +67,43 @@ std::string routine_mismatch(Runtime& rt, const GemmTuning& tuning, const std::v
     for (auto& s : odd_shapes_over(min_indirect)) all.push_back(std::move(s));
   }
   if (std::string wrong = gemm_mismatch(rt, all); !wrong.empty()) return wrong;
+  // Past the odd sizes' reach, the indirect kernel is forced (one more program per set).
+  const bool forced = odd_shapes_over(min_indirect).empty() && min_indirect > 1;
   const auto xgemm = tuning.kernels.find("Xgemm");
-  if (xgemm == tuning.kernels.end() || !odd_shapes_over(min_indirect).empty() || min_indirect <= 1) return "";
-  GemmTuning indirect;
-  indirect.kernels.insert(*xgemm);
-  return tuning_mismatch(rt, indirect, shapes);
+  if (xgemm != tuning.kernels.end() && forced) {
+    GemmTuning indirect;
+    indirect.kernels.insert(*xgemm);
+    if (std::string wrong = tuning_mismatch(rt, indirect, shapes); !wrong.empty()) return wrong;
+  }
+  for (const auto& [line, set] : product_xgemm_sets(tuning)) {
+    std::string wrong;
+    if (forced) {
+      GemmTuning indirect;
+      indirect.kernels["Xgemm"] = set;
+      wrong = tuning_mismatch(rt, indirect, shapes);
+    } else {
+      const XgemmSetScope scope(rt, set);
+      wrong = gemm_mismatch(rt, odd_shapes_over(min_indirect));
+    }
+    if (!wrong.empty()) return fmt::format("{}, the Xgemm set of some products: {}", line, wrong);
+  }
+  return "";
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, std::map<std::string, size_t>>> product_xgemm_sets(
+    const GemmTuning& tuning) {
+  const auto xgemm = tuning.kernels.find("Xgemm");
+  std::vector<std::pair<std::string, std::map<std::string, size_t>>> sets;
+  for (const char* line : {kConvDwXgemm, kDenseXgemm, kConvWinogradXgemm}) {
+    const auto it = tuning.kernels.find(line);
+    if (it == tuning.kernels.end() || it->second.empty()) continue;
+    if (xgemm != tuning.kernels.end() && it->second == xgemm->second) continue;
+    sets.emplace_back(line, it->second);
+  }
+  return sets;
+}
 
 std::vector<GemmShape> odd_shapes_over(size_t min_indirect) {
   if (min_indirect <= 1 || min_indirect > 512) return {};

@@ -2,6 +2,9 @@
 // run once per device, driver and parameter set and remembered in the kernel cache.
 #pragma once
 
+#include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "anycl/blas/tuning.hpp"
@@ -15,12 +18,20 @@ class DiskCache;
 /// of its direct/indirect switch, each on the kernel the switch picks (a kernel the switch never
 /// picks never runs, so it is not checked; CLBlast still compiles it into the same program) — but for
 /// a switch over 512, past the odd sizes' reach, the tuning's Xgemm set is also checked with the
-/// routine forced onto it. The verdict is
+/// routine forced onto it. Each of its sets for some products (product_xgemm_sets) runs the odd
+/// sizes its switch sends to the indirect kernel as Xgemm, as those products do (XgemmSetScope: the
+/// program training compiles for them), or, past 512, forced as the Xgemm set is. The verdict is
 /// looked up in `cache` (keyed on the device, its driver and the parameters) and only computed when absent;
 /// an exact verdict is stored. When the parameters compute wrong results, CLBlast's earlier parameters are
 /// restored and ValidationError says what is wrong; that verdict is cached too, so a refused set is refused
 /// again without re-checking. `cache` may be null (the check then runs every time).
 void apply_checked_tuning(Runtime& rt, const GemmTuning& tuning, const DiskCache* cache);
+
+/// The Xgemm sets `tuning` names for some products (its anyclConvDwXgemm, anyclDenseXgemm and
+/// anyclConvWinogradXgemm lines, gemm_plan.hpp), by line: each that is not empty and not its Xgemm
+/// set. The exact checks run each of them besides the Xgemm set.
+std::vector<std::pair<std::string, std::map<std::string, size_t>>> product_xgemm_sets(
+    const GemmTuning& tuning);
 
 /// Odd sizes in all four transposes that the switch `min_indirect` (XGEMM_MIN_INDIRECT_SIZE) sends to
 /// the indirect kernel; gemm_mismatch's own odd sizes are small, so they take the direct one wherever
