@@ -123,15 +123,8 @@ TEST_CASE("Conv2D forward and backward match the host reference (every forward a
     size_t from;
     bool batched_dw, row_kernels;
   };
-  // Under Oclgrind (tools/run-oclgrind.sh), where this test was 500 of the stage's 620 s, the batch of
-  // one (dW in one GEMM) runs in the first setting only: the other two change CLBlast's kernel and the
-  // GEMM calls' form and anycl's im2col forms, all of which the batch of three meets as well.
-  const bool simulator = rt.info().platform_name.find("Oclgrind") != std::string::npos;
-  bool first_setting = true;
   for (const Setting& setting : {Setting{1, true, driver_rows}, Setting{1, false, !driver_rows},
                                  Setting{size_t{1} << 20, true, driver_rows}}) {
-    const bool batch_of_one = first_setting || !simulator;
-    first_setting = false;
     const size_t from = setting.from;  // plain variables: CAPTURE's lambda takes them by reference
     const bool batched_dw = setting.batched_dw, row_kernels = setting.row_kernels;
     anycl::GemmTuning routine;
@@ -146,7 +139,6 @@ TEST_CASE("Conv2D forward and backward match the host reference (every forward a
       for (anycl::ConvForward algo : {anycl::ConvForward::im2col_gemm, anycl::ConvForward::convgemm,
                                       anycl::ConvForward::direct, anycl::ConvForward::winograd})
         for (const size_t batch : {size_t(3), size_t(1)}) {  // dW split into 3 slices, and in one GEMM
-          if (batch == 1 && !batch_of_one) continue;
           const int padding = int(k.padding), algorithm = int(algo);
           CAPTURE(k.c);
           CAPTURE(k.h);
