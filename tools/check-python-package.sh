@@ -9,7 +9,13 @@ venv=build/pip-check-venv
 rm -rf "$venv"
 /usr/bin/python3 -m venv "$venv"
 args=()
-if command -v ccache >/dev/null; then args=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache); fi
+if command -v ccache >/dev/null; then
+  args=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  # The compiler build/ used, by the same name: ccache hashes the name (scikit-build-core picks g++ where
+  # CMake picked c++), and with it 104 of the library's 110 objects come from the cache (pip 152 -> 34 s).
+  compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build/CMakeCache.txt 2>/dev/null || true)
+  if [ -n "$compiler" ]; then args+=("-DCMAKE_CXX_COMPILER=$compiler"); fi
+fi
 start=$SECONDS
 log=$(mktemp)
 if ! CMAKE_ARGS="${args[*]}" CMAKE_BUILD_PARALLEL_LEVEL=$(nproc) "$venv/bin/pip" install -q . >"$log" 2>&1; then

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 packages=(cmake g++ ninja-build pkg-config ocl-icd-opencl-dev opencl-clhpp-headers pocl-opencl-icd
           libclblast-dev libboost-dev libfmt-dev zlib1g-dev doctest-dev nlohmann-json3-dev libopenblas-dev
           dataset-fashion-mnist libopenmpi-dev openmpi-bin
-          librsvg2-bin libprotobuf-dev protobuf-compiler libonnx-dev python3-venv)  # plot test; ONNX export
+          librsvg2-bin libprotobuf-dev protobuf-compiler libonnx-dev python3-venv  # plot test; ONNX export
+          ccache)  # the Python package's build (tools/check-python-package.sh) reuses this build's objects
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || missing+=("$p")
