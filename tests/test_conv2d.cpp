@@ -110,7 +110,7 @@ TEST_CASE("Conv2D forward and backward match the host reference (every forward a
           clblast::StatusCode::kSuccess);
   // Under Oclgrind (tools/run-oclgrind.sh), which simulates every work-item, the GEMM kernels run with
   // 8x8 tiles instead of CLBlast's 64x64 defaults: these small products then pad to far less
-  // work (the indirect kernel and its copies were 350 of the test's 560 s there). The buffers anycl hands
+  // work (the indirect kernel and its copies were 362 of the test's 562 s there). The buffers anycl hands
   // CLBlast, and so what the simulator checks, are the same.
   anycl::GemmTuning restore;
   restore.kernels["GemmRoutine"] = before;
