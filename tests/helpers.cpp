@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +33,26 @@ Runtime& runtime() {
 }
 
 void release_runtime() { shared_runtime().reset(); }
+
+std::string seeded_kernel_cache(const std::string& folder) {
+  namespace fs = std::filesystem;
+  Runtime& rt = runtime();
+  const std::string from = rt.stats().cache_dir;
+  fs::create_directories(folder);
+  if (from.empty()) return folder;  // the disk cache is off: the test compiles, as it would anyway
+  const std::vector<std::string> programs = rt.program_names();
+  for (const auto& entry : fs::directory_iterator(from)) {
+    const std::string name = entry.path().filename().string();
+    const size_t dash = name.rfind('-');  // "<program>-<key>.bin"
+    if (!entry.is_regular_file() || entry.path().extension() != ".bin" || dash == std::string::npos ||
+        std::find(programs.begin(), programs.end(), name.substr(0, dash)) == programs.end())
+      continue;
+    // DiskCache::put writes an entry atomically: one another test process is writing is never half-read.
+    std::error_code ignored;
+    fs::copy_file(entry.path(), fs::path(folder) / name, fs::copy_options::skip_existing, ignored);
+  }
+  return folder;
+}
 
 void check_close(const std::vector<float>& dev, const std::vector<float>& ref, double atol, double rtol,
                  const std::string& what) {

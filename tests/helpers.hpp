@@ -83,6 +83,13 @@ class TempDir {
   std::string path_;
 };
 
+/// `folder` (made if missing) holding the anycl programs this device has compiled, copied from the shared
+/// runtime's disk cache: for a test that isolates its tuning files in a fresh ANYCL_CACHE_DIR without
+/// compiling every kernel again (Intel's CPU runtime keeps no compile cache of its own: a cold start was
+/// ~9 s of such a test there). Tuning files, tuning-check verdicts and CLBlast's programs are not copied.
+/// Returns `folder`.
+std::string seeded_kernel_cache(const std::string& folder);
+
 /// Sets an environment variable for the lifetime of the object, then restores what was there.
 class ScopedEnv {
  public:

@@ -53,6 +53,7 @@ TEST_CASE("anycl doctor reports a missing data folder and a driver that does not
 
 TEST_CASE("anycl doctor checks a stored tuning file for exact GEMM results") {
   anycl::test::TempDir dir;
+  anycl::test::seeded_kernel_cache(dir.path());
   const auto name = std::filesystem::path(anycl::tuning_file_path(anycl::test::runtime().info())).filename();
   // What CLBlast's Xgemm tuner chose on PoCL 3.1 here; forced onto the indirect kernel.
   anycl::GemmTuning t;

@@ -52,6 +52,7 @@ TEST_CASE(
   const auto large = anycl::database_tuning(device, nullptr, nullptr, &shapes);
   REQUIRE(large);
   anycl::test::TempDir dir;
+  anycl::test::seeded_kernel_cache(dir.path());
   ScopedEnv cache("ANYCL_CACHE_DIR", dir.path());
   // The exact checks' verdicts, given: this test checks which sets apply, not the sets (the database test
   // checks them).

@@ -51,6 +51,7 @@ void check_kept_or_beaten(const std::string& cache, const std::string& output) {
 
 TEST_CASE("a full anycl tune keeps the device's entry unless it beats it by 5 %, and says which") {
   anycl::test::TempDir dir;
+  anycl::test::seeded_kernel_cache(dir.file("cache"));
   const std::string folder = dir.file("database");
   write_entry(folder, /*generic=*/false);
   const auto r = anycl::test::run_command(
@@ -72,6 +73,7 @@ TEST_CASE("a full anycl tune keeps the device's entry unless it beats it by 5 %,
 
 TEST_CASE("first-use tuning on a generic entry reports the gain against that entry, not CLBlast's defaults") {
   anycl::test::TempDir dir;
+  anycl::test::seeded_kernel_cache(dir.file("cache"));
   const std::string folder = dir.file("database");
   write_entry(folder, /*generic=*/true);
   anycl::test::TinySpec spec;

@@ -23,6 +23,7 @@ TEST_CASE("find_tune_worker finds the worker beside the built library, and says 
   CHECK(fs::path(found).filename().string().rfind("anycl-tune-worker", 0) == 0);
   CHECK(fs::is_regular_file(found));
   anycl::test::TempDir dir;
+  anycl::test::seeded_kernel_cache(dir.path());
   {
     anycl::test::ScopedEnv named("ANYCL_TUNE_WORKER", dir.file("nowhere"));
     const std::string expected = "ANYCL_TUNE_WORKER is " + dir.file("nowhere") + ", which is not a file";
@@ -38,6 +39,7 @@ TEST_CASE("find_tune_worker finds the worker beside the built library, and says 
 TEST_CASE(
     "tune() stopped by its progress callback after the first candidate keeps that set, stored and applied") {
   anycl::test::TempDir dir;
+  anycl::test::seeded_kernel_cache(dir.path());
   anycl::test::ScopedEnv cache("ANYCL_CACHE_DIR", dir.path());
   anycl::test::ScopedEnv small("ANYCL_TUNING_DATABASE", kSmallDatabase);
   anycl::Runtime rt;
@@ -70,6 +72,7 @@ TEST_CASE("a runtime tuned by tune() keeps its tuning when a model with large GE
   // a model with large GEMMs on a runtime that runs the entry switches to the entry's `large` sets —
   // but not on a runtime tune() has tuned since (what it stored would be replaced without a word).
   anycl::test::TempDir dir;
+  anycl::test::seeded_kernel_cache(dir.path());
   anycl::test::ScopedEnv cache("ANYCL_CACHE_DIR", dir.path());
   anycl::test::ScopedEnv on("ANYCL_TUNING_DATABASE", "on");
   anycl::Runtime rt;

@@ -116,6 +116,7 @@ TEST_CASE("corrupt truncated or missing tuning files are refused with a reason")
 
 TEST_CASE("a runtime beside a corrupt tuning file starts and logs that it ignored it") {
   anycl::test::TempDir dir;
+  anycl::test::seeded_kernel_cache(dir.path());
   const std::string cli = fmt::format("ANYCL_CACHE_DIR={} {}", dir.path(), anycl::test::anycl_cli());
   const auto r0 = anycl::test::run_command(cli + " tune --show");
   REQUIRE_MESSAGE(r0.exit_code == 0, r0.output);
@@ -392,6 +393,7 @@ TEST_CASE("stored tuning parameters that break CLBlast's constraints are refused
 
   // Through the command: a run beside such a file stops, naming the file and `anycl tune --reset`.
   anycl::test::TempDir dir;
+  anycl::test::seeded_kernel_cache(dir.path());
   const auto name = std::filesystem::path(anycl::tuning_file_path(rt.info())).filename().string();
   anycl::save_tuning(dir.file(name), bad);
   const std::string cli = fmt::format("ANYCL_CACHE_DIR={} {}", dir.path(), anycl::test::anycl_cli());
@@ -412,6 +414,7 @@ TEST_CASE("stored tuning parameters that break CLBlast's constraints are refused
 
 TEST_CASE("a tuning file that is a FIFO is refused at once and the runtime starts") {
   anycl::test::TempDir dir;
+  anycl::test::seeded_kernel_cache(dir.path());
   const auto name = std::filesystem::path(anycl::tuning_file_path(anycl::test::runtime().info())).filename();
   const std::string fifo = dir.file(name.string());
   if (!anycl::test::make_fifo(fifo)) ANYCL_SKIP_TEST(Missing::capability, "no FIFOs on this system");
@@ -426,6 +429,7 @@ TEST_CASE("a tuning file that is a FIFO is refused at once and the runtime start
 
 TEST_CASE("a stored tuning is checked for exact GEMMs once per device and driver - the verdict is cached") {
   anycl::test::TempDir dir;
+  anycl::test::seeded_kernel_cache(dir.path());
   auto& rt = anycl::test::runtime();
   const auto name = std::filesystem::path(anycl::tuning_file_path(rt.info())).filename().string();
   anycl::GemmTuning good;

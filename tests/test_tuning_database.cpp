@@ -203,6 +203,7 @@ TEST_CASE(
                     "no tuning database entry matches " + device.name + " (" + device.platform_name + ")");
   {  // the entry, after the exact check, whose verdict is cached
     anycl::test::TempDir dir;
+    anycl::test::seeded_kernel_cache(dir.path());
     ScopedEnv cache("ANYCL_CACHE_DIR", dir.path());
     anycl::Runtime& shared = anycl::test::runtime();
     const anycl::GemmTuning before = clblast_now(shared, *tuning);
@@ -234,6 +235,7 @@ TEST_CASE(
   }
   {  // a runtime on the database switches sets with the model, and back
     anycl::test::TempDir dir;
+    anycl::test::seeded_kernel_cache(dir.path());
     ScopedEnv cache("ANYCL_CACHE_DIR", dir.path());
     // Both sets' exact checks are the block above's (the same code, cached per set); their verdicts are
     // given here so that this block checks the switch alone (with the CNN's sets checked here too, the

@@ -261,6 +261,7 @@ TEST_CASE(
     "anycl tune --quick: measured against the device's entry, kept unless beaten by 5 % - a candidate that "
     "crashes its child process costs that candidate only") {
   anycl::test::TempDir dir;
+  anycl::test::seeded_kernel_cache(dir.file("cache"));
   // The small sets as this device's own entry (what first-use tuning on a generic-entry device
   // measures against), the switch with them.
   const std::string folder = dir.file("database");
