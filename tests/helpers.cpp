@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "background.hpp"
+#include "runtime/disk_cache.hpp"
 #include "util/platform.hpp"
 #include "util/process.hpp"
 
@@ -43,9 +44,8 @@ std::string seeded_kernel_cache(const std::string& folder) {
   const std::vector<std::string> programs = rt.program_names();
   for (const auto& entry : fs::directory_iterator(from)) {
     const std::string name = entry.path().filename().string();
-    const size_t dash = name.rfind('-');  // "<program>-<key>.bin"
-    if (!entry.is_regular_file() || entry.path().extension() != ".bin" || dash == std::string::npos ||
-        std::find(programs.begin(), programs.end(), name.substr(0, dash)) == programs.end())
+    if (!entry.is_regular_file() || !detail::is_cache_entry_name(name) ||
+        std::find(programs.begin(), programs.end(), name.substr(0, name.rfind('-'))) == programs.end())
       continue;
     // DiskCache::put writes an entry atomically: one another test process is writing is never half-read.
     std::error_code ignored;
