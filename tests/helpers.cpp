@@ -54,6 +54,17 @@ std::string seeded_kernel_cache(const std::string& folder) {
   return folder;
 }
 
+std::vector<std::string> driver_cache_files(const std::string& folder) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  for (const auto& entry : fs::recursive_directory_iterator(folder))
+    if (const std::string name = entry.path().filename().string();
+        entry.is_regular_file() && name != "last_accessed" && name.rfind("tempfile_", 0) != 0)
+      files.push_back(fs::relative(entry.path(), folder).generic_string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 void check_close(const std::vector<float>& dev, const std::vector<float>& ref, double atol, double rtol,
                  const std::string& what) {
   REQUIRE_MESSAGE(dev.size() == ref.size(), what, ": size ", dev.size(), " vs reference ", ref.size());

@@ -109,16 +109,31 @@ TEST_CASE("with no OpenCL platform the error says how to install one") {
   CHECK(r.output.find("pocl-opencl-icd") != std::string::npos);
   CHECK(r.output.find("/etc/OpenCL/vendors") != std::string::npos);
 }
+// Where the driver keeps its own kernel cache (PoCL) anycl stores no binaries: the second process
+// then loads from that cache, which gains no file (ANYCL_TUNING=off: no CLBlast program at start-up).
 TEST_CASE("a new process hits the cache: `anycl devices --verbose` compiles nothing the second time") {
   anycl::test::TempDir dir;
+  const std::string driver_cache = dir.file("pocl");
   const std::string cmd =
-      fmt::format("ANYCL_CACHE_DIR={} {} devices --verbose", dir.path(), anycl::test::anycl_cli());
+      fmt::format("ANYCL_TUNING=off ANYCL_CACHE_DIR={} POCL_CACHE_DIR={} {} devices --verbose", dir.file("anycl"),
+                  driver_cache, anycl::test::anycl_cli());
   const auto first = anycl::test::run_command(cmd);
   REQUIRE_MESSAGE(first.exit_code == 0, first.output);
-  CHECK(first.output.find("0 from the disk cache") != std::string::npos);
+  const bool driver_keeps = !anycl::test::runtime().stats().driver_cache.empty();
+  const std::vector<std::string> compiled =
+      driver_keeps ? anycl::test::driver_cache_files(driver_cache) : std::vector<std::string>{};
   const auto second = anycl::test::run_command(cmd);
   REQUIRE_MESSAGE(second.exit_code == 0, second.output);
-  CHECK_MESSAGE(second.output.find(", 0 compiled,") != std::string::npos, second.output);
+  if (driver_keeps) {
+    CHECK_MESSAGE(first.output.find("built through the driver's own kernel cache " + driver_cache) !=
+                      std::string::npos,
+                  first.output);
+    CHECK(!compiled.empty());
+    CHECK(anycl::test::driver_cache_files(driver_cache) == compiled);
+  } else {
+    CHECK(first.output.find("0 from the disk cache") != std::string::npos);
+    CHECK_MESSAGE(second.output.find(", 0 compiled,") != std::string::npos, second.output);
+  }
 }
 
 // Issue 25: PoCL offers no device, or builds no program, when it cannot write its kernel cache;

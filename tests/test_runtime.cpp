@@ -5,6 +5,7 @@
 #include <anycl/error.hpp>
 #include <anycl/runtime.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +14,7 @@
 #include "helpers.hpp"
 #include "hostile_files.hpp"
 #include "runtime/disk_cache.hpp"
+#include "runtime/driver_hints.hpp"
 #include "runtime/kernel_sources.hpp"
 #include "runtime/runtime_impl.hpp"
 #include "util/platform.hpp"
@@ -46,9 +48,11 @@ TEST_CASE("the runtime compiles every program and creates kernels") {
 TEST_CASE("a second runtime hits the disk cache - corrupt entries are rebuilt and replaced") {
   anycl::test::TempDir dir;
   ScopedEnv env("ANYCL_CACHE_DIR", dir.path());
-  const size_t programs = anycl::Runtime().stats().programs;
+  anycl::RuntimeOptions stored;  // on every driver, PoCL too (which keeps its own cache by default)
+  stored.store_program_binaries = true;
+  const size_t programs = anycl::Runtime(stored).stats().programs;
   {
-    anycl::Runtime second;
+    anycl::Runtime second(stored);
     CHECK(second.stats().cache_hits == programs);
     CHECK(second.stats().cache_misses == 0);
   }
@@ -76,12 +80,32 @@ TEST_CASE("a second runtime hits the disk cache - corrupt entries are rebuilt an
     }
   }
   {
-    anycl::Runtime rebuilt;
+    anycl::Runtime rebuilt(stored);
     CHECK(rebuilt.stats().cache_misses == programs);
     CHECK_NOTHROW(anycl::detail::kernel(rebuilt, "init", "uniform_init"));
   }
-  anycl::Runtime after;
+  anycl::Runtime after(stored);
   CHECK(after.stats().cache_hits == programs);
+}
+
+// PoCL compiles every kernel of a program once more when its binary is read back, in a form that
+// training never launches; it keeps what it compiles in a cache of its own, which serves a second start.
+TEST_CASE("programs go to the disk cache unless the driver keeps its own kernel cache (PoCL)") {
+  anycl::test::TempDir dir;
+  ScopedEnv env("ANYCL_CACHE_DIR", dir.path());
+  anycl::Runtime rt;
+  const anycl::DeviceInfo& d = rt.info();
+  const bool pocl = anycl::detail::is_pocl_platform(d.vendor + " " + d.platform_name, d.platform_version);
+  CHECK(rt.stats().driver_cache.empty() == !pocl);
+  CHECK(rt.stats().cache_hits == 0);
+  const std::vector<std::string> names = rt.program_names();
+  size_t program_entries = 0;
+  for (const fs::path& entry : cache_entries(dir.path())) {
+    const std::string stem = entry.stem().string();
+    program_entries += std::count(names.begin(), names.end(), stem.substr(0, stem.rfind('-')));
+  }
+  CHECK(program_entries == (pocl ? 0 : rt.stats().programs));
+  if (pocl) CHECK(rt.stats().driver_cache.find("pocl") != std::string::npos);
 }
 
 TEST_CASE("ANYCL_CACHE=off compiles from source and writes nothing") {

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct RuntimeOptions {
   bool profiling = false;   // queue with CL_QUEUE_PROFILING_ENABLE and a Profile of every launch
   std::function<void(const std::string&)> log;  // receives one line per compiled or cached program
   bool apply_stored_tuning = true;  // false: CLBlast's own parameters (tuning measures against them)
+  /// Whether compiled programs go to anycl's disk cache. Unset: yes, except where the driver keeps
+  /// them in a cache of its own (PoCL: CompileStats::driver_cache), which a binary read back costs
+  /// much time; true or false decides for every driver.
+  std::optional<bool> store_program_binaries;
 };
 
 /// What start-up compilation cost: a second start with a warm cache shows misses == 0.
@@ -40,6 +45,7 @@ struct CompileStats {
   double seconds = 0.0;     // wall time spent loading/compiling programs
   std::string cache_dir;    // empty when the disk cache is off
   std::string tuning_file;  // the `anycl tune` file (or database entry) applied at start-up; empty when none
+  std::string driver_cache;  // the driver's own folder of compiled programs when anycl leaves them to it
 };
 
 /// What the runtime has been asked to do: the figures behind "launches and host waits per step".

@@ -30,6 +30,11 @@ struct CacheFolder {
 // PoCL's choice (pocl_cache.c): POCL_CACHE_DIR; else, on Windows, %LOCALAPPDATA%\pocl (or %TEMP%);
 // else $XDG_CACHE_HOME/pocl/kcache, $HOME/.cache/pocl/kcache, /tmp/pocl/kcache ("uncached" in
 // place of "kcache" when POCL_KERNEL_CACHE turns the cache off).
+bool pocl_kernel_cache_on() {
+  const std::string setting = lower(platform::get_env("POCL_KERNEL_CACHE").value_or("1"));
+  return !(setting == "0" || setting == "false" || setting == "no" || setting == "off");
+}
+
 CacheFolder pocl_cache_folder() {
   using platform::get_env;
   if (const auto dir = get_env("POCL_CACHE_DIR")) return {fs::u8path(*dir), "set by POCL_CACHE_DIR"};
@@ -39,9 +44,7 @@ CacheFolder pocl_cache_folder() {
       return {fs::u8path(*base) / "pocl", fmt::format("PoCL's default under %{}%", name)};
   return {fs::path("pocl"), "PoCL's default"};
 #else
-  const std::string setting = lower(get_env("POCL_KERNEL_CACHE").value_or("1"));
-  const bool cached = !(setting == "0" || setting == "false" || setting == "no" || setting == "off");
-  const fs::path sub = fs::path("pocl") / (cached ? "kcache" : "uncached");
+  const fs::path sub = fs::path("pocl") / (pocl_kernel_cache_on() ? "kcache" : "uncached");
   const auto xdg = get_env("XDG_CACHE_HOME");
   if (xdg && !xdg->empty()) return {fs::u8path(*xdg) / sub, "PoCL's default under XDG_CACHE_HOME"};
   if (const auto home = get_env("HOME"))
@@ -90,6 +93,11 @@ std::string pocl_cache_hint() {
 bool is_pocl_platform(const std::string& platform_name, const std::string& platform_version) {
   return lower(platform_name).find("portable computing language") != std::string::npos ||
          lower(platform_version).find("pocl") != std::string::npos;
+}
+
+std::string driver_program_cache(const std::string& platform_name, const std::string& platform_version) {
+  if (!is_pocl_platform(platform_name, platform_version) || !pocl_kernel_cache_on()) return "";
+  return pocl_cache_folder().path.u8string();
 }
 
 std::string driver_setup_hint(const std::string& platform_name, const std::string& platform_version) {

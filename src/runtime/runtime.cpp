@@ -87,6 +87,10 @@ void Runtime::start() {
   const std::string cache_dir = detail::DiskCache::default_dir();
   if (!cache_dir.empty()) impl_->cache = std::make_unique<detail::DiskCache>(cache_dir);
   stats_.cache_dir = cache_dir;
+  const std::string driver_cache = detail::driver_program_cache(info_.vendor + " " + info_.platform_name,
+                                                                info_.platform_version);
+  impl_->store_binaries = options_.store_program_binaries.value_or(driver_cache.empty());
+  if (impl_->cache && !impl_->store_binaries) stats_.driver_cache = driver_cache;
 
   apply_stored_tuning();
   const auto start = std::chrono::steady_clock::now();
@@ -151,7 +155,7 @@ compute::program detail::RuntimeImpl::build(Runtime& rt, const std::string& name
                                             const std::string& options) {
   const DeviceInfo& info = rt.info_;
   CompileStats& stats = rt.stats_;
-  DiskCache* cache = rt.impl_->cache.get();
+  DiskCache* cache = rt.impl_->store_binaries ? rt.impl_->cache.get() : nullptr;
   const compute::context& context = rt.impl_->context;
   auto log = [&rt](const std::string& line) { rt.log(line); };
   const auto t0 = std::chrono::steady_clock::now();
@@ -199,6 +203,8 @@ compute::program detail::RuntimeImpl::build(Runtime& rt, const std::string& name
   std::string stored;
   if (cache)
     stored = cache->put(key, p.binary()) ? " and cached" : " (cache not writable: " + cache->dir() + ")";
+  else if (!stats.driver_cache.empty())
+    stored = " (the driver keeps it in its own cache, " + stats.driver_cache + ")";
   log(fmt::format("program {}: compiled from source{} ({:.1f} ms)", name, stored, elapsed_ms()));
   return p;
 }

@@ -57,7 +57,13 @@ int run_devices(int argc, char** argv) {
     fmt::print(stderr, "starting the runtime on device {} ({}):\n", selected.index, selected.name);
     Runtime rt(options);
     const CompileStats& s = rt.stats();
-    fmt::print(
+    if (!s.driver_cache.empty())
+      fmt::print(stderr,
+                 "runtime ready: {} programs built through the driver's own kernel cache {} (anycl stores no "
+                 "binaries for this driver), {:.3f} s; cache: {}\n",
+                 s.programs, s.driver_cache, s.seconds, s.cache_dir);
+    else
+      fmt::print(
         stderr, "runtime ready: {} programs, {} from the disk cache, {} compiled, {:.3f} s; cache: {}\n",
         s.programs, s.cache_hits, s.cache_misses, s.seconds, s.cache_dir.empty() ? "off" : s.cache_dir);
   }
