@@ -91,7 +91,8 @@ class TempDir {
 std::string seeded_kernel_cache(const std::string& folder);
 
 /// What a driver's own kernel cache in `folder` (a POCL_CACHE_DIR) holds: the paths of its files under
-/// it, but the access stamps a load rewrites and PoCL's temporaries. The same list after a run means the run compiled nothing.
+/// it, but the access stamps a load rewrites and PoCL's temporaries. The same list after a run means the run
+/// compiled nothing.
 std::vector<std::string> driver_cache_files(const std::string& folder);
 
 /// Sets an environment variable for the lifetime of the object, then restores what was there.

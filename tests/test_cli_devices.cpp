@@ -115,8 +115,8 @@ TEST_CASE("a new process hits the cache: `anycl devices --verbose` compiles noth
   anycl::test::TempDir dir;
   const std::string driver_cache = dir.file("pocl");
   const std::string cmd =
-      fmt::format("ANYCL_TUNING=off ANYCL_CACHE_DIR={} POCL_CACHE_DIR={} {} devices --verbose", dir.file("anycl"),
-                  driver_cache, anycl::test::anycl_cli());
+      fmt::format("ANYCL_TUNING=off ANYCL_CACHE_DIR={} POCL_CACHE_DIR={} {} devices --verbose",
+                  dir.file("anycl"), driver_cache, anycl::test::anycl_cli());
   const auto first = anycl::test::run_command(cmd);
   REQUIRE_MESSAGE(first.exit_code == 0, first.output);
   const bool driver_keeps = !anycl::test::runtime().stats().driver_cache.empty();
@@ -125,9 +125,9 @@ TEST_CASE("a new process hits the cache: `anycl devices --verbose` compiles noth
   const auto second = anycl::test::run_command(cmd);
   REQUIRE_MESSAGE(second.exit_code == 0, second.output);
   if (driver_keeps) {
-    CHECK_MESSAGE(first.output.find("built through the driver's own kernel cache " + driver_cache) !=
-                      std::string::npos,
-                  first.output);
+    CHECK_MESSAGE(
+        first.output.find("built through the driver's own kernel cache " + driver_cache) != std::string::npos,
+        first.output);
     CHECK(!compiled.empty());
     CHECK(anycl::test::driver_cache_files(driver_cache) == compiled);
   } else {

@@ -41,10 +41,10 @@ struct RuntimeOptions {
 struct CompileStats {
   size_t programs = 0;
   size_t cache_hits = 0;
-  size_t cache_misses = 0;  // programs compiled from source
-  double seconds = 0.0;     // wall time spent loading/compiling programs
-  std::string cache_dir;    // empty when the disk cache is off
-  std::string tuning_file;  // the `anycl tune` file (or database entry) applied at start-up; empty when none
+  size_t cache_misses = 0;   // programs compiled from source
+  double seconds = 0.0;      // wall time spent loading/compiling programs
+  std::string cache_dir;     // empty when the disk cache is off
+  std::string tuning_file;   // the `anycl tune` file (or database entry) applied at start-up; empty when none
   std::string driver_cache;  // the driver's own folder of compiled programs when anycl leaves them to it
 };
 

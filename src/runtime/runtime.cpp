@@ -87,8 +87,8 @@ void Runtime::start() {
   const std::string cache_dir = detail::DiskCache::default_dir();
   if (!cache_dir.empty()) impl_->cache = std::make_unique<detail::DiskCache>(cache_dir);
   stats_.cache_dir = cache_dir;
-  const std::string driver_cache = detail::driver_program_cache(info_.vendor + " " + info_.platform_name,
-                                                                info_.platform_version);
+  const std::string driver_cache =
+      detail::driver_program_cache(info_.vendor + " " + info_.platform_name, info_.platform_version);
   impl_->store_binaries = options_.store_program_binaries.value_or(driver_cache.empty());
   if (impl_->cache && !impl_->store_binaries) stats_.driver_cache = driver_cache;
 

@@ -94,9 +94,10 @@ int run_cache(int argc, char** argv) {
     const DeviceInfo device = select_device_or_usage_error(args);
     const CompileStats s = warm_cache(std::to_string(device.index));
     if (!s.driver_cache.empty()) {
-      fmt::print("{}: {} programs built ({:.1f} s) through the driver's own kernel cache {}; anycl stores no "
-                 "binaries for this driver (reading one back would compile every kernel once more)\n",
-                 device.name, s.programs, s.seconds, s.driver_cache);
+      fmt::print(
+          "{}: {} programs built ({:.1f} s) through the driver's own kernel cache {}; anycl stores no "
+          "binaries for this driver (reading one back would compile every kernel once more)\n",
+          device.name, s.programs, s.seconds, s.driver_cache);
       return 0;
     }
     if (const CacheInfo after = cache_info(); !after.exists || !after.writable || after.kernels == 0)

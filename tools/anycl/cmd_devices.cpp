@@ -64,8 +64,8 @@ int run_devices(int argc, char** argv) {
                  s.programs, s.driver_cache, s.seconds, s.cache_dir);
     else
       fmt::print(
-        stderr, "runtime ready: {} programs, {} from the disk cache, {} compiled, {:.3f} s; cache: {}\n",
-        s.programs, s.cache_hits, s.cache_misses, s.seconds, s.cache_dir.empty() ? "off" : s.cache_dir);
+          stderr, "runtime ready: {} programs, {} from the disk cache, {} compiled, {:.3f} s; cache: {}\n",
+          s.programs, s.cache_hits, s.cache_misses, s.seconds, s.cache_dir.empty() ? "off" : s.cache_dir);
   }
   return 0;
 }

@@ -156,8 +156,9 @@ void check_device(Report& r, const DeviceInfo& device) {
     Runtime rt(RuntimeOptions{std::to_string(device.index), false, {}});
     const CompileStats& s = rt.stats();
     if (!s.driver_cache.empty())
-      r.pass(fmt::format("kernels: {} programs built for {} through the driver's own kernel cache {} ({:.1f} s)",
-                         s.programs, device.name, s.driver_cache, s.seconds));
+      r.pass(
+          fmt::format("kernels: {} programs built for {} through the driver's own kernel cache {} ({:.1f} s)",
+                      s.programs, device.name, s.driver_cache, s.seconds));
     else
       r.pass(fmt::format("kernels: {} programs built for {} ({} compiled, {} from the cache, {:.1f} s)",
                          s.programs, device.name, s.cache_misses, s.cache_hits, s.seconds));
