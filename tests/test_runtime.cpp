@@ -90,6 +90,7 @@ TEST_CASE("a second runtime hits the disk cache - corrupt entries are rebuilt an
 
 // PoCL compiles every kernel of a program once more when its binary is read back, in a form that
 // training never launches; it keeps what it compiles in a cache of its own, which serves a second start.
+// Entries stored anyway (`anycl cache warm`) are loaded: a start without PoCL's compiler front end.
 TEST_CASE("programs go to the disk cache unless the driver keeps its own kernel cache (PoCL)") {
   anycl::test::TempDir dir;
   ScopedEnv env("ANYCL_CACHE_DIR", dir.path());
@@ -106,6 +107,14 @@ TEST_CASE("programs go to the disk cache unless the driver keeps its own kernel 
   }
   CHECK(program_entries == (pocl ? 0 : rt.stats().programs));
   if (pocl) CHECK(rt.stats().driver_cache.find("pocl") != std::string::npos);
+
+  // Stored all the same (as `anycl cache warm` does), the entries are loaded on every driver.
+  anycl::RuntimeOptions stored;
+  stored.store_program_binaries = true;
+  CHECK(anycl::Runtime(stored).stats().cache_hits == (pocl ? 0 : rt.stats().programs));
+  const anycl::Runtime after;
+  CHECK(after.stats().cache_hits == rt.stats().programs);
+  CHECK(after.stats().cache_misses == 0);
 }
 
 TEST_CASE("ANYCL_CACHE=off compiles from source and writes nothing") {

@@ -31,9 +31,10 @@ struct RuntimeOptions {
   bool profiling = false;   // queue with CL_QUEUE_PROFILING_ENABLE and a Profile of every launch
   std::function<void(const std::string&)> log;  // receives one line per compiled or cached program
   bool apply_stored_tuning = true;  // false: CLBlast's own parameters (tuning measures against them)
-  /// Whether compiled programs go to anycl's disk cache. Unset: yes, except where the driver keeps
-  /// them in a cache of its own (PoCL: CompileStats::driver_cache), which a binary read back costs
-  /// much time; true or false decides for every driver.
+  /// Whether programs compiled from source go to anycl's disk cache (entries there are loaded either
+  /// way). Unset: yes, except where the driver keeps them in a cache of its own (PoCL, named in
+  /// CompileStats::driver_cache), from which reading a program's binary back compiles every kernel
+  /// once more; true (as `anycl cache warm`) or false decides for every driver.
   std::optional<bool> store_program_binaries;
 };
 

@@ -27,13 +27,15 @@ struct CacheFolder {
   std::string origin;  // where PoCL took it from, for the message
 };
 
-// PoCL's choice (pocl_cache.c): POCL_CACHE_DIR; else, on Windows, %LOCALAPPDATA%\pocl (or %TEMP%);
-// else $XDG_CACHE_HOME/pocl/kcache, $HOME/.cache/pocl/kcache, /tmp/pocl/kcache ("uncached" in
-// place of "kcache" when POCL_KERNEL_CACHE turns the cache off).
+// PoCL keeps what it compiles unless POCL_KERNEL_CACHE turns that off.
 bool pocl_kernel_cache_on() {
   const std::string setting = lower(platform::get_env("POCL_KERNEL_CACHE").value_or("1"));
   return !(setting == "0" || setting == "false" || setting == "no" || setting == "off");
 }
+
+// PoCL's choice (pocl_cache.c): POCL_CACHE_DIR; else, on Windows, %LOCALAPPDATA%\pocl (or %TEMP%);
+// else $XDG_CACHE_HOME/pocl/kcache, $HOME/.cache/pocl/kcache, /tmp/pocl/kcache ("uncached" in
+// place of "kcache" when POCL_KERNEL_CACHE turns the cache off).
 
 CacheFolder pocl_cache_folder() {
   using platform::get_env;

@@ -155,7 +155,7 @@ compute::program detail::RuntimeImpl::build(Runtime& rt, const std::string& name
                                             const std::string& options) {
   const DeviceInfo& info = rt.info_;
   CompileStats& stats = rt.stats_;
-  DiskCache* cache = rt.impl_->store_binaries ? rt.impl_->cache.get() : nullptr;
+  DiskCache* cache = rt.impl_->cache.get();
   const compute::context& context = rt.impl_->context;
   auto log = [&rt](const std::string& line) { rt.log(line); };
   const auto t0 = std::chrono::steady_clock::now();
@@ -201,7 +201,7 @@ compute::program detail::RuntimeImpl::build(Runtime& rt, const std::string& name
   }
   ++stats.cache_misses;
   std::string stored;
-  if (cache)
+  if (cache && rt.impl_->store_binaries)
     stored = cache->put(key, p.binary()) ? " and cached" : " (cache not writable: " + cache->dir() + ")";
   else if (!stats.driver_cache.empty())
     stored = " (the driver keeps it in its own cache, " + stats.driver_cache + ")";

@@ -31,7 +31,7 @@ struct RuntimeImpl {
   compute::command_queue queue;
   std::map<std::pair<std::string, std::string>, compute::program> programs;  // (name, options)
   std::unique_ptr<DiskCache> cache;                                          // null: cache off
-  bool store_binaries = true;  // programs go to `cache` (RuntimeOptions::store_program_binaries)
+  bool store_binaries = true;  // compiled programs go to `cache` (RuntimeOptions::store_program_binaries)
   /// The elementwise kernels' layout (optimizer updates, dropout masks): a CPU runtime vectorises
   /// inside a work-item, so it gets 16 or 64 consecutive elements each; a GPU gets one element (a
   /// dropout mask) or four (an update) per lane, so that a warp's loads are consecutive. Set from the

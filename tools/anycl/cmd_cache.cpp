@@ -93,13 +93,6 @@ int run_cache(int argc, char** argv) {
     require_enabled();
     const DeviceInfo device = select_device_or_usage_error(args);
     const CompileStats s = warm_cache(std::to_string(device.index));
-    if (!s.driver_cache.empty()) {
-      fmt::print(
-          "{}: {} programs built ({:.1f} s) through the driver's own kernel cache {}; anycl stores no "
-          "binaries for this driver (reading one back would compile every kernel once more)\n",
-          device.name, s.programs, s.seconds, s.driver_cache);
-      return 0;
-    }
     if (const CacheInfo after = cache_info(); !after.exists || !after.writable || after.kernels == 0)
       throw Error(
           fmt::format("compiled {} programs for {}, but nothing could be stored in '{}' — check that "

@@ -58,10 +58,11 @@ int run_devices(int argc, char** argv) {
     Runtime rt(options);
     const CompileStats& s = rt.stats();
     if (!s.driver_cache.empty())
-      fmt::print(stderr,
-                 "runtime ready: {} programs built through the driver's own kernel cache {} (anycl stores no "
-                 "binaries for this driver), {:.3f} s; cache: {}\n",
-                 s.programs, s.driver_cache, s.seconds, s.cache_dir);
+      fmt::print(
+          stderr,
+          "runtime ready: {} programs, {} from the disk cache, {} built through the driver's own kernel "
+          "cache {} (`anycl cache warm` stores them), {:.3f} s; cache: {}\n",
+          s.programs, s.cache_hits, s.cache_misses, s.driver_cache, s.seconds, s.cache_dir);
     else
       fmt::print(
           stderr, "runtime ready: {} programs, {} from the disk cache, {} compiled, {:.3f} s; cache: {}\n",

@@ -157,8 +157,9 @@ void check_device(Report& r, const DeviceInfo& device) {
     const CompileStats& s = rt.stats();
     if (!s.driver_cache.empty())
       r.pass(
-          fmt::format("kernels: {} programs built for {} through the driver's own kernel cache {} ({:.1f} s)",
-                      s.programs, device.name, s.driver_cache, s.seconds));
+          fmt::format("kernels: {} programs built for {} ({} through the driver's own kernel cache {}, {} "
+                      "from anycl's, {:.1f} s)",
+                      s.programs, device.name, s.cache_misses, s.driver_cache, s.cache_hits, s.seconds));
     else
       r.pass(fmt::format("kernels: {} programs built for {} ({} compiled, {} from the cache, {:.1f} s)",
                          s.programs, device.name, s.cache_misses, s.cache_hits, s.seconds));
