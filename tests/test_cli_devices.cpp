@@ -12,6 +12,7 @@
 
 #include "data_files.hpp"
 #include "helpers.hpp"
+#include "runtime/driver_hints.hpp"
 
 using anycl::test::anycl_cli;
 using anycl::test::contains_all;
@@ -119,7 +120,9 @@ TEST_CASE("a new process hits the cache: `anycl devices --verbose` compiles noth
                   dir.file("anycl"), driver_cache, anycl::test::anycl_cli());
   const auto first = anycl::test::run_command(cmd);
   REQUIRE_MESSAGE(first.exit_code == 0, first.output);
-  const bool driver_keeps = !anycl::test::runtime().stats().driver_cache.empty();
+  const anycl::DeviceInfo& d = anycl::test::runtime().info();
+  const bool driver_keeps =
+      !anycl::detail::driver_program_cache(d.vendor + " " + d.platform_name, d.platform_version).empty();
   const std::vector<std::string> compiled =
       driver_keeps ? anycl::test::driver_cache_files(driver_cache) : std::vector<std::string>{};
   const auto second = anycl::test::run_command(cmd);

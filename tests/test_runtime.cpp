@@ -96,7 +96,8 @@ TEST_CASE("programs go to the disk cache unless the driver keeps its own kernel 
   ScopedEnv env("ANYCL_CACHE_DIR", dir.path());
   anycl::Runtime rt;
   const anycl::DeviceInfo& d = rt.info();
-  const bool pocl = anycl::detail::is_pocl_platform(d.vendor + " " + d.platform_name, d.platform_version);
+  const bool pocl =
+      !anycl::detail::driver_program_cache(d.vendor + " " + d.platform_name, d.platform_version).empty();
   CHECK(rt.stats().driver_cache.empty() == !pocl);
   CHECK(rt.stats().cache_hits == 0);
   const std::vector<std::string> names = rt.program_names();
@@ -115,6 +116,16 @@ TEST_CASE("programs go to the disk cache unless the driver keeps its own kernel 
   const anycl::Runtime after;
   CHECK(after.stats().cache_hits == rt.stats().programs);
   CHECK(after.stats().cache_misses == 0);
+
+  // An entry the driver refuses (a valid checksum over a binary it cannot load) is replaced even where
+  // a start stores nothing of its own: the next start loads it again.
+  std::string init_key;
+  for (const fs::path& entry : cache_entries(dir.path()))
+    if (entry.stem().string().rfind("init-", 0) == 0) init_key = entry.stem().string();
+  REQUIRE(!init_key.empty());
+  REQUIRE(anycl::detail::DiskCache(dir.path()).put(init_key, std::vector<unsigned char>(64, 0xab)));
+  CHECK(anycl::Runtime().stats().cache_misses == 1);
+  CHECK(anycl::Runtime().stats().cache_misses == 0);
 }
 
 TEST_CASE("ANYCL_CACHE=off compiles from source and writes nothing") {

@@ -35,10 +35,11 @@ struct RuntimeOptions {
   /// way). Unset: yes, except where the driver keeps them in a cache of its own (PoCL, named in
   /// CompileStats::driver_cache), from which reading a program's binary back compiles every kernel
   /// once more; true (as `anycl cache warm`) or false decides for every driver.
-  std::optional<bool> store_program_binaries;
+  std::optional<bool> store_program_binaries{};
 };
 
-/// What start-up compilation cost: a second start with a warm cache shows misses == 0.
+/// What start-up compilation cost: a second start with a warm cache shows misses == 0 (where anycl
+/// stores the programs; on PoCL, which keeps them itself, after `anycl cache warm`).
 struct CompileStats {
   size_t programs = 0;
   size_t cache_hits = 0;
@@ -46,7 +47,7 @@ struct CompileStats {
   double seconds = 0.0;      // wall time spent loading/compiling programs
   std::string cache_dir;     // empty when the disk cache is off
   std::string tuning_file;   // the `anycl tune` file (or database entry) applied at start-up; empty when none
-  std::string driver_cache;  // the driver's own folder of compiled programs when anycl leaves them to it
+  std::string driver_cache;  // the driver's own folder of compiled programs when anycl stores none (PoCL)
 };
 
 /// What the runtime has been asked to do: the figures behind "launches and host waits per step".

@@ -1,6 +1,7 @@
 // Driver set-up checks behind driver_hints.hpp. PoCL keeps compiled kernels in a folder of its own
 // and, when it cannot create or write that folder, offers no device or fails every program build
-// without saying why; here we find the folder as PoCL 3 chooses it and check it.
+// without saying why; here we find the folder as PoCL 3 chooses it and check it, and say whether
+// PoCL keeps a cache at all (anycl then leaves the programs to it).
 #include "runtime/driver_hints.hpp"
 
 #include <fmt/format.h>
@@ -27,16 +28,16 @@ struct CacheFolder {
   std::string origin;  // where PoCL took it from, for the message
 };
 
-// PoCL keeps what it compiles unless POCL_KERNEL_CACHE turns that off.
+// PoCL keeps what it compiles unless POCL_KERNEL_CACHE is set to a value that does not start with
+// "1" (pocl_get_bool_option: "true" or "yes" turn its cache off too).
 bool pocl_kernel_cache_on() {
-  const std::string setting = lower(platform::get_env("POCL_KERNEL_CACHE").value_or("1"));
-  return !(setting == "0" || setting == "false" || setting == "no" || setting == "off");
+  const auto setting = platform::get_env("POCL_KERNEL_CACHE");
+  return !setting || setting->rfind('1', 0) == 0;
 }
 
 // PoCL's choice (pocl_cache.c): POCL_CACHE_DIR; else, on Windows, %LOCALAPPDATA%\pocl (or %TEMP%);
 // else $XDG_CACHE_HOME/pocl/kcache, $HOME/.cache/pocl/kcache, /tmp/pocl/kcache ("uncached" in
 // place of "kcache" when POCL_KERNEL_CACHE turns the cache off).
-
 CacheFolder pocl_cache_folder() {
   using platform::get_env;
   if (const auto dir = get_env("POCL_CACHE_DIR")) return {fs::u8path(*dir), "set by POCL_CACHE_DIR"};

@@ -168,6 +168,7 @@ compute::program detail::RuntimeImpl::build(Runtime& rt, const std::string& name
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   };
 
+  bool refused = false;
   if (cache) {
     if (auto binary = cache->get(key)) {
       try {
@@ -178,6 +179,7 @@ compute::program detail::RuntimeImpl::build(Runtime& rt, const std::string& name
                         elapsed_ms()));
         return p;
       } catch (const compute::opencl_error&) {
+        refused = true;  // replaced below, whether or not this driver's programs are stored
         log(fmt::format("program {}: cached binary did not load; rebuilding from source", name));
       }
     }
@@ -201,7 +203,7 @@ compute::program detail::RuntimeImpl::build(Runtime& rt, const std::string& name
   }
   ++stats.cache_misses;
   std::string stored;
-  if (cache && rt.impl_->store_binaries)
+  if (cache && (rt.impl_->store_binaries || refused))
     stored = cache->put(key, p.binary()) ? " and cached" : " (cache not writable: " + cache->dir() + ")";
   else if (!stats.driver_cache.empty())
     stored = " (the driver keeps it in its own cache, " + stats.driver_cache + ")";
