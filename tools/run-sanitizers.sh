@@ -89,6 +89,9 @@ exclude=${ANYCL_ASAN_EXCLUDE:-install_to_prefix|installed_headers|installed_tune
 # This build is reduced on purpose (no ONNX, no samples; MPI jobs of instrumented binaries are not
 # run): a component it lacks skips here even under CI=true — the PoCL and Intel passes of
 # run-tests.sh are the ones that fail on a missing component.
+# Program binaries stored once (as run-tests.sh does before its PoCL pass): anycl leaves them to PoCL's own
+# cache otherwise, and each of some 400 test processes would run PoCL's front end for every program.
+"$out/tools/anycl" cache warm || echo "run-sanitizers: no cache warmed (above); each test compiles" >&2
 (cd "$out" && env -u CI ctest -LE oclgrind --output-on-failure --timeout 900 -j "$(nproc)" -E "$exclude" --repeat until-pass:3)
 
 seconds=${ANYCL_FUZZ_SECONDS:-30}
