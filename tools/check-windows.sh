@@ -24,24 +24,8 @@ triple=x86_64-w64-mingw32
 
 packages=(cmake ninja-build mingw-w64 wine64 libz-mingw-w64-dev pocl-opencl-icd ocl-icd-libopencl1
           opencl-clhpp-headers libclblast-dev libboost-dev libfmt-dev doctest-dev nlohmann-json3-dev binutils)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "check-windows: missing Debian packages: ${missing[*]} — run as root or: sudo apt-get install ${missing[*]}" >&2
-    exit 1
-  fi
-  echo "check-windows: installing ${missing[*]}" >&2
-  log=$(mktemp)
-  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } >"$log" 2>&1; then
-    cat "$log" >&2
-    echo "check-windows: apt-get failed (above)" >&2
-    exit 1
-  fi
-  rm -f "$log"
-fi
+source tools/lib/debian-packages.sh
+install_debian_packages check-windows "${packages[@]}"
 
 # --- a prefix of Windows-side files for the dependencies the mingw-w64 sysroot lacks ------------
 # Header-only libraries are the host's own headers (linked, not copied); fmt's implementation is

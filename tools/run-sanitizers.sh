@@ -14,14 +14,8 @@ cd "$(dirname "$0")/.."
 root=$PWD
 out=build-asan
 bash tools/setup.sh  # the packages the library needs (and a Release build CI needs anyway)
-need=()
-for p in clang-14 libclang-rt-14-dev llvm libc++-14-dev libc++abi-14-dev; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || need+=("$p")
-done
-if [ ${#need[@]} -gt 0 ]; then
-  echo "run-sanitizers: installing ${need[*]}" >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+source tools/lib/debian-packages.sh
+install_debian_packages run-sanitizers clang-14 libclang-rt-14-dev llvm libc++-14-dev libc++abi-14-dev
 
 # fmt compiled by this build against libc++ (cmake/fmt-compiled): Debian's libfmt.so is built
 # against libstdc++. The test programs at -O0 without the fuzzers' coverage instrumentation (what the

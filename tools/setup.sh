@@ -9,24 +9,8 @@ packages=(cmake g++ ninja-build pkg-config ocl-icd-opencl-dev opencl-clhpp-heade
           dataset-fashion-mnist libopenmpi-dev openmpi-bin
           librsvg2-bin libprotobuf-dev protobuf-compiler libonnx-dev python3-venv  # plot test; ONNX export
           ccache)  # the Python package's build (tools/check-python-package.sh) reuses this build's objects
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep "install ok installed" >/dev/null || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "setup: missing Debian packages: ${missing[*]} — run as root or: sudo apt-get install ${missing[*]}" >&2
-    exit 1
-  fi
-  echo "setup: installing ${missing[*]}" >&2
-  log=$(mktemp)
-  if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"; } >"$log" 2>&1; then
-    cat "$log" >&2
-    echo "setup: apt-get failed (above); check the network and /etc/apt/sources.list" >&2
-    exit 1
-  fi
-  rm -f "$log"
-fi
+source tools/lib/debian-packages.sh
+install_debian_packages setup "${packages[@]}"
 
 # onnxruntime (PyPI) for the ONNX export test, in a venv of its own (Debian's Python is externally managed);
 # scikit-learn for the data set that samples/python/breast_cancer_binary.py (and its test) trains on.
