@@ -143,25 +143,6 @@ void rename_replacing(const fs::path& from, const fs::path& to, std::error_code&
   }
 }
 
-const char* describe(fs::file_type t) {
-  switch (t) {
-    case fs::file_type::directory:
-      return "a directory";
-    case fs::file_type::character:
-      return "a character device";
-    case fs::file_type::block:
-      return "a block device";
-    case fs::file_type::fifo:
-      return "a named pipe";
-    case fs::file_type::socket:
-      return "a socket";
-    case fs::file_type::symlink:
-      return "a symbolic link";
-    default:
-      return "not a regular file";
-  }
-}
-
 fs::path create_private_folder(const fs::path& parent, const std::string& prefix, std::error_code& ec) {
   // A folder inherits its parent's ACL: under the user's own temporary folder that is private.
   std::random_device random;
