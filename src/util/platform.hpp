@@ -1,6 +1,7 @@
 // The one place anycl calls the operating system for files, the environment and process ids:
 // opening without blocking or following links, fsync, atomic replace. platform_posix.cpp and
-// platform_windows.cpp implement it; process.hpp has child processes, signals and libraries.
+// platform_windows.cpp implement it (file_type.cpp the one part that calls no system: describe);
+// process.hpp has child processes, signals and libraries.
 // Errors come back as std::error_code (generic_category where a POSIX errno fits) to be worded.
 #pragma once
 
