@@ -22,10 +22,14 @@ root=$PWD
 out=build-windows
 triple=x86_64-w64-mingw32
 
-packages=(cmake ninja-build mingw-w64 wine64 libz-mingw-w64-dev pocl-opencl-icd ocl-icd-libopencl1
-          opencl-clhpp-headers libclblast-dev libboost-dev libfmt-dev doctest-dev nlohmann-json3-dev binutils)
+# The one mingw-w64 compiler the toolchain file names (x86-64, POSIX threads), not the mingw-w64 package's
+# four; and Wine without what it only recommends (audio, video and GPU drivers, codecs, fonts: 122 packages
+# in all where about 30 are needed), which a headless test run never loads.
+packages=(cmake ninja-build g++-mingw-w64-x86-64-posix wine64 libz-mingw-w64-dev pocl-opencl-icd
+          ocl-icd-libopencl1 opencl-clhpp-headers libclblast-dev libboost-dev libfmt-dev doctest-dev
+          nlohmann-json3-dev binutils)
 source tools/lib/debian-packages.sh
-install_debian_packages check-windows "${packages[@]}"
+install_debian_packages check-windows --no-install-recommends "${packages[@]}"
 
 # --- a prefix of Windows-side files for the dependencies the mingw-w64 sysroot lacks ------------
 # Header-only libraries are the host's own headers (linked, not copied); fmt's implementation is
