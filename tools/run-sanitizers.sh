@@ -89,16 +89,31 @@ exclude=${ANYCL_ASAN_EXCLUDE:-install_to_prefix|installed_headers|installed_tune
 (cd "$out" && env -u CI ctest -LE oclgrind --output-on-failure --timeout 900 -j "$(nproc)" -E "$exclude" --repeat until-pass:3)
 
 seconds=${ANYCL_FUZZ_SECONDS:-30}
-for target in fuzz_idx fuzz_model; do
+# The two fuzzers side by side (libFuzzer runs one process on one core; this machine has two), each into
+# a log of its own shown when it ends. New inputs go to scratch folders, so the committed corpus stays
+# as it is; a crash input is written to $out/ and fails the script.
+fuzzers=(fuzz_idx fuzz_model) pids=() logs=() works=()
+for target in "${fuzzers[@]}"; do
   corpus=tests/fuzz/corpus/${target#fuzz_}
-  work=$(mktemp -d)
+  works+=("$(mktemp -d)") logs+=("$(mktemp)")
   echo "run-sanitizers: $target for ${seconds}s (seeds: $corpus)" >&2
-  # New inputs go to a scratch folder, so the committed corpus stays as it is; a crash input is
-  # written to $out/ and fails the script.
-  "$out/tests/fuzz/$target" "$work" "$corpus" -max_total_time="$seconds" -rss_limit_mb=2048 \
-    -max_len=65536 -timeout=10 -artifact_prefix="$out/" -print_final_stats=1 2>&1 | tail -n 12
-  rm -rf "$work"
+  "$out/tests/fuzz/$target" "${works[-1]}" "$corpus" -max_total_time="$seconds" -rss_limit_mb=2048 \
+    -max_len=65536 -timeout=10 -artifact_prefix="$out/" -print_final_stats=1 >"${logs[-1]}" 2>&1 &
+  pids+=($!)
 done
+fuzz_status=0
+for i in "${!fuzzers[@]}"; do
+  status=0
+  wait "${pids[$i]}" || status=$?
+  echo "run-sanitizers: ${fuzzers[$i]} ended with status $status:" >&2
+  tail -n 12 "${logs[$i]}"
+  [ "$status" -eq 0 ] || fuzz_status=1
+  rm -rf "${works[$i]}" "${logs[$i]}"
+done
+if [ "$fuzz_status" -ne 0 ]; then
+  echo "run-sanitizers: a fuzzer failed (above; its input is in $out/)" >&2
+  exit 1
+fi
 
 # The C API's concurrency tests under ThreadSanitizer (a build of their own: TSan and ASan exclude
 # each other).
