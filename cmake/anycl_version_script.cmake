@@ -43,6 +43,9 @@ string(REPLACE "|" ";" OBJECTS "${OBJECTS}")
 set(locals "")
 set(count 0)
 foreach(object IN LISTS OBJECTS)
+  if(object MATCHES "\\.(gch|pch)$")  # a precompiled header (ANYCL_LIBRARY_PCH), listed among the objects
+    continue()
+  endif()
   execute_process(COMMAND "${NM}" -C --defined-only --extern-only "${object}" OUTPUT_VARIABLE out
                   RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)

@@ -10,7 +10,8 @@ rm -rf "$venv"
 /usr/bin/python3 -m venv "$venv"
 args=()
 if command -v ccache >/dev/null; then
-  args=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
+  # Without the precompiled library header, as setup.sh builds build/ with ccache (CMakeLists.txt, ANYCL_LIBRARY_PCH).
+  args=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache -DANYCL_LIBRARY_PCH=OFF)
   # The compiler build/ used, by the same name: ccache hashes the name (scikit-build-core picks g++ where
   # CMake picked c++), and with it 104 of the library's 110 objects come from the cache (pip 152 -> 34 s).
   compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' build/CMakeCache.txt 2>/dev/null || true)

@@ -27,7 +27,10 @@ fi
 
 build_type=${ANYCL_BUILD_TYPE:-Release}
 launcher=()  # ccache, where installed, makes rebuilds in several checkouts cheap (optional)
-if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
+# With ccache, no precompiled library header: the Python package's build (check-python-package.sh) then
+# takes the library's objects from the cache, which it cannot for objects compiled against a header
+# precompiled in another tree (CMakeLists.txt, ANYCL_LIBRARY_PCH).
+if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DANYCL_LIBRARY_PCH=OFF); fi
 log=$(mktemp)
 if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="$build_type" "${launcher[@]}" && cmake --build build --parallel; } >"$log" 2>&1; then
   grep -E -B2 -A12 'error|Error' "$log" | head -80 >&2 || cat "$log" >&2
