@@ -99,7 +99,10 @@ run() {  # name, oclgrind flags…, --, command…: runs under Oclgrind, then so
 # The gate: races, out-of-bounds accesses and API misuse — any report fails.
 # The kernel tests live in two programs: anycl_core_tests (no CLBlast) and anycl_tests (Conv2D's GEMMs).
 # --duration=true: each test case's seconds in its log (build/oclgrind/*.log), to see where the stage's time goes.
-run kernel-tests --data-races --check-api -- build/tests/anycl_core_tests --source-file="$kernel_tests" --duration=true
+# Not the dropout statistics over a million elements (27 s here): a mask's kept fraction is the PoCL and Intel
+# passes' question; its kernel runs under the simulator in the other dropout tests.
+run kernel-tests --data-races --check-api -- build/tests/anycl_core_tests --source-file="$kernel_tests" --duration=true \
+  --test-case-exclude="dropout keeps about 1-rate of a large tensor*"
 run kernel-tests-gemm --data-races --check-api -- build/tests/anycl_tests --source-file="$kernel_tests" --duration=true
 run train --data-races --check-api -- "${train[@]}"
 # The uninitialised-value pass. -cl-opt-disable: Oclgrind 21.10's uninitialised-value plugin stops a
