@@ -35,7 +35,7 @@ function(anycl_link_clblast_delay_loaded target)
   find_program(ANYCL_DLLTOOL NAMES "${dlltool_guess}" ${CMAKE_DLLTOOL} x86_64-w64-mingw32-dlltool dlltool
                DOC "binutils' dlltool for the delay-import library of CLBlast")
   if(NOT ANYCL_DLLTOOL OR NOT CMAKE_NM)
-    message(FATAL_ERROR "ANYCL_CLBLAST_DELAY_LOAD needs binutils' dlltool and nm for mingw-w64 (Debian: binutils-mingw-w64)")
+    message(FATAL_ERROR "ANYCL_CLBLAST_DELAY_LOAD needs binutils' dlltool and nm for mingw-w64 (Debian: binutils-mingw-w64-x86-64)")
   endif()
 
   execute_process(COMMAND "${ANYCL_DLLTOOL}" --identify "${implib}" OUTPUT_VARIABLE dll

@@ -95,7 +95,8 @@ seconds=${ANYCL_FUZZ_SECONDS:-30}
 fuzzers=(fuzz_idx fuzz_model) pids=() logs=() works=()
 for target in "${fuzzers[@]}"; do
   corpus=tests/fuzz/corpus/${target#fuzz_}
-  works+=("$(mktemp -d)") logs+=("$(mktemp)")
+  works+=("$(mktemp -d)")
+  logs+=("$(mktemp)")
   echo "run-sanitizers: $target for ${seconds}s (seeds: $corpus)" >&2
   "$out/tests/fuzz/$target" "${works[-1]}" "$corpus" -max_total_time="$seconds" -rss_limit_mb=2048 \
     -max_len=65536 -timeout=10 -artifact_prefix="$out/" -print_final_stats=1 >"${logs[-1]}" 2>&1 &
@@ -106,12 +107,11 @@ for i in "${!fuzzers[@]}"; do
   status=0
   wait "${pids[$i]}" || status=$?
   echo "run-sanitizers: ${fuzzers[$i]} ended with status $status:" >&2
-  tail -n 12 "${logs[$i]}"
-  [ "$status" -eq 0 ] || fuzz_status=1
+  if [ "$status" -eq 0 ]; then tail -n 12 "${logs[$i]}"; else cat "${logs[$i]}"; fuzz_status=1; fi  # the whole report
   rm -rf "${works[$i]}" "${logs[$i]}"
 done
 if [ "$fuzz_status" -ne 0 ]; then
-  echo "run-sanitizers: a fuzzer failed (above; its input is in $out/)" >&2
+  echo "run-sanitizers: a fuzzer failed (above; an input that crashed it is kept in $out/)" >&2
   exit 1
 fi
 
