@@ -4,6 +4,7 @@
 # on the CPU of the same machine as its users run it (PyPI wheel, default threads and settings), in
 # one run. PyTorch goes into build/torch-venv from PyPI.
 # Usage: tools/compare-pytorch.sh [--model mlp|cnn|bncnn] [--epochs N] [--limit N] [--isa native|avx2|avx]
+#                                 [--runs N]
 #   --epochs  epochs (default 2 for mlp, 3 for cnn and bncnn); the last one is compared
 #   --limit   training samples per epoch (default: all for mlp, 1280 for cnn and bncnn)
 #   --isa avx2  both limited to AVX2 on an AVX-512 CPU: PoCL's avx2 kernel library
@@ -13,19 +14,24 @@
 #   --isa avx   both limited to AVX: PoCL's avx library (pthread-sandybridge, a class no tuning entry
 #             names, so the first run tunes on first use) and PyTorch's AVX (oneDNN, MKL; ATen's
 #             default level, having none for AVX)
+#   --runs N  N pairs, anycl then PyTorch in turn (default 1); each pair's ratio, then their median
+#             (the figure docs/performance.md records: these 2-vCPU machines drift by more than the
+#             changes measured, so one pair says little)
 # ANYCL_DEVICE picks anycl's device (default pocl).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-model=mlp epochs="" limit="" isa=native
+model=mlp epochs="" limit="" isa=native runs=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --model) model=$2; shift 2 ;;
     --epochs) epochs=$2; shift 2 ;;
     --limit) limit=$2; shift 2 ;;
     --isa) isa=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
     *) echo "compare-pytorch: unknown argument '$1' (see the comment at the top)" >&2; exit 2 ;;
   esac
 done
+case "$runs" in ''|*[!0-9]*|0) echo "compare-pytorch: --runs takes a count of at least 1" >&2; exit 2 ;; esac
 [ "$model" != mlp ] && { epochs=${epochs:-3}; limit=${limit:-1280}; }
 epochs=${epochs:-2}
 anycl=${ANYCL:-build/tools/anycl}
@@ -49,20 +55,33 @@ elif [ "$isa" != native ]; then
 fi
 flags=$(grep -m1 -o -w -E 'avx512f|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ')
 metrics=build/compare-pytorch-anycl.csv
-rm -f "$metrics"
 limit_flag=()
 [ -n "$limit" ] && limit_flag=(--limit "$limit")
 echo "== CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), flags: ${flags}; --isa $isa"
-echo "== anycl train --model $model --epochs $epochs ${limit_flag[*]} on ${ANYCL_DEVICE:=pocl} ($(date -u +%FT%TZ), load: $(cut -d' ' -f1-3 /proc/loadavg))"
-ANYCL_DEVICE=$ANYCL_DEVICE "$anycl" train --model "$model" --epochs "$epochs" "${limit_flag[@]}" --metrics "$metrics" \
-  | grep -E '^(device|first|tuned|first-use)|tuning' || true
-anycl_sps=$(awk -F, 'END { printf "%.1f", $NF }' "$metrics")
-anycl_acc=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "test_acc") c = i } END { printf "%.4f", $c }' "$metrics")
-echo "== PyTorch $("$venv/bin/python" -c 'import torch; print(torch.__version__)') on the CPU ($(date -u +%FT%TZ), load: $(cut -d' ' -f1-3 /proc/loadavg))"
-out=$("$venv/bin/python" tools/pytorch_reference.py --model "$model" --epochs "$epochs" "${limit_flag[@]}")
-echo "$out"
-torch_sps=$(echo "$out" | tail -1 | sed -E 's/.*"samples_per_second": ([0-9.]+).*/\1/')
-torch_acc=$(echo "$out" | tail -1 | sed -E 's/.*"test_acc": ([0-9.]+).*/\1/')
-samples=${limit:-60000}
-echo "epoch $epochs ($model, $samples samples, --isa $isa): anycl $anycl_sps samples/s ($(awk -v s="$samples" -v r="$anycl_sps" 'BEGIN { printf "%.2f", s / r }') s), PyTorch $torch_sps samples/s ($(awk -v s="$samples" -v r="$torch_sps" 'BEGIN { printf "%.2f", s / r }') s); anycl time / PyTorch time = $(awk -v a="$anycl_sps" -v t="$torch_sps" 'BEGIN { printf "%.2f", t / a }')"
-echo "test accuracy after epoch $epochs: anycl $anycl_acc, PyTorch $(awk -v a="$torch_acc" 'BEGIN { printf "%.4f", a }')"
+ratios=()
+one_pair() {
+  rm -f "$metrics"
+  echo "== anycl train --model $model --epochs $epochs ${limit_flag[*]} on ${ANYCL_DEVICE:=pocl} ($(date -u +%FT%TZ), load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  ANYCL_DEVICE=$ANYCL_DEVICE "$anycl" train --model "$model" --epochs "$epochs" "${limit_flag[@]}" --metrics "$metrics" \
+    | grep -E '^(device|first|tuned|first-use)|tuning' || true
+  anycl_sps=$(awk -F, 'END { printf "%.1f", $NF }' "$metrics")
+  anycl_acc=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "test_acc") c = i } END { printf "%.4f", $c }' "$metrics")
+  echo "== PyTorch $("$venv/bin/python" -c 'import torch; print(torch.__version__)') on the CPU ($(date -u +%FT%TZ), load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  out=$("$venv/bin/python" tools/pytorch_reference.py --model "$model" --epochs "$epochs" "${limit_flag[@]}")
+  echo "$out"
+  torch_sps=$(echo "$out" | tail -1 | sed -E 's/.*"samples_per_second": ([0-9.]+).*/\1/')
+  torch_acc=$(echo "$out" | tail -1 | sed -E 's/.*"test_acc": ([0-9.]+).*/\1/')
+  samples=${limit:-60000}
+  ratio=$(awk -v a="$anycl_sps" -v t="$torch_sps" 'BEGIN { printf "%.2f", t / a }')
+  echo "epoch $epochs ($model, $samples samples, --isa $isa): anycl $anycl_sps samples/s ($(awk -v s="$samples" -v r="$anycl_sps" 'BEGIN { printf "%.2f", s / r }') s), PyTorch $torch_sps samples/s ($(awk -v s="$samples" -v r="$torch_sps" 'BEGIN { printf "%.2f", s / r }') s); anycl time / PyTorch time = $ratio"
+  echo "test accuracy after epoch $epochs: anycl $anycl_acc, PyTorch $(awk -v a="$torch_acc" 'BEGIN { printf "%.4f", a }')"
+  ratios+=("$ratio")
+}
+for ((run = 1; run <= runs; ++run)); do
+  [ "$runs" -gt 1 ] && echo "== pair $run of $runs"
+  one_pair
+done
+if [ "$runs" -gt 1 ]; then
+  median=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+  echo "anycl time / PyTorch time over $runs pairs ($model, --isa $isa): ${ratios[*]}; median $median"
+fi
