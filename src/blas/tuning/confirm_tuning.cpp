@@ -1,4 +1,4 @@
-// A full tune's confirmation (confirm_tuning.hpp): the current and the tuned set timed in turn.
+// A tune's confirmation (confirm_tuning.hpp): the current and the tuned set timed in turn.
 #include "blas/tuning/confirm_tuning.hpp"
 
 #include <fmt/format.h>

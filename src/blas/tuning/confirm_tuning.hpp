@@ -1,7 +1,7 @@
-// A full tune's confirmation before it replaces the parameters a device runs: the two sets applied
-// in turn in this process and the model's GEMMs timed as trained with each, so that a baseline timed
-// once at the start of a long run on a busy CPU (which drifted from 167 to 291 ms within 12 minutes,
-// docs/dev/performance-log.md) cannot make a slower set look faster.
+// A tune's confirmation (full or quick: first use too) before it replaces the parameters a device runs: the
+// two sets applied in turn in this process and the model's GEMMs timed as trained with each, so that a
+// baseline timed once at the start of a long run on a busy CPU (which drifted from 167 to 291 ms within 12
+// minutes, docs/dev/performance-log.md) cannot make a slower set look faster.
 #pragma once
 
 #include <functional>

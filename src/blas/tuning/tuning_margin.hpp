@@ -24,7 +24,7 @@ size_t shortlist_probe(size_t size);
 /// compare with, so the shortlist runs whole.
 bool shortlist_pays(double current_seconds, double best_seconds);
 
-/// Rounds of a full tune's confirmation: the parameters it would replace and the tuned set applied in
+/// Rounds of a tune's confirmation: the parameters it would replace and the tuned set applied in
 /// turn (ABAB…), the model's GEMMs timed as trained with each, this many times each.
 inline constexpr int kConfirmRounds = 3;
 
