@@ -20,6 +20,10 @@ typedef uchar t_elem;
 typedef int t_out;
 #endif
 
+// No contraction in this file: feature_value's steps are exact as written, but a compiler fusing q's
+// own product into the last add, fma(v, 1/255, r·(1/255)), would round 46 bytes wrongly.
+#pragma OPENCL FP_CONTRACT OFF
+
 static inline float feature_value(const x_elem stored) {
 #ifdef X_F32
   return stored;
@@ -28,7 +32,8 @@ static inline float feature_value(const x_elem stored) {
   // residual r = v - 255q is (v - 256q) + q, each step exact by Sterbenz's lemma (no fma: a CPU class
   // without one, PoCL's AVX library, emulates fma() in software, 0.40 ms for a 128×784 batch where
   // this takes 0.08 ms), and q + r·(1/255) is then the correctly rounded v/255 for every byte (checked
-  // for all 256, contracted to an fma or not) — the value the host's Dataset::normalized computes.
+  // for all 256, as written and with the last step as fma(r, 1/255, q)) — the value the host's
+  // Dataset::normalized computes.
   const float v = convert_float(stored);
   const float q = v * (1.0f / 255.0f);
   const float r = (v - q * 256.0f) + q;

@@ -1,7 +1,7 @@
-// A full tune's confirmation on the device (src/blas/tuning/confirm_tuning.hpp): the current and the
-// tuned set applied in turn, each timed as trained after a warm-up. No timing decides a pass: the
-// tests check what was applied and timed, not which set won (test_tuning_margin.cpp checks the
-// verdict on given times).
+// A tune's confirmation (full or quick) on the device (src/blas/tuning/confirm_tuning.hpp): the current and
+// the tuned set applied in turn, each timed as trained after a warm-up. No timing decides a pass: the tests
+// check what was applied and timed, not which set won (test_tuning_margin.cpp checks the verdict on given
+// times).
 #include <doctest/doctest.h>
 #include <anycl/blas/tuning.hpp>
 
@@ -47,7 +47,7 @@ const std::vector<anycl::GemmShape> kShapes = {{"fwd 1", false, false, 32, 48, 4
 
 }  // namespace
 
-TEST_CASE("a full tune's confirmation - identical sets are not timed and do not replace the entry") {
+TEST_CASE("a tune's confirmation - identical sets are not timed and do not replace the entry") {
   auto& rt = anycl::test::runtime();
   const Restore restore{rt};
   anycl::GemmTuning now = restore.before;
@@ -75,7 +75,7 @@ TEST_CASE("a full tune's confirmation - identical sets are not timed and do not 
 }
 
 TEST_CASE(
-    "a full tune's confirmation - the two sets are timed in turn, three rounds each, the tuned one left "
+    "a tune's confirmation - the two sets are timed in turn, three rounds each, the tuned one left "
     "applied") {
   auto& rt = anycl::test::runtime();
   const Restore restore{rt};

@@ -37,8 +37,7 @@ TEST_CASE("tuning margin: the rest of the shortlist runs only when the probe fou
   CHECK_FALSE(shortlist_pays(10.0, std::numeric_limits<double>::infinity()));  // no exact set: stop
 }
 
-TEST_CASE(
-    "a full tune's confirmation - the tuned set replaces the current one only when its median wins by 5 %") {
+TEST_CASE("a tune's confirmation - the tuned set replaces the current one only when its median wins by 5 %") {
   using anycl::detail::confirmation_verdict;
   CHECK(anycl::detail::median({}) == 0.0);
   CHECK(anycl::detail::median({3.0, 1.0, 2.0}) == 2.0);

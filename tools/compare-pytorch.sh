@@ -31,7 +31,8 @@ while [ $# -gt 0 ]; do
     *) echo "compare-pytorch: unknown argument '$1' (see the comment at the top)" >&2; exit 2 ;;
   esac
 done
-case "$runs" in ''|*[!0-9]*|0) echo "compare-pytorch: --runs takes a count of at least 1" >&2; exit 2 ;; esac
+case "$runs" in ''|*[!0-9]*) runs=0 ;; *) runs=$((10#$runs)) ;; esac
+[ "$runs" -ge 1 ] || { echo "compare-pytorch: --runs takes a count of at least 1" >&2; exit 2; }
 [ "$model" != mlp ] && { epochs=${epochs:-3}; limit=${limit:-1280}; }
 epochs=${epochs:-2}
 anycl=${ANYCL:-build/tools/anycl}
@@ -82,6 +83,6 @@ for ((run = 1; run <= runs; ++run)); do
   one_pair
 done
 if [ "$runs" -gt 1 ]; then
-  median=$(printf '%s\n' "${ratios[@]}" | sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+  median=$(printf '%s\n' "${ratios[@]}" | LC_ALL=C sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.2f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
   echo "anycl time / PyTorch time over $runs pairs ($model, --isa $isa): ${ratios[*]}; median $median"
 fi

@@ -33,7 +33,7 @@ struct TuneProgress {
 
 /// How tune() searches (TuneOptions is the search itself; this is the call around it).
 struct TuneSettings {
-  bool quick = false;  // the shortlists only, as first-use tuning (at most about 95 s on a 2-core CPU)
+  bool quick = false;  // the shortlists only, as first-use tuning (about 95 s of shortlists on a 2-core CPU)
   double minutes = 0;  // the time for the search; 0: 1.6 quick, else 8 (16 when a GEMM is large)
   std::vector<GemmShape> shapes = reference_model_gemm_shapes();  // the model's GEMMs (model_gemm_shapes)
   /// Called with every progress line; returning false stops the tuning after the candidate being

@@ -1,10 +1,11 @@
 // First-use tuning (anycl/blas/tune.hpp): on a device with neither a tuning of its own nor a
 // specific entry of the tuning database, `anycl train` and Python's `fit` first run a quick tune()
-// at the model's GEMM shapes (at most about two minutes on a 2-core CPU, once per device and driver;
-// less when the first third of each shortlist holds nothing 5 % faster than the generic entry). Opt
-// out with ANYCL_AUTOTUNE=off (or --no-autotune, fit(autotune=False)). GPUs are left to CLBlast's
-// own database unless ANYCL_AUTOTUNE=on: on an NVIDIA H200 the shortlist (sets tuned for CPUs,
-// CLBlast's own first) found nothing faster than CLBlast's sets (docs/dev/performance-log.md).
+// at the model's GEMM shapes (about 95 s of shortlists on a 2-core CPU, then a confirmation in turn
+// with the entry where a set beat it: seconds to a minute; once per device and driver; less when the first
+// third of each shortlist holds nothing 5 % faster than the generic entry). Opt out with ANYCL_AUTOTUNE=off
+// (or --no-autotune, fit(autotune=False)). GPUs are left to CLBlast's own database unless ANYCL_AUTOTUNE=on:
+// on an NVIDIA H200 the shortlist (sets tuned for CPUs, CLBlast's own first) found nothing faster than
+// CLBlast's sets (docs/dev/performance-log.md).
 #include "anycl/blas/tune.hpp"
 #include "util/platform.hpp"
 
