@@ -187,7 +187,7 @@ TuneReport tune(Runtime& rt, const TuneSettings& settings) {
     // in that time. The two sets in turn in this process, the model's GEMMs as trained with each;
     // medians compared. First use (quick) too: on Zen 4 limited to AVX, of four quick tunes in a row one
     // kept the generic entry, two found sets 1.13-1.17x faster that confirmed, and one a set that ran
-    // the GEMMs 1.5x slower timed in turn (12.0 vs 8.0 ms per pass); a confirmation took 12-16 s there.
+    // the GEMMs 1.5x slower timed in turn (12.0 vs 8.0 ms per pass); a confirmation took 12-17 s there.
     say(
         fmt::format("confirming against {}: the model's GEMMs as trained with it and with the tuned set in "
                     "turn, {} rounds each…",
