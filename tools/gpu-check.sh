@@ -29,6 +29,8 @@
 #                                 (5 epochs), the device's database entry in effect;
 #                               shipped: the device's own database entry against CLBlast's own
 #                                 parameters (both models, 4096³ beside cuBLAS), PyTorch's models;
+#                                 with the entry also `bench mlp --breakdown` and `bench cnn` (its
+#                                 figure beside train's; each Conv2D forward algorithm in turn);
 #                               bncnn: the BatchNorm CNN (`--model bncnn`) and the same CNN
 #                                 without BatchNorm, alternating, PyTorch's BatchNorm CNN, one
 #                                 profiled epoch (bncnn-profile.json);
@@ -266,6 +268,11 @@ run() {
       if [ "$setting" = clblast ]; then export ANYCL_TUNING_DATABASE=off; else unset ANYCL_TUNING_DATABASE; fi
       step "shipped $setting: cnn" 45 "$anycl" train --model cnn --epochs 3 --no-autotune
       step "shipped $setting: mlp" 30 "$anycl" train --epochs 5 --no-autotune
+      if [ "$setting" = entry ]; then  # bench's figures beside train's; each Conv2D forward on this device
+        step "shipped entry: mlp step breakdown" 40 "$anycl" bench mlp --breakdown --repeats 2
+        step "shipped entry: bench cnn" 75 "$anycl" bench cnn --limit 12800 --repeats 3 \
+          --conv-forward default,winograd,direct
+      fi
       step "shipped $setting: gemm" 60 --to "$out/gemm-$setting.json" "$anycl" bench gemm --model mlp --sizes 4096 --json
       step "shipped $setting: gemm beside PyTorch" 60 "$python" tools/pytorch_gemm.py "$out/gemm-$setting.json" \
         --device "$torch_device"
