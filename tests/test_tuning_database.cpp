@@ -77,6 +77,10 @@ TEST_CASE("every tuning database entry parses, meets CLBlast's constraints and m
   CHECK(!generic);
   CHECK(anycl::database_tuning(fake("Portable Computing Language", "pthread-znver3-AMD Ryzen"), &entry));
   CHECK(entry == "tuning/pocl-cpu-avx2.txt");  // matched by capability (the CPU family), not one name
+  CHECK(anycl::database_tuning(fake("Portable Computing Language", "pthread-sandybridge-AMD EPYC"), &entry));
+  CHECK(entry == "tuning/pocl-cpu-avx2.txt");  // AVX alone: 16 registers of 256 bits, as on AVX2
+  CHECK(anycl::database_tuning(fake("Portable Computing Language", "pthread-penryn-AMD EPYC"), &entry));
+  CHECK(entry == "tuning/pocl-cpu-generic.txt");  // SSE4.1: no entry names it
   CHECK(anycl::database_tuning(fake("Portable Computing Language", "pthread-znver4-AMD EPYC"), &entry));
   CHECK(entry == "tuning/pocl-cpu-avx512.txt");
   // Any other PoCL CPU gets the generic fallback, marked so first-use tuning still runs there.

@@ -3,17 +3,20 @@
 # database, or first-use tuning where no entry fits, reported apart from the epoch) beside PyTorch
 # on the CPU of the same machine as its users run it (PyPI wheel, default threads and settings), in
 # one run. PyTorch goes into build/torch-venv from PyPI.
-# Usage: tools/compare-pytorch.sh [--model mlp|cnn|bncnn] [--epochs N] [--limit N] [--isa native|avx2|avx]
+# Usage: tools/compare-pytorch.sh [--model mlp|cnn|bncnn] [--epochs N] [--limit N] [--isa native|avx2|avx|sse41]
 #                                 [--runs N]
 #   --epochs  epochs (default 2 for mlp, 3 for cnn and bncnn); the last one is compared
 #   --limit   training samples per epoch (default: all for mlp, 1280 for cnn and bncnn)
 #   --isa avx2  both limited to AVX2 on an AVX-512 CPU: PoCL's avx2 kernel library
 #             (POCL_KERNELLIB_NAME=avx2, device pthread-haswell) and PyTorch's AVX2 paths
 #             (ATEN_CPU_CAPABILITY, MKL_ENABLE_INSTRUCTIONS, ONEDNN_MAX_CPU_ISA): the AVX2 CPU class
-#             on the same cores (not a real AVX2 CPU: same caches and clocks)
-#   --isa avx   both limited to AVX: PoCL's avx library (pthread-sandybridge, a class no tuning entry
-#             names, so the first run tunes on first use) and PyTorch's AVX (oneDNN, MKL; ATen's
-#             default level, having none for AVX)
+#             on the same cores (not a real AVX2 CPU: same caches and clocks). MKL obeys its variable on
+#             Intel's CPUs only: on AMD's, PyTorch's matrix products (the MLP's) are not limited.
+#   --isa avx   both limited to AVX: PoCL's avx library (pthread-sandybridge, on the AVX2 entry since
+#             2026-12-04) and PyTorch's AVX (oneDNN, MKL; ATen's default level, having none for AVX)
+#   --isa sse41 both limited to SSE4.1: PoCL's sse41 library (pthread-penryn, a class no tuning entry
+#             names, so the first run tunes on first use) and PyTorch's SSE4 paths (oneDNN SSE41, MKL
+#             SSE4_2, ATen's default level)
 #   --runs N  N pairs, anycl then PyTorch in turn (default 1); each pair's ratio, then their median
 #             (the figure docs/performance.md records: these 2-vCPU machines drift by more than the
 #             changes measured, so one pair says little)
@@ -49,12 +52,20 @@ if ! "$venv/bin/python" -c 'import torch' 2>/dev/null; then
 fi
 if [ "$isa" = avx2 ]; then
   export POCL_KERNELLIB_NAME=avx2 ATEN_CPU_CAPABILITY=avx2 MKL_ENABLE_INSTRUCTIONS=AVX2 ONEDNN_MAX_CPU_ISA=AVX2
-elif [ "$isa" = avx ]; then  # a class no tuning entry names (PoCL's sandybridge library); ATen has no AVX level
+elif [ "$isa" = avx ]; then  # PoCL's sandybridge library (the AVX2 entry); ATen has no AVX level
   export POCL_KERNELLIB_NAME=avx ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=AVX ONEDNN_MAX_CPU_ISA=AVX
+elif [ "$isa" = sse41 ]; then  # a class no tuning entry names (PoCL's penryn library)
+  export POCL_KERNELLIB_NAME=sse41 ATEN_CPU_CAPABILITY=default MKL_ENABLE_INSTRUCTIONS=SSE4_2 ONEDNN_MAX_CPU_ISA=SSE41
 elif [ "$isa" != native ]; then
-  echo "compare-pytorch: --isa must be native, avx2 or avx" >&2; exit 2
+  echo "compare-pytorch: --isa must be native, avx2, avx or sse41" >&2; exit 2
 fi
 flags=$(grep -m1 -o -w -E 'avx512f|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ')
+# MKL (PyTorch's BLAS: the Dense layers' products) honours MKL_ENABLE_INSTRUCTIONS on Intel's CPUs only
+# (Intel's oneMKL developer guide); oneDNN (the convolutions) honours ONEDNN_MAX_CPU_ISA on any CPU.
+if [ "$isa" != native ] && ! grep -q -m1 GenuineIntel /proc/cpuinfo; then
+  echo "compare-pytorch: not an Intel CPU: MKL ignores MKL_ENABLE_INSTRUCTIONS here, so PyTorch's Dense products" \
+    "run at this CPU's full ISA (anycl's are limited to $isa); its convolutions (oneDNN) are limited" >&2
+fi
 metrics=build/compare-pytorch-anycl.csv
 limit_flag=()
 [ -n "$limit" ] && limit_flag=(--limit "$limit")
