@@ -16,7 +16,8 @@
 #             2026-12-04) and PyTorch's AVX (oneDNN, MKL; ATen's default level, having none for AVX)
 #   --isa sse41 both limited to SSE4.1: PoCL's sse41 library (pthread-penryn, a class no tuning entry
 #             names, so the first run tunes on first use) and PyTorch's SSE4 paths (oneDNN SSE41, MKL
-#             SSE4_2, ATen's default level)
+#             SSE4_2, ATen's default level). On a non-Intel CPU MKL ignores SSE4_2 but honours
+#             MKL_CBWR=COMPATIBLE (its SSE2 branch, 128-bit like SSE4.1, on any CPU), set there.
 #   --runs N  N pairs, anycl then PyTorch in turn (default 1); each pair's ratio, then their median
 #             (the figure docs/performance.md records: these 2-vCPU machines drift by more than the
 #             changes measured, so one pair says little)
@@ -62,9 +63,17 @@ fi
 flags=$(grep -m1 -o -w -E 'avx512f|avx2' /proc/cpuinfo | sort -u | tr '\n' ' ')
 # MKL (PyTorch's BLAS: the Dense layers' products) honours MKL_ENABLE_INSTRUCTIONS on Intel's CPUs only
 # (Intel's oneMKL developer guide); oneDNN (the convolutions) honours ONEDNN_MAX_CPU_ISA on any CPU.
+# Its conditional-reproducibility branch COMPATIBLE (SSE2 without rcpps/rsqrtps) holds on any CPU: the
+# SSE4.1 class's width there (the branch also fixes MKL's reductions and scheduling: ~5 % measured).
 if [ "$isa" != native ] && ! grep -q -m1 GenuineIntel /proc/cpuinfo; then
-  echo "compare-pytorch: not an Intel CPU: MKL ignores MKL_ENABLE_INSTRUCTIONS here, so PyTorch's Dense products" \
-    "run at this CPU's full ISA (anycl's are limited to $isa); its convolutions (oneDNN) are limited" >&2
+  if [ "$isa" = sse41 ]; then
+    export MKL_CBWR=COMPATIBLE
+    echo "compare-pytorch: not an Intel CPU: MKL ignores MKL_ENABLE_INSTRUCTIONS here; MKL_CBWR=COMPATIBLE" \
+      "limits PyTorch's Dense products to MKL's SSE2 branch (128-bit, as SSE4.1)" >&2
+  else
+    echo "compare-pytorch: not an Intel CPU: MKL ignores MKL_ENABLE_INSTRUCTIONS here, so PyTorch's Dense products" \
+      "run at this CPU's full ISA (anycl's are limited to $isa); its convolutions (oneDNN) are limited" >&2
+  fi
 fi
 metrics=build/compare-pytorch-anycl.csv
 limit_flag=()
@@ -78,7 +87,7 @@ one_pair() {
     | grep -E '^(device|first|tuned|first-use)|tuning' || true
   anycl_sps=$(awk -F, 'END { printf "%.1f", $NF }' "$metrics")
   anycl_acc=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) if ($i == "test_acc") c = i } END { printf "%.4f", $c }' "$metrics")
-  echo "== PyTorch $("$venv/bin/python" -c 'import torch; print(torch.__version__)') on the CPU ($(date -u +%FT%TZ), load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  echo "== PyTorch $("$venv/bin/python" -c 'import torch; print(torch.__version__)') on the CPU${MKL_CBWR:+ (MKL_CBWR=$MKL_CBWR)} ($(date -u +%FT%TZ), load: $(cut -d' ' -f1-3 /proc/loadavg))"
   out=$("$venv/bin/python" tools/pytorch_reference.py --model "$model" --epochs "$epochs" "${limit_flag[@]}")
   echo "$out"
   torch_sps=$(echo "$out" | tail -1 | sed -E 's/.*"samples_per_second": ([0-9.]+).*/\1/')
