@@ -89,6 +89,11 @@ TEST_CASE("every tuning database entry parses, meets CLBlast's constraints and m
   REQUIRE(other);
   CHECK(entry == "tuning/pocl-cpu-generic.txt");
   CHECK(generic);
+  // Its GEMMs under 120³ (the MLP's output layer, the first layer's last dW rows) on the small direct
+  // set, as on the AVX2 entry, whose direct set it shares (SSE4.1, 2026-12-04: 0.66-0.73x their time
+  // on padded 128 × 64 tiles); the AVX-512 entry keeps every GEMM on the indirect kernel (below).
+  CHECK(other->kernels.at("GemmRoutine").at("XGEMM_MIN_INDIRECT_SIZE") == 120);
+  CHECK(other->kernels.at("XgemmDirect") == avx2->kernels.at("XgemmDirect"));
   {
     ScopedEnv off("ANYCL_TUNING_DATABASE", "off");
     CHECK(!anycl::database_tuning(fake("Intel(R) OpenCL", "AMD EPYC")));
