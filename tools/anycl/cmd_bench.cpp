@@ -45,7 +45,7 @@ constexpr const char* kUsage =
     "  --json              one JSON object instead of tables\n"
     "  --repeats N         timed repeats per figure (default 5; mlp: timed epochs, default 3)\n"
     "  --sizes A,B,...     square GEMM sizes (default 256,512,1024,2048, and 4096 on GPUs)\n"
-    "  --peak-gflops X     the device's FP32 peak, for the gemm table's % of peak column\n"
+    "  --peak-gflops X     the device's FP32 peak for the gemm table's % of peak column (default: measured)\n"
     "  --data DIR          mlp data set (default $ANYCL_DATA or /usr/share/datasets/fashion-mnist)\n"
     "  --limit N           mlp: training samples per timed epoch (default 12800 = 100 steps; 6400 with\n"
     "                      --devices/--distributed)\n"
