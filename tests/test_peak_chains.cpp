@@ -19,8 +19,8 @@ TEST_CASE("the peak kernel's multiply-add chains match the host's at every vecto
     CHECK_NOTHROW(anycl::cli::check_peak_chains(rt, width, 128));
   }
   CHECK_THROWS_AS(anycl::cli::check_peak_chains(rt, 3, 64), anycl::Error);
-  // 96 work-items are not whole work-groups of 64: refused with the reason, not launched short
-  CHECK_THROWS_AS(anycl::cli::check_peak_chains(rt, 4, 96), anycl::Error);
+  // 97 work-items (a prime) are no whole number of work-groups: refused with the reason, not launched short
+  CHECK_THROWS_AS(anycl::cli::check_peak_chains(rt, 4, 97), anycl::Error);
 }
 
 TEST_CASE("the measured peak names its best width and every width's figure") {
