@@ -32,7 +32,7 @@ export ANYCL_CACHE_DIR=$PWD/$out/cache
 # Under Oclgrind the simulator is the only OpenCL device: a device exported for the other runs
 # (ANYCL_DEVICE=intel when the whole suite runs against Intel's runtime) must not leak in.
 unset ANYCL_DEVICE
-kernel_tests='*test_activation.cpp,*test_dropout.cpp,*test_dense_dropout.cpp,*test_lane_elementwise.cpp,*test_softmax_xent.cpp,*test_elementwise_loss.cpp,*test_gather.cpp,*test_transpose.cpp,*test_init.cpp,*test_optimizer.cpp,*test_conv2d.cpp,*test_conv_pool.cpp,*test_maxpool2d.cpp,*test_batchnorm.cpp,*test_batchnorm_activation.cpp,*test_batchnorm_split.cpp,*test_batchnorm_pool.cpp,*test_pool.cpp,*test_peak_chains.cpp'
+kernel_tests='*test_activation.cpp,*test_dropout.cpp,*test_dense_dropout.cpp,*test_lane_elementwise.cpp,*test_softmax_xent.cpp,*test_elementwise_loss.cpp,*test_gather.cpp,*test_transpose.cpp,*test_init.cpp,*test_optimizer.cpp,*test_conv2d.cpp,*test_conv_pool.cpp,*test_maxpool2d.cpp,*test_batchnorm.cpp,*test_batchnorm_activation.cpp,*test_batchnorm_split.cpp,*test_batchnorm_pool.cpp,*test_pool.cpp,*test_peak_chains.cpp,*test_bench_triad.cpp'
 # The training run's data: the first 128 training and 64 test images of the default data set (the
 # simulator checks every access, so the end-of-epoch evaluation of 10,000 test images would take hours).
 # The uninitialised-value pass (several times slower per access) trains on the first 64 of them and
