@@ -17,6 +17,7 @@
 #include "blas/clblast_library.hpp"
 #include "blas/clblast_params.hpp"
 #include "blas/clblast_params_lock.hpp"
+#include "blas/clblast_program_store.hpp"
 #include "blas/gemm_plan.hpp"
 #include "blas/tuning/stored_tuning.hpp"
 #include "ops/transpose.hpp"
@@ -32,6 +33,17 @@ clblast::Transpose to_clblast(Trans t) {
   return t == Trans::yes ? clblast::Transpose::kYes : clblast::Transpose::kNo;
 }
 const char* name(Trans t) { return t == Trans::yes ? "T" : "N"; }
+
+// Makes a CLBlast call, and once more where the driver refused a binary CLBlast took from its cache
+// (CL_INVALID_BINARY: a kept one, clblast_program_store.hpp) with CLBlast's caches emptied, so that it
+// compiles from source: a kept binary the driver stops accepting costs a compilation, not the training.
+template <typename Call>
+clblast::StatusCode with_refused_binary_retry(Call&& call) {
+  const clblast::StatusCode status = call();
+  if (status != clblast::StatusCode::kInvalidBinary) return status;
+  detail::forget_clblast_binaries();
+  return call();
+}
 
 // A CLBlast call's profile span. CLBlast hands back its last kernel's event only; where the call runs
 // kernels of its own before that one (copies into a padded temporary, Convgemm's im2col), a marker
@@ -134,9 +146,11 @@ void gemm_impl(const char* routine, Runtime& rt, Trans ta, Trans tb, size_t m, s
   ++rt.counters().gemm_calls;
   cl_mem temp = temp_bytes ? rt.workspace(temp_bytes).mem() : nullptr;
   ProfiledCall call(rt, temp_bytes > 0 ? "copies" : nullptr);  // CLBlast copies into a temporary
-  status =
-      clblast::Gemm<T>(layout, to_clblast(first), to_clblast(second), rows, cols, k, alpha, x.mem(), x_off,
-                       ldx, y.mem(), y_off, ldy, beta, out.mem(), c_off, ldc, &queue, call.event(), temp);
+  status = with_refused_binary_retry([&] {
+    return clblast::Gemm<T>(layout, to_clblast(first), to_clblast(second), rows, cols, k, alpha, x.mem(),
+                            x_off, ldx, y.mem(), y_off, ldy, beta, out.mem(), c_off, ldc, &queue,
+                            call.event(), temp);
+  });
   if (status != clblast::StatusCode::kSuccess) throw OpenCLError(int(status), "clblast::Gemm", where());
   call.record(fmt::format("{} {}{} {}x{}x{}", routine, name(ta), name(tb), m, n, k), "gemm");
 }
@@ -218,10 +232,12 @@ void gemm_strided_batched(Runtime& rt, Trans ta, Trans tb, size_t m, size_t n, s
   ++rt.counters().gemm_calls;
   // One kernel where the operands are laid out as gemm_padding says (the trainer's case).
   ProfiledCall call(rt, nullptr);
-  const auto status = clblast::GemmStridedBatched<float>(
-      layout, to_clblast(first), to_clblast(second), swap ? n : m, swap ? m : n, k, alpha, x.mem(), x_off,
-      swap ? ldb : lda, swap ? b_stride : a_stride, y.mem(), y_off, swap ? lda : ldb,
-      swap ? a_stride : b_stride, beta, out.mem(), c_off, ldc, c_stride, batch, &queue, call.event());
+  const auto status = with_refused_binary_retry([&] {
+    return clblast::GemmStridedBatched<float>(
+        layout, to_clblast(first), to_clblast(second), swap ? n : m, swap ? m : n, k, alpha, x.mem(), x_off,
+        swap ? ldb : lda, swap ? b_stride : a_stride, y.mem(), y_off, swap ? lda : ldb,
+        swap ? a_stride : b_stride, beta, out.mem(), c_off, ldc, c_stride, batch, &queue, call.event());
+  });
   if (status != clblast::StatusCode::kSuccess)
     throw OpenCLError(int(status), "clblast::GemmStridedBatched",
                       fmt::format("SGEMM {}{} m={} n={} k={} strides={},{},{} batch={} on {}", name(ta),
@@ -239,10 +255,12 @@ void convgemm(Runtime& rt, size_t channels, size_t height, size_t width, size_t 
   cl_command_queue queue = rt.queue();
   ++rt.counters().gemm_calls;
   ProfiledCall call(rt, "im2col");  // im2col, then the batched GEMM (CLBlast 1.5.3)
-  const auto status = clblast::Convgemm<float>(clblast::KernelMode::kCrossCorrelation, channels, height,
-                                               width, kernel, kernel, pad, pad, stride, stride, 1, 1, filters,
-                                               batch, im.mem(), im_offset, kernels.mem(), kernels_offset,
-                                               result.mem(), result_offset, &queue, call.event());
+  const auto status = with_refused_binary_retry([&] {
+    return clblast::Convgemm<float>(clblast::KernelMode::kCrossCorrelation, channels, height, width, kernel,
+                                    kernel, pad, pad, stride, stride, 1, 1, filters, batch, im.mem(),
+                                    im_offset, kernels.mem(), kernels_offset, result.mem(), result_offset,
+                                    &queue, call.event());
+  });
   if (status != clblast::StatusCode::kSuccess)
     throw OpenCLError(
         int(status), "clblast::Convgemm",
@@ -262,9 +280,10 @@ void omatcopy(Runtime& rt, Trans t, size_t rows, size_t cols, const DeviceBuffer
   const detail::ClblastParamsUse one_set;
   cl_command_queue queue = rt.queue();
   ProfiledCall call(rt, nullptr);
-  const auto status =
-      clblast::Omatcopy<float>(clblast::Layout::kRowMajor, to_clblast(t), rows, cols, 1.f, a.mem(), a_offset,
-                               lda, b.mem(), b_offset, ldb, &queue, call.event());
+  const auto status = with_refused_binary_retry([&] {
+    return clblast::Omatcopy<float>(clblast::Layout::kRowMajor, to_clblast(t), rows, cols, 1.f, a.mem(),
+                                    a_offset, lda, b.mem(), b_offset, ldb, &queue, call.event());
+  });
   if (status != clblast::StatusCode::kSuccess)
     throw OpenCLError(
         int(status), "clblast::Omatcopy",

@@ -94,6 +94,11 @@ bool is_kept(const std::string& entry) {
   return kept.count(entry) > 0;
 }
 
+void forget_kept() {
+  const std::lock_guard<std::mutex> lock(kept_mutex);
+  kept.clear();
+}
+
 void mark_kept(const std::string& entry, bool is) {
   const std::lock_guard<std::mutex> lock(kept_mutex);
   if (is)
@@ -185,6 +190,12 @@ size_t restore_clblast_programs(Runtime& rt) noexcept {
     return clblast_binaries::put(p.platform, p.name.c_str(), p.device.c_str(),
                                  reinterpret_cast<const char*>(binary->data()), binary->size());
   });
+}
+
+void forget_clblast_binaries() noexcept {
+  if (!clblast_missing().empty()) return;
+  clblast::ClearCache();  // its ProgramCache and BinaryCache; parameter overrides stay
+  forget_kept();
 }
 
 size_t keep_clblast_programs(Runtime& rt) noexcept {

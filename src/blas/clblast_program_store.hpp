@@ -29,6 +29,11 @@ size_t restore_clblast_programs(Runtime& rt) noexcept;
 /// Keeps in the kernel cache the binaries CLBlast holds for `rt`'s device at its current
 /// parameters that are not kept yet. Returns how many it wrote.
 size_t keep_clblast_programs(Runtime& rt) noexcept;
+/// Empties CLBlast's caches of binaries and programs, and forgets which entries this process kept or
+/// restored: for a binary the driver refused when CLBlast built it (Intel's CPU runtime has refused, as
+/// CL_INVALID_BINARY, a kept binary it had built an instant before in the same process). CLBlast's next
+/// call compiles from source, and keep_clblast_programs then replaces the kept entry that differs.
+void forget_clblast_binaries() noexcept;
 /// CLBlast's name for `routine`'s program ("GEMM", "GEMMSTRIDEDBATCHED", "CONVGEMM", "OMATCOPY") at
 /// its current parameters on `rt`'s device, e.g. "GEMM_Copy_32_16_8_2_Pad_…"; "" for another routine.
 std::string clblast_program_name(Runtime& rt, const std::string& routine);
