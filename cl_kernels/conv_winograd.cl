@@ -74,7 +74,8 @@ __kernel void winograd_weights(__global const float* restrict w, const uint w_of
 }
 
 // V's 36 values of the 6×6 tile d, at `v` with plane stride `plane`: (Bᵀ·d·B). TYPE float or float4
-// (four tiles in lanes, stored from `v` on).
+// (four tiles in lanes, stored from `v` on). The helpers' `v` is not `restrict` (the kernels' is): inlined
+// into a kernel that calls one once, it made LLVM emit a noalias scope declaration Oclgrind cannot run.
 #define WINOGRAD_INPUT_TILE(TYPE, STORE)                                                               \
   TYPE e[6][6]; /* d·B, row by row */                                                                 \
   for (int i = 0; i < 6; ++i) WINOGRAD_BT(d[i][0], d[i][1], d[i][2], d[i][3], d[i][4], d[i][5], e[i]); \
@@ -85,10 +86,10 @@ __kernel void winograd_weights(__global const float* restrict w, const uint w_of
   }
 #define WINOGRAD_STORE1(value, at) (*(at) = (value))
 #define WINOGRAD_STORE4(value, at) vstore4((value), 0, (at))
-static inline void winograd_input_tile(float d[6][6], __global float* restrict v, const size_t plane) {
+static inline void winograd_input_tile(float d[6][6], __global float* v, const size_t plane) {
   WINOGRAD_INPUT_TILE(float, WINOGRAD_STORE1)
 }
-static inline void winograd_input_tile4(float4 d[6][6], __global float* restrict v, const size_t plane) {
+static inline void winograd_input_tile4(float4 d[6][6], __global float* v, const size_t plane) {
   WINOGRAD_INPUT_TILE(float4, WINOGRAD_STORE4)
 }
 
@@ -141,14 +142,65 @@ __kernel void winograd_input(WINOGRAD_INPUT_PARAMS) {
   winograd_input_tile(d, v + (size_t)c * tp + t, plane);
 }
 
+// The 6 × 18 values of x under four tiles side by side whose first column is x0 (row i of `rows` inside the
+// image where inside[i], zero outside), as d[i][j] lane k = column x0 + 4·k + j of row i: two loads a row
+// where its 18 columns lie inside the row, or inside x (the columns outside the row then replaced by zeros:
+// the row before's or after's values), else gathered one by one — only where they would read before x's first
+// element or past its last (x_off, x_end).
+static inline void winograd_load_chunk4(float4 d[6][6], __global const float* x,
+                                        __global const float* rows[6], const bool inside[6], const int x0,
+                                        const int width, const uint x_off, const uint x_end) {
+  const bool whole = x0 >= 0 && x0 + 18 <= width;
+  const int16 column = (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) + x0;
+  const int2 tail_column = (int2)(16, 17) + x0;
+  const int16 keep = column >= 0 && column < width;
+  const int2 tail_keep = tail_column >= 0 && tail_column < width;
+  for (int i = 0; i < 6; ++i) {
+    float16 a = (float16)(0.0f);
+    float2 tail = (float2)(0.0f);
+    const long from = (rows[i] - x) + x0;  // in x's elements
+    if (inside[i] && whole) {
+      a = vload16(0, rows[i] + x0);
+      tail = vload2(0, rows[i] + x0 + 16);
+    } else if (inside[i] && from >= (long)x_off && from + 18 <= (long)x_end) {
+      a = select((float16)(0.0f), vload16(0, rows[i] + x0), keep);
+      tail = select((float2)(0.0f), vload2(0, rows[i] + x0 + 16), tail_keep);
+    } else if (inside[i]) {
+      float e[18];
+      for (int j = 0; j < 18; ++j) e[j] = x0 + j >= 0 && x0 + j < width ? rows[i][x0 + j] : 0.0f;
+      a = vload16(0, e);
+      tail = vload2(0, e + 16);
+    }
+    d[i][0] = a.s048c;
+    d[i][1] = a.s159d;
+    d[i][2] = a.s26ae;
+    d[i][3] = a.s37bf;
+    d[i][4] = (float4)(a.s48c, tail.s0);
+    d[i][5] = (float4)(a.s59d, tail.s1);
+  }
+}
+
+// The first `lanes` (1 to 3) of a float4 at `at`: a row of fewer than four tiles, whose next float is the
+// next row's.
+static inline void winograd_store_lanes(const float4 value, __global float* at, const uint lanes) {
+  if (lanes >= 2)
+    vstore2(value.s01, 0, at);
+  else
+    at[0] = value.s0;
+  if (lanes == 3) at[2] = value.s2;
+}
+#define WINOGRAD_STORE_LANES(value, at) winograd_store_lanes((value), (at), lanes)
+static inline void winograd_input_tile_lanes(float4 d[6][6], __global float* v, const size_t plane,
+                                             const uint lanes){
+    WINOGRAD_INPUT_TILE(float4, WINOGRAD_STORE_LANES)}
+
 // The same, one work-item per row of tiles ((c·batch + b)·TH + ty: neighbouring items write on along
 // each of V's rows; b·C + c had them jump between rows: 14 % slower on PoCL, 38 % on Intel's runtime), four
 // tiles at a time in float4 lanes (PoCL's compiler leaves a loop over 36-stream tiles scalar, and the
 // reference CNN's rows are six or seven tiles long): chunks start at 0, 4, …, the last moved back to TW − 4,
-// overlapping the one before (those tiles are computed twice, to the same bits). A chunk's 18 columns of x
-// are two loads where they lie inside x (the columns outside the image then replaced by zeros), else gathered
-// one by one: only where the chunk would read before x's first element or past its last (`x_end`).
-// Rows of fewer than four tiles go tile by tile.
+// overlapping the one before (those tiles are computed twice, to the same bits). A row of fewer than four
+// tiles is one chunk whose lanes past the row are computed and not stored (the BatchNorm CNN's conv 3, rows
+// of three: tile by tile, its forward stage took 3.0 ms on PoCL's AVX-512 class).
 __kernel __attribute__((vec_type_hint(float4))) void winograd_input_rows(WINOGRAD_INPUT_PARAMS) {
   const size_t item = get_global_id(0);
   if (item >= (size_t)batch * channels * tiles_h) return;
@@ -158,48 +210,15 @@ __kernel __attribute__((vec_type_hint(float4))) void winograd_input_rows(WINOGRA
   winograd_tile_rows(x + x_off + (size_t)b * batch_stride + (size_t)c * channel_stride, ty, height, width,
                      pad_top, rows, inside);
   __global float* out = v + (size_t)c * tp + ((size_t)b * tiles_h + ty) * tiles_w;
+  float4 d[6][6];  // d[i][j]: column x0 + 4·k + j of row i for tile k of the four
   if (tiles_w < 4) {
-    for (uint tx = 0; tx < tiles_w; ++tx) {
-      float d[6][6];
-      winograd_load_tile(d, rows, inside, (int)(4 * tx) - (int)pad_left, (int)width);
-      winograd_input_tile(d, out + tx, plane);
-    }
+    winograd_load_chunk4(d, x, rows, inside, -(int)pad_left, (int)width, x_off, x_end);
+    winograd_input_tile_lanes(d, out, plane, tiles_w);
     return;
   }
   for (uint chunk = 0;; chunk += 4) {
     const uint s = min(chunk, tiles_w - 4);
-    const int x0 = (int)(4 * s) - (int)pad_left;
-    const bool whole = x0 >= 0 && x0 + 18 <= (int)width;
-    // A chunk with columns outside the row still loads its 18 columns whole where they lie inside x
-    // (the row before's or after's values), then keeps the row's lanes: two loads and a select.
-    const int16 column = (int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) + x0;
-    const int2 tail_column = (int2)(16, 17) + x0;
-    const int16 keep = column >= 0 && column < (int)width;
-    const int2 tail_keep = tail_column >= 0 && tail_column < (int)width;
-    float4 d[6][6];  // d[i][j]: column x0 + 4·k + j of row i for tile k of the four
-    for (int i = 0; i < 6; ++i) {
-      float16 a = (float16)(0.0f);
-      float2 tail = (float2)(0.0f);
-      const long from = (rows[i] - x) + x0;  // in x's elements
-      if (inside[i] && whole) {
-        a = vload16(0, rows[i] + x0);
-        tail = vload2(0, rows[i] + x0 + 16);
-      } else if (inside[i] && from >= (long)x_off && from + 18 <= (long)x_end) {
-        a = select((float16)(0.0f), vload16(0, rows[i] + x0), keep);
-        tail = select((float2)(0.0f), vload2(0, rows[i] + x0 + 16), tail_keep);
-      } else if (inside[i]) {
-        float e[18];
-        for (int j = 0; j < 18; ++j) e[j] = x0 + j >= 0 && x0 + j < (int)width ? rows[i][x0 + j] : 0.0f;
-        a = vload16(0, e);
-        tail = vload2(0, e + 16);
-      }
-      d[i][0] = a.s048c;
-      d[i][1] = a.s159d;
-      d[i][2] = a.s26ae;
-      d[i][3] = a.s37bf;
-      d[i][4] = (float4)(a.s48c, tail.s0);
-      d[i][5] = (float4)(a.s59d, tail.s1);
-    }
+    winograd_load_chunk4(d, x, rows, inside, (int)(4 * s) - (int)pad_left, (int)width, x_off, x_end);
     winograd_input_tile4(d, out + s, plane);
     if (s == tiles_w - 4) break;
   }
@@ -261,7 +280,9 @@ static inline void winograd_output(WINOGRAD_OUTPUT_PARAMS, const int act) {
 
 // The same, one work-item per row of blocks ((f·batch + b)·TH + ty, so that neighbouring items read on
 // along M's rows): four blocks at a time where all four of their columns lie inside y, block by block
-// otherwise.
+// otherwise. A row narrower than 16 columns (at most four blocks) is one chunk, its lanes past the row read
+// (the next row's blocks, or M's padding) and not stored (the BatchNorm CNN's conv 3, rows of 10 columns:
+// block by block, its forward stage took 2.0 ms on PoCL's AVX-512 class).
 static inline void winograd_output_row(WINOGRAD_OUTPUT_PARAMS, const int act) {
   const size_t item = get_global_id(0);
   if (item >= (size_t)batch * filters * tiles_h) return;
@@ -271,14 +292,30 @@ static inline void winograd_output_row(WINOGRAD_OUTPUT_PARAMS, const int act) {
   const float bf = bias[bias_off + f];
   const uint rows = min(4u, out_h - 4 * ty);
   const uint whole = out_w / 4;  // blocks with all four columns inside
-  const uint first_scalar = whole >= 4 ? whole : 0;
-  for (uint tx = first_scalar; tx < tiles_w; ++tx)
-    winograd_output_tile(first + tx, plane, bf, y + y_off, z + z_off, at + 4 * tx, out_w, rows,
-                         min(4u, out_w - 4 * tx), act);
-  if (whole < 4) return;
   // o[j] lane k is column 4·k + j: pairs (o0, o1) and (o2, o3) interleaved, then the pairs by twos.
   const uint8 pairs = (uint8)(0, 4, 1, 5, 2, 6, 3, 7);
   const uint16 quads = (uint16)(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
+  if (whole < 4) {  // out_w < 16
+    __global const float* in = first;
+    WINOGRAD_OUTPUT_AMA(float4, WINOGRAD_LOAD4)
+    for (uint i = 0; i < rows; ++i) {
+      const float8 p01 = shuffle2(o[i][0] + bf, o[i][1] + bf, pairs),
+                   p23 = shuffle2(o[i][2] + bf, o[i][3] + bf, pairs);
+      const float16 pre = shuffle2(p01, p23, quads);
+      float kept[16], activated[16];
+      vstore16(pre, 0, kept);
+      vstore16(activate16(pre, act), 0, activated);
+      const size_t row = at + i * out_w;
+      for (uint j = 0; j < out_w; ++j) {
+        if (act == ACT_GELU) z[z_off + row + j] = kept[j];  // a constant per kernel
+        y[y_off + row + j] = activated[j];
+      }
+    }
+    return;
+  }
+  for (uint tx = whole; tx < tiles_w; ++tx)
+    winograd_output_tile(first + tx, plane, bf, y + y_off, z + z_off, at + 4 * tx, out_w, rows,
+                         min(4u, out_w - 4 * tx), act);
   for (uint chunk = 0;; chunk += 4) {
     const uint start = min(chunk, whole - 4);
     __global const float* in = first + start;
@@ -340,6 +377,37 @@ static inline void winograd_pool2(const float a, const float right, const float 
   *at_out = best_at;
 }
 
+// The eight windows of rows 4·ty + 2·wi and the next, columns 4·start … 4·start + 15, from a chunk's four
+// blocks o (o[i][j] lane k: row i, column 4·k + j of block k), activated as winograd_output_row does.
+static inline void winograd_pool_chunk(float4 o[4][4], const float bf, const int act, const uint wi,
+                                       const uint ty, const uint start, const uint out_w, float8* best_out,
+                                       int8* at_out) {
+  const uint8 pairs = (uint8)(0, 4, 1, 5, 2, 6, 3, 7);  // as winograd_output_row
+  const uint16 quads = (uint16)(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
+  float16 r[2];  // the two rows, activated
+  for (uint h = 0; h < 2; ++h) {
+    const uint i = 2 * wi + h;
+    const float8 p01 = shuffle2(o[i][0] + bf, o[i][1] + bf, pairs),
+                 p23 = shuffle2(o[i][2] + bf, o[i][3] + bf, pairs);
+    r[h] = activate16(shuffle2(p01, p23, quads), act);
+  }
+  const float8 a = r[0].even, right = r[0].odd, below = r[1].even, diagonal = r[1].odd;
+  const int8 at = (int8)((int)((4 * ty + 2 * wi) * out_w + 4 * start)) + (int8)(0, 2, 4, 6, 8, 10, 12, 14);
+  int8 best_at = at;
+  float8 best = a;
+  int8 more = right > best;
+  best_at = select(best_at, at + 1, more);
+  best = select(best, right, more);
+  more = below > best;
+  best_at = select(best_at, at + (int)out_w, more);
+  best = select(best, below, more);
+  more = diagonal > best;
+  best_at = select(best_at, at + (int)out_w + 1, more);
+  best = select(best, diagonal, more);
+  *best_out = best;
+  *at_out = best_at;
+}
+
 static inline void winograd_output_pooled_row(WINOGRAD_POOLED_PARAMS, const int act) {
   const size_t item = get_global_id(0);
   if (item >= (size_t)batch * filters * tiles_h) return;
@@ -351,8 +419,26 @@ static inline void winograd_output_pooled_row(WINOGRAD_POOLED_PARAMS, const int 
   const float bf = bias[bias_off + f];
   const uint window_rows = min(4u, out_h - 4 * ty) / 2;  // this row of blocks' windows down (inside y)
   const uint whole = out_w / 4;                          // blocks with all four columns inside
-  const uint first_scalar = whole >= 4 ? whole : 0;
-  for (uint tx = first_scalar; tx < tiles_w; ++tx) {
+  if (whole < 4) {  // out_w < 16: one chunk, as winograd_output_row; its windows past the row not stored
+    __global const float* in = first;
+    WINOGRAD_OUTPUT_AMA(float4, WINOGRAD_LOAD4)
+    for (uint wi = 0; wi < window_rows; ++wi) {
+      float8 best;
+      int8 best_at;
+      winograd_pool_chunk(o, bf, act, wi, ty, 0, out_w, &best, &best_at);
+      float best_lanes[8];
+      int at_lanes[8];
+      vstore8(best, 0, best_lanes);
+      vstore8(best_at, 0, at_lanes);
+      const size_t window = (size_t)(2 * ty + wi) * pool_w;
+      for (uint k = 0; k < pool_w; ++k) {
+        pooled_plane[window + k] = best_lanes[k];
+        arg_plane[window + k] = at_lanes[k];
+      }
+    }
+    return;
+  }
+  for (uint tx = whole; tx < tiles_w; ++tx) {
     __global const float* in = first + tx;
     WINOGRAD_OUTPUT_AMA(float, WINOGRAD_LOAD1)
     for (uint wi = 0; wi < window_rows; ++wi)
@@ -364,36 +450,14 @@ static inline void winograd_output_pooled_row(WINOGRAD_POOLED_PARAMS, const int 
                        arg_plane + window);
       }
   }
-  if (whole < 4) return;
-  const uint8 pairs =
-      (uint8)(0, 4, 1, 5, 2, 6, 3, 7);  // as winograd_output_row: o[j] lane k is column 4·k + j
-  const uint16 quads = (uint16)(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
-  const int8 window_column = (int8)(0, 2, 4, 6, 8, 10, 12, 14);
   for (uint chunk = 0;; chunk += 4) {
     const uint start = min(chunk, whole - 4);
     __global const float* in = first + start;
     WINOGRAD_OUTPUT_AMA(float4, WINOGRAD_LOAD4)
     for (uint wi = 0; wi < window_rows; ++wi) {
-      float16 r[2];  // y's rows 4·ty + 2·wi and the next, columns 4·start … 4·start + 15, activated
-      for (uint h = 0; h < 2; ++h) {
-        const uint i = 2 * wi + h;
-        const float8 p01 = shuffle2(o[i][0] + bf, o[i][1] + bf, pairs),
-                     p23 = shuffle2(o[i][2] + bf, o[i][3] + bf, pairs);
-        r[h] = activate16(shuffle2(p01, p23, quads), act);
-      }
-      const float8 a = r[0].even, right = r[0].odd, below = r[1].even, diagonal = r[1].odd;
-      const int8 at = (int8)((int)((4 * ty + 2 * wi) * out_w + 4 * start)) + window_column;
-      int8 best_at = at;
-      float8 best = a;
-      int8 more = right > best;
-      best_at = select(best_at, at + 1, more);
-      best = select(best, right, more);
-      more = below > best;
-      best_at = select(best_at, at + (int)out_w, more);
-      best = select(best, below, more);
-      more = diagonal > best;
-      best_at = select(best_at, at + (int)out_w + 1, more);
-      best = select(best, diagonal, more);
+      float8 best;
+      int8 best_at;
+      winograd_pool_chunk(o, bf, act, wi, ty, start, out_w, &best, &best_at);
       const size_t window = (size_t)(2 * ty + wi) * pool_w + 2 * start;
       vstore8(best, 0, pooled_plane + window);
       vstore8(best_at, 0, arg_plane + window);

@@ -59,6 +59,10 @@ const Case kCases[] = {
     // writes the last four channels of each kernel row without spilling into the next; nine filters: its dz
     // stage loads eight filters' whole blocks as runs, the ninth lane by lane
     {12, 6, 12, 9, 3, 1, Padding::same, Activation::relu},
+    // Rows of three Winograd tiles (the BatchNorm CNN's conv 3: 12 × 12 to 10 × 10, its dx 12 × 12) and of
+    // four blocks whose last is cut (15 columns of y): one chunk a row, its lanes past the row not stored
+    {3, 12, 12, 4, 3, 1, Padding::valid, Activation::linear},
+    {2, 6, 15, 3, 3, 1, Padding::same, Activation::elu},
 };
 
 struct Built {
