@@ -209,7 +209,12 @@ TEST_CASE("Conv2D forward and backward match the host reference (every forward a
           anycl::Tensor y = b->layer.forward(xt, ctx);
           const auto y_ref = anycl::reference::conv2d_forward(g, k.filters, k.act, p.data(), x, batch);
           CHECK(y.shape() == std::vector<size_t>{batch, k.filters, g.out_h, g.out_w});
-          anycl::test::check_close(y.download(), y_ref, 1e-5, 1e-4, "conv2d forward");
+          // Winograd's F(4×4, 3×3) rounds more than a direct sum: its transforms scale by up to 8 and 1/24,
+          // so its error follows the terms (up to 108 of magnitude 0.5 here), not the result: twelve
+          // channels' sum of 0.0034 came out 1.9e-5 off on Intel's runtime, in the old kernels and the new
+          // alike. A wrong lane or tile is off by the values themselves (0.1 and more).
+          const double atol = algo == anycl::ConvForward::winograd ? 1e-4 : 1e-5;
+          anycl::test::check_close(y.download(), y_ref, atol, 1e-4, "conv2d forward");
 
           const auto dy = anycl::test::random_floats(y_ref.size(), -1.f, 1.f, seed++);
           auto dyt = anycl::Tensor::from_host(rt, y.shape(), dy);
@@ -218,7 +223,7 @@ TEST_CASE("Conv2D forward and backward match the host reference (every forward a
           const auto dx_ref = anycl::reference::conv2d_backward(g, k.filters, k.act, p.data(), x, y_ref, dy,
                                                                 batch, g_ref.data());
           anycl::test::check_close(b->grads.download(), g_ref, 1e-4, 1e-4, "conv2d dW, db");
-          anycl::test::check_close(dx.download(), dx_ref, 1e-5, 1e-4, "conv2d dx");
+          anycl::test::check_close(dx.download(), dx_ref, atol, 1e-4, "conv2d dx");
           CHECK(b->layer.dw_slices(batch) == batch);
         }
   }
