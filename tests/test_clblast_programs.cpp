@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,15 +22,28 @@ using anycl::test::check_gemm_exact;
 using anycl::test::Missing;
 namespace binaries = anycl::detail::clblast_binaries;
 
-// Whether CLBlast holds a binary for the GEMM program at its current parameters.
-bool clblast_holds_gemm(anycl::Runtime& rt) {
+// CLBlast's key for the GEMM program at its current parameters on `rt`'s device.
+struct GemmProgram {
   cl_platform_id platform = nullptr;
-  clGetDeviceInfo(rt.info().id, CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr);
-  const std::string program = anycl::detail::clblast_program_name(rt, "GEMM");
-  const std::string device = anycl::detail::clblast_device_name(rt.info().id);
-  return binaries::get(
-      platform, program.c_str(), device.c_str(), [](void*, const char*, size_t) {}, nullptr);
-}
+  std::string program, device;
+
+  explicit GemmProgram(anycl::Runtime& rt)
+      : program(anycl::detail::clblast_program_name(rt, "GEMM")),
+        device(anycl::detail::clblast_device_name(rt.info().id)) {
+    clGetDeviceInfo(rt.info().id, CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr);
+  }
+  /// The binary CLBlast holds for it, if any.
+  std::optional<std::string> held() const {
+    std::string bytes;
+    const auto into = [](void* to, const char* b, size_t size) {
+      static_cast<std::string*>(to)->assign(b, size);
+    };
+    if (!binaries::get(platform, program.c_str(), device.c_str(), into, &bytes)) return std::nullopt;
+    return bytes;
+  }
+};
+
+bool clblast_holds_gemm(anycl::Runtime& rt) { return GemmProgram(rt).held().has_value(); }
 
 // The test device with a kernel cache of its own, CLBlast's GEMM program compiled (or held) and
 // kept there: the keys of what was kept.
@@ -120,22 +134,14 @@ TEST_CASE(
   const auto keys = kept.keys();
   REQUIRE(!keys.empty());
   clblast::ClearCache();
-  cl_platform_id platform = nullptr;
-  clGetDeviceInfo(rt.info().id, CL_DEVICE_PLATFORM, sizeof platform, &platform, nullptr);
-  const std::string program = anycl::detail::clblast_program_name(rt, "GEMM");
-  const std::string device = anycl::detail::clblast_device_name(rt.info().id);
+  const GemmProgram gemm(rt);
   const std::string junk = "not a program binary";
-  REQUIRE(binaries::put(platform, program.c_str(), device.c_str(), junk.data(), junk.size()));
-  // Restored in this process: the entry counts as kept, so it is written again only after the refusal.
-  CHECK(anycl::detail::restore_clblast_programs(rt) == 0);  // held already (the junk)
+  REQUIRE(binaries::put(gemm.platform, gemm.program.c_str(), gemm.device.c_str(), junk.data(), junk.size()));
+  CHECK(anycl::detail::restore_clblast_programs(rt) == 0);  // CLBlast holds one already (the junk)
 
   check_gemm_exact(rt, 29, 23, 61);  // refused, CLBlast's caches emptied, compiled from source, exact
-  CHECK(clblast_holds_gemm(rt));
-  std::string held;
-  binaries::get(
-      platform, program.c_str(), device.c_str(),
-      [](void* to, const char* bytes, size_t size) { static_cast<std::string*>(to)->assign(bytes, size); },
-      &held);
-  CHECK(held != junk);
+  const auto held = gemm.held();
+  REQUIRE(held.has_value());
+  CHECK(*held != junk);
   check_gemm_exact(rt, 31, 19, 67);  // and on from the compiled program
 }
